@@ -1,0 +1,35 @@
+// The `ringbench` command line: subcommands register themselves (bench/command.hpp); main parses,
+// runs the chosen action and maps errors to the documented exit codes.
+#include <cstdio>
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "bench/command.hpp"
+#include "common/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringbench: benchmark and profile ring attention (context parallelism)", "ringbench"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "ringbench " RINGBENCH_VERSION);
+  rb::bench::CommandAction action;
+  rb::bench::add_run_command(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints help or the parse error
+    return rc == 0 ? rb::bench::kExitOk : rb::bench::kExitBadInput;
+  } catch (const rb::InputError& e) {
+    fmt::print(stderr, "ringbench: error: {}\n", e.what());
+    return rb::bench::kExitBadInput;
+  }
+  try {
+    return action ? action() : rb::bench::kExitBadInput;
+  } catch (const rb::InputError& e) {
+    fmt::print(stderr, "ringbench: error: {}\n", e.what());
+    return rb::bench::kExitBadInput;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ringbench: failed: {}\n", e.what());
+    return rb::bench::kExitCheckFailed;
+  }
+}

@@ -1,0 +1,46 @@
+// Sweep specifications: every axis of a Config as a list, read from a profile file
+// (profiles/*.json) and/or from `ringbench run` flags. The sweep is the product of the axes.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config.hpp"
+
+namespace rb::bench {
+
+struct SweepSpec {
+  std::string name = "adhoc";
+  std::string description;
+  std::vector<std::int64_t> seq{1024};
+  std::vector<int> cp{1, 2, 4};
+  std::vector<Split> split{Split::contiguous, Split::zigzag, Split::striped};
+  std::vector<Variant> variant{Variant::ring};
+  std::vector<int> heads{8};
+  std::vector<int> kv_heads{2};
+  std::vector<int> head_dim{64};
+  std::vector<bool> causal{true};
+  std::vector<DType> dtype{DType::float32};
+  Backend backend = Backend::cpu;
+  Transport transport = Transport::local;
+  std::uint64_t seed = 1;
+  int repeats = 5;
+  int warmup = 1;
+  double link_gbps = 0.0;
+};
+
+// Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws
+// InputError naming the file, the JSON path of the bad field, the value and the rule.
+SweepSpec load_profile(const std::filesystem::path& path);
+SweepSpec parse_profile(const nlohmann::json& doc, const std::string& source);
+
+nlohmann::json to_json(const SweepSpec& s);
+
+// The product of the axes, in a stable order (seq outermost, then cp, split, variant, ...).
+std::vector<Config> expand(const SweepSpec& s);
+
+}  // namespace rb::bench

@@ -1,0 +1,26 @@
+// Progress lines on stderr.
+#include "bench/progress.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace rb::bench {
+
+Progress::Progress(int total, std::FILE* out) : total_(total), out_(out), tty_(::isatty(::fileno(out)) != 0) {}
+
+void Progress::start(int index, const std::string& label) {
+  started_ = std::chrono::steady_clock::now();
+  if (!tty_) return;
+  fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
+  std::fflush(out_);
+}
+
+void Progress::finish(int index, const std::string& label, const std::string& verdict, const std::string& detail) {
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const int width = static_cast<int>(fmt::formatted_size("{}", total_));
+  fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_, verdict,
+             label, detail, secs);
+  std::fflush(out_);
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,157 @@
+// Running one configuration and building its record.
+#include "bench/run_record.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "bench/dump.hpp"
+#include "bench/stats.hpp"
+#include "reports/config_json.hpp"
+#include "ring/executor.hpp"
+
+namespace rb::bench {
+namespace {
+
+using nlohmann::json;
+
+json base_record(const Config& cfg, const char* status, const std::string& reason) {
+  return {{"config", reports::to_json(cfg)},
+          {"status", status},
+          {"reason", reason.empty() ? json(nullptr) : json(reason)},
+          {"correctness", nullptr},
+          {"timing", nullptr},
+          {"plan", nullptr},
+          {"metrics", nullptr},
+          {"model", nullptr}};
+}
+
+// Per-rank measured compute and comm time of one pass from its timeline (sums of interval lengths;
+// the measurement layer adds unions, overlap and exposed comm).
+json measured_per_rank(const ring::Plan& plan, const Timeline& tl) {
+  json ranks = json::array();
+  for (const auto& rp : plan.ranks) {
+    double compute_ns = 0, attention_ns = 0, comm_ns = 0;
+    for (const auto& iv : tl.intervals) {
+      if (iv.rank != rp.rank) continue;
+      const double len = static_cast<double>(iv.end_ns - iv.begin_ns);
+      if (iv.kind == IntervalKind::compute) {
+        compute_ns += len;
+        if (iv.name == "attention") attention_ns += len;
+      } else if (iv.kind == IntervalKind::comm) {
+        comm_ns += len;
+      }
+    }
+    ranks.push_back({{"rank", rp.rank},
+                     {"compute_ms", compute_ns / 1e6},
+                     {"attention_ms", attention_ns / 1e6},
+                     {"comm_ms", comm_ns / 1e6}});
+  }
+  return ranks;
+}
+
+}  // namespace
+
+json plan_to_json(const ring::Plan& plan) {
+  json ranks = json::array();
+  const bool with_steps = plan.config.cp <= 64;  // keep large-c plans readable; totals are always there
+  for (const auto& rp : plan.ranks) {
+    json segs = json::array();
+    for (const auto& s : rp.segments) segs.push_back({s.start, s.stride, s.count});
+    json r{{"rank", rp.rank},
+           {"tokens", rp.tokens},
+           {"segments", segs},
+           {"unmasked_pairs", rp.unmasked},
+           {"work", plan.work(rp.rank)},
+           {"recv_bytes", rp.recv_bytes}};
+    if (with_steps) {
+      json steps = json::array();
+      for (const auto& st : rp.steps) {
+        int n[3] = {0, 0, 0};
+        for (const auto& p : st.pairs) ++n[static_cast<int>(p.mask)];
+        steps.push_back({{"step", st.step},
+                         {"sources", st.sources},
+                         {"unmasked_pairs", st.unmasked},
+                         {"recv_bytes", st.recv_bytes},
+                         {"send_bytes", st.send_bytes},
+                         {"pairs", {{"full", n[0]}, {"partial", n[1]}, {"skip", n[2]}}}});
+      }
+      r["steps"] = steps;
+    }
+    ranks.push_back(std::move(r));
+  }
+  return {{"work_imbalance", plan.work_imbalance()},
+          {"total_work", plan.total_work()},
+          {"flops", plan.flops()},
+          {"bytes_moved", plan.bytes_moved()},
+          {"kv_bytes_per_token", plan.kv_bytes_per_token},
+          {"per_rank", ranks}};
+}
+
+json correctness_to_json(const ring::Correctness& c) {
+  return {{"checked", true},
+          {"rows_checked", c.rows_checked},
+          {"all_rows", c.all_rows},
+          {"max_abs_err", c.max_abs_err},
+          {"rel_l2_err", c.rel_l2_err},
+          {"over_tolerance", c.over_tolerance},
+          {"tolerance", c.tolerance},
+          {"tolerance_basis", c.tolerance_basis},
+          {"passed", c.passed()}};
+}
+
+json skipped_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "skipped", reason); }
+json failed_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "failed", reason); }
+
+json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference) {
+  const ring::Plan plan = ring::make_plan(cfg);
+  json rec = base_record(cfg, "ok", "");
+  rec["plan"] = plan_to_json(plan);
+  auto exec = ring::make_cpu_executor(plan);
+
+  // 1. One checked pass.
+  (void)exec->run_pass(false);
+  const auto rows = ring::check_rows(plan, opts.full_check_limit, opts.check_sample);
+  const auto out = exec->output_rows(rows.positions);
+  const auto corr = ring::compare_to_reference(out, reference(rows), cfg, rows);
+  rec["correctness"] = correctness_to_json(corr);
+  if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, *exec);
+
+  // 2. Warm-up, then timed passes; every pass records its timeline, and the median pass's is kept.
+  for (int i = 0; i < cfg.warmup; ++i) (void)exec->run_pass(false);
+  std::vector<ring::PassRecord> passes;
+  std::vector<double> samples_ms;
+  for (int i = 0; i < cfg.repeats; ++i) {
+    passes.push_back(exec->run_pass(true));
+    samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
+  }
+  const SampleStats st = summarize(samples_ms);
+  json timing = to_json(st);
+  json timing_ms;
+  for (auto& [k, v] : timing.items()) timing_ms[k == "count" || k == "noise_pct" ? k : k + "_ms"] = v;
+  timing_ms["samples_ms"] = samples_ms;
+  timing_ms["warmup"] = cfg.warmup;
+  timing_ms["clock"] = "steady_clock, whole pass (all ranks), wall";
+  rec["timing"] = timing_ms;
+
+  std::vector<std::size_t> order(passes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](auto a, auto b) { return samples_ms[a] < samples_ms[b]; });
+  const auto& median_pass = passes[order[order.size() / 2]];
+  const double median_s = st.median / 1e3;
+  rec["metrics"] = {{"attention_tflops", median_s > 0 ? plan.flops() / median_s / 1e12 : 0.0},
+                    {"work_imbalance", plan.work_imbalance()},
+                    {"timeline_pass_ms", static_cast<double>(median_pass.wall_ns) / 1e6},
+                    {"per_rank", measured_per_rank(plan, median_pass.timeline)}};
+
+  if (!corr.passed()) {
+    rec["status"] = "failed";
+    rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
+                                corr.over_tolerance, corr.rows_checked * cfg.heads * cfg.head_dim, corr.tolerance,
+                                corr.max_abs_err);
+  }
+  return rec;
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,29 @@
+// One configuration, run and written up as a result record (DESIGN §8: config, status, correctness,
+// timing with its samples, plan, metrics, model).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/sweep_runner.hpp"
+#include "common/config.hpp"
+#include "ring/plan.hpp"
+#include "ring/reference.hpp"
+
+namespace rb::bench {
+
+using ReferenceProvider = std::function<const std::vector<double>&(const ring::CheckRows&)>;
+
+// Plans, runs (one checked pass, warm-up, timed repeats), checks and summarises one configuration.
+// Throws on errors of execution; a correctness failure is a record with status "failed".
+nlohmann::json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference);
+
+nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
+nlohmann::json failed_record(const Config& cfg, const std::string& reason);
+nlohmann::json plan_to_json(const ring::Plan& plan);
+nlohmann::json correctness_to_json(const ring::Correctness& c);
+
+}  // namespace rb::bench

@@ -1,0 +1,34 @@
+// Runs a sweep: validates every configuration before anything is written, then for each one plans,
+// executes, checks against the float64 reference, times the repeats and appends its result; a
+// configuration that fails is recorded with its reason and the sweep goes on.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/profile.hpp"
+
+namespace rb::bench {
+
+struct RunOptions {
+  std::filesystem::path out_dir = "results";
+  std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
+  bool skip_invalid = false;  // record configurations that break a rule as skipped instead of exiting 2
+  std::int64_t full_check_limit = 8192;  // check every row up to this S
+  std::int64_t check_sample = 512;       // rows checked above it
+  std::vector<std::string> argv;         // recorded in results.json
+};
+
+struct SweepOutcome {
+  int ok = 0, failed = 0, skipped = 0;
+  std::filesystem::path results_json, results_jsonl;
+};
+
+SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts);
+
+}  // namespace rb::bench

@@ -1,0 +1,83 @@
+// Names, parsing and shape checks for Config.
+#include "common/config.hpp"
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace rb {
+namespace {
+
+template <typename E, std::size_t N>
+std::string_view name_of(E v, const std::array<std::string_view, N>& names) {
+  auto i = static_cast<std::size_t>(v);
+  return i < N ? names[i] : std::string_view{"?"};
+}
+
+template <typename E, std::size_t N>
+E parse_name(std::string_view s, std::string_view where, const std::array<std::string_view, N>& names,
+             std::string_view what) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == s) return static_cast<E>(i);
+  throw InputError(std::string(where), fmt::format("'{}'", s),
+                   fmt::format("{} must be one of: {}", what, fmt::join(names, ", ")));
+}
+
+constexpr std::array<std::string_view, 3> kSplit{"contiguous", "zigzag", "striped"};
+constexpr std::array<std::string_view, 2> kVariant{"ring", "allgather"};
+constexpr std::array<std::string_view, 3> kDType{"float64", "float32", "bfloat16"};
+constexpr std::array<std::string_view, 2> kBackend{"cpu", "cuda"};
+constexpr std::array<std::string_view, 3> kTransport{"local", "mpi", "nccl"};
+
+}  // namespace
+
+std::string_view to_string(Split v) { return name_of(v, kSplit); }
+std::string_view to_string(Variant v) { return name_of(v, kVariant); }
+std::string_view to_string(DType v) { return name_of(v, kDType); }
+std::string_view to_string(Backend v) { return name_of(v, kBackend); }
+std::string_view to_string(Transport v) { return name_of(v, kTransport); }
+
+Split parse_split(std::string_view s, std::string_view w) { return parse_name<Split>(s, w, kSplit, "split scheme"); }
+Variant parse_variant(std::string_view s, std::string_view w) { return parse_name<Variant>(s, w, kVariant, "variant"); }
+DType parse_dtype(std::string_view s, std::string_view w) { return parse_name<DType>(s, w, kDType, "dtype"); }
+Backend parse_backend(std::string_view s, std::string_view w) { return parse_name<Backend>(s, w, kBackend, "backend"); }
+Transport parse_transport(std::string_view s, std::string_view w) {
+  return parse_name<Transport>(s, w, kTransport, "transport");
+}
+
+int dtype_bytes(DType d) {
+  switch (d) {
+    case DType::float64: return 8;
+    case DType::float32: return 4;
+    case DType::bfloat16: return 2;
+  }
+  return 0;
+}
+
+void Config::validate_shape() const {
+  auto positive = [](std::string_view name, std::int64_t v) {
+    if (v <= 0) throw InputError(std::string(name), std::to_string(v), "must be a positive integer");
+  };
+  positive("seq", seq);
+  positive("cp", cp);
+  positive("heads", heads);
+  positive("kv-heads", kv_heads);
+  positive("head-dim", head_dim);
+  positive("repeats", repeats);
+  if (warmup < 0) throw InputError("warmup", std::to_string(warmup), "must be zero or more");
+  if (cp > seq)
+    throw InputError("cp", std::to_string(cp), fmt::format("c must not exceed S ({}): every rank needs a token", seq));
+  if (heads % kv_heads != 0)
+    throw InputError("heads", std::to_string(heads),
+                     fmt::format("Hq must be a multiple of Hkv ({}) for grouped-query attention", kv_heads));
+  if (!(link_gbps >= 0.0))
+    throw InputError("link-gbps", fmt::format("{}", link_gbps), "must be zero (unpaced) or a positive bandwidth");
+}
+
+std::string Config::label() const {
+  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {} {}/{}", seq, cp, to_string(split), to_string(variant),
+                     heads, kv_heads, head_dim, causal ? "causal" : "full", to_string(dtype), to_string(backend),
+                     to_string(transport));
+}
+
+}  // namespace rb

@@ -1,0 +1,58 @@
+// One point of a sweep: the shape of the problem and how it is run (DESIGN §5). Every layer speaks
+// in these terms; the JSON form is written by reports/ and read back by reports/ and bench/.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace rb {
+
+enum class Split { contiguous, zigzag, striped };
+enum class Variant { ring, allgather };
+enum class DType { float64, float32, bfloat16 };
+enum class Backend { cpu, cuda };
+enum class Transport { local, mpi, nccl };
+
+std::string_view to_string(Split v);
+std::string_view to_string(Variant v);
+std::string_view to_string(DType v);
+std::string_view to_string(Backend v);
+std::string_view to_string(Transport v);
+
+// Parsers throw InputError naming `where` (a flag or a JSON path), the value and the allowed names.
+Split parse_split(std::string_view s, std::string_view where);
+Variant parse_variant(std::string_view s, std::string_view where);
+DType parse_dtype(std::string_view s, std::string_view where);
+Backend parse_backend(std::string_view s, std::string_view where);
+Transport parse_transport(std::string_view s, std::string_view where);
+
+// Bytes of one element as stored and moved between ranks.
+int dtype_bytes(DType d);
+
+struct Config {
+  std::int64_t seq = 1024;  // S, tokens of the one sequence
+  int cp = 1;               // c, ranks the sequence is split over
+  Split split = Split::contiguous;
+  Variant variant = Variant::ring;
+  int heads = 8;     // Hq
+  int kv_heads = 2;  // Hkv
+  int head_dim = 64; // D
+  bool causal = true;
+  DType dtype = DType::float32;
+  Backend backend = Backend::cpu;
+  Transport transport = Transport::local;
+  std::uint64_t seed = 1;
+  int repeats = 5;  // timed passes
+  int warmup = 1;   // untimed passes after the checked one
+  double link_gbps = 0.0;  // 0: transfers run at memory speed; else paced to this link (Gbit/s)
+
+  // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
+  // The scheme's divisibility rule is checked by ring::validate_plan_inputs.
+  void validate_shape() const;
+  // Short human label used in progress lines and reports.
+  std::string label() const;
+};
+
+}  // namespace rb

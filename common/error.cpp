@@ -1,0 +1,21 @@
+// Message formatting for ringbench's error types.
+#include "common/error.hpp"
+
+#include <fmt/format.h>
+
+namespace rb {
+
+InputError::InputError(std::string where, std::string value, std::string rule)
+    : Error(fmt::format("{}: value {} is invalid: {}", where, value, rule)),
+      where_(std::move(where)),
+      value_(std::move(value)),
+      rule_(std::move(rule)) {}
+
+ApiError::ApiError(const char* api, const char* file, int line, const char* call, std::string code_name)
+    : Error(fmt::format("{}:{}: {} call `{}` failed: {}", file, line, api, call, code_name)) {}
+
+void throw_api_error(const char* api, const char* file, int line, const char* call, std::string code_name) {
+  throw ApiError(api, file, line, call, std::move(code_name));
+}
+
+}  // namespace rb

@@ -1,0 +1,16 @@
+// Names of interval kinds.
+#include "common/timeline.hpp"
+
+namespace rb {
+
+std::string_view to_string(IntervalKind k) {
+  switch (k) {
+    case IntervalKind::compute: return "compute";
+    case IntervalKind::comm: return "comm";
+    case IntervalKind::memory: return "memory";
+    case IntervalKind::other: return "other";
+  }
+  return "?";
+}
+
+}  // namespace rb

@@ -1,0 +1,45 @@
+// The one writer of results.jsonl and results.json (DESIGN §8). Every finished configuration is
+// appended to results.jsonl and flushed at once, so a crash or a kill loses nothing already
+// measured; results.json is rebuilt from results.jsonl at the end (or by `ringbench report`).
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rb::reports {
+
+inline constexpr const char* kResultsSchema = "ringbench.results";
+// MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
+inline constexpr const char* kResultsSchemaVersion = "0.1.0";
+
+class ResultsWriter {
+ public:
+  // Creates dir if needed and starts a fresh results.jsonl there.
+  explicit ResultsWriter(std::filesystem::path dir);
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  // Appends one run as a line and flushes it to the kernel before returning.
+  void append(const nlohmann::json& run);
+  // Writes results.json: `header` (tool, host, profile, ...) plus every run in results.jsonl.
+  std::filesystem::path finish(const nlohmann::json& header);
+
+  const std::filesystem::path& jsonl_path() const { return jsonl_; }
+  int runs_written() const { return runs_; }
+
+ private:
+  std::filesystem::path dir_, jsonl_;
+  std::FILE* out_ = nullptr;
+  int runs_ = 0;
+};
+
+// Builds results.json from a results.jsonl and a header; used by finish() and to recover a sweep
+// that was killed. Lines that do not parse (a torn last line after a kill) are skipped and counted.
+nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohmann::json& header,
+                                int* skipped_lines = nullptr);
+
+}  // namespace rb::reports

@@ -1,0 +1,34 @@
+// The executor runs a plan on a backend (DESIGN §5): it owns the ranks' buffers, runs passes, and
+// hands back the output and what the timeline recorded. One interface for every backend, so the
+// sweep runner does not care where the arithmetic ran.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "common/timeline.hpp"
+#include "ring/plan.hpp"
+
+namespace rb::ring {
+
+struct PassRecord {
+  std::int64_t wall_ns = 0;  // the pass, start to last rank done
+  Timeline timeline;         // filled when recording was asked for; times relative to the pass start
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual const Plan& plan() const = 0;
+  // Runs one full pass (all steps, transfers and merges on every rank).
+  virtual PassRecord run_pass(bool record) = 0;
+  // Output rows at global positions, as (n, Hq, D) in double.
+  virtual std::vector<double> output_rows(std::span<const std::int64_t> positions) const = 0;
+};
+
+// The CPU backend with the local transport: one compute thread and one comm thread per rank.
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan);
+
+}  // namespace rb::ring

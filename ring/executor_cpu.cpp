@@ -1,0 +1,338 @@
+// The CPU backend with the local transport. Each rank has a compute thread and a comm thread, kept
+// alive across passes. K/V arrive double-buffered: while the compute thread attends to the block of
+// step j, the comm thread receives the block of step j+1 into the other buffer, and waits for step
+// j-1 to release that buffer first. Intervals are taken with the steady clock on both threads.
+#include <algorithm>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <limits>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "kernels/attention_block_ref.hpp"
+#include "kernels/fill_inputs_ref.hpp"
+#include "kernels/merge_partials_ref.hpp"
+#include "ring/executor.hpp"
+#include "ring/steady_clock.hpp"
+#include "ring/transport_local.hpp"
+
+namespace rb::ring {
+namespace {
+
+using kernels::BlockPair;
+namespace kref = kernels::ref;
+
+template <typename T>
+std::span<const std::byte> bytes_of(const std::vector<T>& v) {
+  return std::as_bytes(std::span(v));
+}
+template <typename T>
+std::span<std::byte> bytes_of(std::vector<T>& v) {
+  return std::as_writable_bytes(std::span(v));
+}
+
+template <typename T>
+class CpuExecutor final : public Executor {
+ public:
+  explicit CpuExecutor(const Plan& plan)
+      : plan_(plan),
+        c_(plan.config.cp),
+        rows_(plan.ranks.at(0).tokens),
+        transport_(plan.config.cp, plan.config.link_gbps),
+        ranks_(plan.config.cp) {
+    const Config& cfg = plan_.config;
+    for (const auto& rp : plan_.ranks)
+      if (rp.tokens != rows_) throw Error("cpu executor: ranks must hold equal token counts");
+    const std::int64_t kv_half = rows_ * cfg.kv_heads * cfg.head_dim;
+    for (int r = 0; r < c_; ++r) {
+      Rank& rk = ranks_[r];
+      const auto& segs = plan_.ranks[r].segments;
+      rk.q.resize(rows_ * cfg.heads * cfg.head_dim);
+      rk.own.resize(2 * kv_half);
+      kref::FillParams fp{cfg.seed, kref::Tensor::q, cfg.heads, cfg.head_dim, cfg.dtype};
+      kref::fill_inputs(rk.q.data(), segs, fp);
+      fp.tensor = kref::Tensor::k;
+      fp.heads = cfg.kv_heads;
+      kref::fill_inputs(rk.own.data(), segs, fp);
+      fp.tensor = kref::Tensor::v;
+      kref::fill_inputs(rk.own.data() + kv_half, segs, fp);
+      rk.o_part.resize(rk.q.size());
+      rk.o_acc.resize(rk.q.size());
+      rk.lse_part.resize(rows_ * cfg.heads);
+      rk.lse_acc.resize(rows_ * cfg.heads);
+      if (cfg.variant == Variant::ring) {
+        if (c_ > 1) rk.buf[1].resize(2 * kv_half);
+        if (c_ > 2) rk.buf[0].resize(2 * kv_half);
+      } else {
+        rk.all_k.resize(kv_half * c_);
+        rk.all_v.resize(kv_half * c_);
+        std::copy(rk.own.begin(), rk.own.begin() + kv_half, rk.all_k.begin() + kv_half * r);
+        std::copy(rk.own.begin() + kv_half, rk.own.end(), rk.all_v.begin() + kv_half * r);
+      }
+      rk.step_pairs = make_step_pairs(r);
+    }
+    for (int r = 0; r < c_; ++r) {
+      threads_.emplace_back([this, r] { worker(r, /*comm=*/false); });
+      threads_.emplace_back([this, r] { worker(r, /*comm=*/true); });
+    }
+  }
+
+  ~CpuExecutor() override {
+    {
+      std::lock_guard lk(gate_mu_);
+      stopping_ = true;
+      gate_cv_.notify_all();
+    }
+    for (auto& t : threads_) t.join();
+  }
+
+  const Plan& plan() const override { return plan_; }
+
+  PassRecord run_pass(bool record) override {
+    for (auto& rk : ranks_) {
+      rk.recv_done = 0;
+      rk.compute_done = 0;
+      rk.log.clear();
+      rk.comm_log.clear();
+    }
+    record_ = record;
+    const std::int64_t t0 = steady_ns();
+    {
+      std::unique_lock lk(gate_mu_);
+      finished_ = 0;
+      ++generation_;
+      gate_cv_.notify_all();
+      gate_cv_.wait(lk, [&] { return finished_ == 2 * c_; });
+    }
+    const std::int64_t t1 = steady_ns();
+    if (error_) {
+      auto e = error_;
+      error_ = nullptr;
+      std::rethrow_exception(e);
+    }
+    PassRecord rec;
+    rec.wall_ns = t1 - t0;
+    if (record) {
+      rec.timeline.window_begin_ns = 0;
+      rec.timeline.window_end_ns = t1 - t0;
+      for (auto& rk : ranks_) {
+        for (auto* log : {&rk.log, &rk.comm_log})
+          for (auto iv : *log) {
+            iv.begin_ns -= t0;
+            iv.end_ns -= t0;
+            rec.timeline.intervals.push_back(std::move(iv));
+          }
+      }
+    }
+    return rec;
+  }
+
+  std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
+    const Config& cfg = plan_.config;
+    const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
+    // Global position -> (rank, local row), from the segments.
+    std::unordered_map<std::int64_t, std::pair<int, std::int64_t>> where;
+    where.reserve(positions.size() * 2);
+    for (auto p : positions) where.emplace(p, std::pair<int, std::int64_t>{-1, -1});
+    for (int r = 0; r < c_; ++r) {
+      std::int64_t row = 0;
+      for (const auto& s : plan_.ranks[r].segments)
+        for (std::int64_t i = 0; i < s.count; ++i, ++row) {
+          auto it = where.find(s.pos(i));
+          if (it != where.end()) it->second = {r, row};
+        }
+    }
+    std::vector<double> out(positions.size() * width);
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const auto [r, row] = where.at(positions[i]);
+      if (r < 0) throw Error(fmt::format("cpu executor: position {} is held by no rank", positions[i]));
+      const T* src = ranks_[r].o_acc.data() + row * width;
+      std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
+    }
+    return out;
+  }
+
+ private:
+  struct Rank {
+    std::vector<T> q, own;             // own: [K (rows, Hkv, D) | V (rows, Hkv, D)]
+    std::vector<T> buf[2];             // ring receive buffers, same layout as own
+    std::vector<T> all_k, all_v;       // allgather: (c*rows, Hkv, D)
+    std::vector<T> o_part, o_acc;      // (rows, Hq, D)
+    std::vector<T> lse_part, lse_acc;  // (rows, Hq)
+    std::vector<std::vector<BlockPair>> step_pairs;
+    std::mutex mu;
+    std::condition_variable cv;
+    int recv_done = 0;     // steps whose K/V have arrived (step 0's is always there)
+    int compute_done = 0;  // steps computed and merged
+    bool aborted = false;
+    std::vector<Interval> log, comm_log;
+  };
+
+  std::vector<std::vector<BlockPair>> make_step_pairs(int r) const {
+    const auto& rp = plan_.ranks[r];
+    const auto q_off = row_offsets(rp.segments);
+    std::vector<std::vector<BlockPair>> out;
+    for (const auto& st : rp.steps) {
+      std::vector<BlockPair> pairs;
+      for (const auto& pp : st.pairs) {
+        const auto& ksegs = plan_.ranks[pp.k_rank].segments;
+        const auto k_off = row_offsets(ksegs);
+        // In a ring buffer the block starts at row 0; in the gathered buffer at its rank's slot.
+        const std::int64_t base = plan_.config.variant == Variant::allgather ? rows_ * pp.k_rank : 0;
+        pairs.push_back(BlockPair{rp.segments[pp.q_seg], q_off[pp.q_seg], ksegs[pp.k_seg], base + k_off[pp.k_seg],
+                                  pp.mask});
+      }
+      out.push_back(std::move(pairs));
+    }
+    return out;
+  }
+
+  void worker(int r, bool comm) {
+    std::uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock lk(gate_mu_);
+        gate_cv_.wait(lk, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      try {
+        if (comm)
+          comm_pass(r);
+        else
+          compute_pass(r);
+      } catch (...) {
+        std::lock_guard lk(gate_mu_);
+        if (!error_) error_ = std::current_exception();
+        transport_.abort();
+        for (auto& rk : ranks_) {
+          std::lock_guard rl(rk.mu);
+          rk.aborted = true;
+          rk.cv.notify_all();
+        }
+      }
+      std::lock_guard lk(gate_mu_);
+      ++finished_;
+      gate_cv_.notify_all();
+    }
+  }
+
+  void log_interval(std::vector<Interval>& log, int r, IntervalKind kind, const char* lane, const char* name, int step,
+                    std::int64_t bytes, std::int64_t b, std::int64_t e) {
+    if (record_) log.push_back(Interval{r, kind, lane, name, step, bytes, b, e});
+  }
+
+  void wait_for(Rank& rk, const int Rank::*counter, int at_least) {
+    std::unique_lock lk(rk.mu);
+    rk.cv.wait(lk, [&] { return rk.aborted || rk.*counter >= at_least; });
+    if (rk.aborted) throw Error("cpu executor: aborted after another thread failed");
+  }
+  void publish(Rank& rk, int Rank::*counter, int value) {
+    std::lock_guard lk(rk.mu);
+    rk.*counter = value;
+    rk.cv.notify_all();
+  }
+
+  // The block rank r attends to at step j: its own at step 0, then the ring buffers in turn.
+  const T* ring_block(Rank& rk, int j) { return j == 0 ? rk.own.data() : rk.buf[j % 2].data(); }
+
+  void comm_pass(int r) {
+    Rank& rk = ranks_[r];
+    if (c_ == 1) return;
+    if (plan_.config.variant == Variant::allgather) {
+      const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
+      auto own = std::span<const T>(rk.own);
+      auto k = transport_.allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
+      auto v = transport_.allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
+      log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
+                   v.end_ns);
+      publish(rk, &Rank::recv_done, 1);
+      return;
+    }
+    const int dst = (r + 1) % c_, src = (r - 1 + c_) % c_;
+    for (int j = 0; j + 1 < c_; ++j) {
+      // The buffer for step j+1 was last read by step j-1 (steps >= 1 use the ring buffers).
+      if (j >= 2) wait_for(rk, &Rank::compute_done, j);
+      const T* send = ring_block(rk, j);
+      auto send_span = std::as_bytes(std::span<const T>(send, rk.own.size()));
+      auto span = transport_.exchange(r, j, send_span, dst, bytes_of(rk.buf[(j + 1) % 2]), src);
+      log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
+                   span.end_ns);
+      publish(rk, &Rank::recv_done, j + 1);
+    }
+  }
+
+  void compute_pass(int r) {
+    Rank& rk = ranks_[r];
+    const Config& cfg = plan_.config;
+    std::fill(rk.o_acc.begin(), rk.o_acc.end(), T(0));
+    std::fill(rk.lse_acc.begin(), rk.lse_acc.end(), -std::numeric_limits<T>::infinity());
+    const int steps = static_cast<int>(rk.step_pairs.size());
+    for (int j = 0; j < steps; ++j) {
+      const bool gathered = cfg.variant == Variant::allgather;
+      if (gathered ? c_ > 1 : j > 0) wait_for(rk, &Rank::recv_done, gathered ? 1 : j);
+      kref::AttentionBlockParams<T> ap;
+      ap.q = rk.q.data();
+      if (gathered) {
+        ap.k = rk.all_k.data();
+        ap.v = rk.all_v.data();
+        ap.sk = rows_ * c_;
+      } else {
+        ap.k = ring_block(rk, j);
+        ap.v = ap.k + rk.own.size() / 2;
+        ap.sk = rows_;
+      }
+      ap.o = rk.o_part.data();
+      ap.lse = rk.lse_part.data();
+      ap.sq = rows_;
+      ap.hq = cfg.heads;
+      ap.hkv = cfg.kv_heads;
+      ap.d = cfg.head_dim;
+      ap.causal = cfg.causal;
+      ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
+      ap.pairs = rk.step_pairs[j];
+      const std::int64_t a0 = steady_ns();
+      kref::attention_block(ap);
+      const std::int64_t a1 = steady_ns();
+      kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
+                                                rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
+      const std::int64_t a2 = steady_ns();
+      log_interval(rk.log, r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1);
+      log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2);
+      publish(rk, &Rank::compute_done, j + 1);
+    }
+  }
+
+  Plan plan_;
+  int c_;
+  std::int64_t rows_;
+  LocalTransport transport_;
+  std::vector<Rank> ranks_;
+  std::vector<std::thread> threads_;
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  std::uint64_t generation_ = 0;
+  int finished_ = 0;
+  bool stopping_ = false;
+  bool record_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan) {
+  switch (plan.config.dtype) {
+    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan);
+    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan);
+    case DType::bfloat16: break;
+  }
+  throw InputError("dtype", std::string(to_string(plan.config.dtype)),
+                   "the cpu backend runs float64 or float32; bfloat16 needs --backend cuda");
+}
+
+}  // namespace rb::ring

@@ -1,0 +1,62 @@
+// Building and summarising plans.
+#include "ring/plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ring/split_scheme.hpp"
+#include "ring/variant_scheme.hpp"
+
+namespace rb::ring {
+
+Plan make_plan(const Config& cfg) {
+  cfg.validate_shape();
+  auto scheme = make_split_scheme(cfg.split);
+  check_divisible(*scheme, cfg.seq, cfg.cp);
+  auto variant = make_variant_scheme(cfg.variant);
+
+  Plan plan;
+  plan.config = cfg;
+  plan.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
+  std::vector<SegmentList> segs(cfg.cp);
+  for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
+  plan.ranks.resize(cfg.cp);
+  for (int r = 0; r < cfg.cp; ++r) {
+    RankPlan& rp = plan.ranks[r];
+    rp.rank = r;
+    rp.segments = segs[r];
+    rp.tokens = total_count(segs[r]);
+    rp.steps = variant->steps(r, segs, cfg.causal, plan.kv_bytes_per_token);
+    for (const auto& s : rp.steps) {
+      rp.unmasked += s.unmasked;
+      rp.recv_bytes += s.recv_bytes;
+    }
+  }
+  return plan;
+}
+
+std::int64_t Plan::work(int rank) const { return ranks.at(rank).unmasked * config.heads; }
+
+std::int64_t Plan::total_work() const {
+  std::int64_t w = 0;
+  for (const auto& r : ranks) w += r.unmasked * config.heads;
+  return w;
+}
+
+double Plan::work_imbalance() const {
+  if (ranks.empty()) return 1.0;
+  std::int64_t mx = 0;
+  for (const auto& r : ranks) mx = std::max(mx, r.unmasked);
+  const double mean = static_cast<double>(total_work()) / config.heads / static_cast<double>(ranks.size());
+  return mean > 0 ? static_cast<double>(mx) / mean : 1.0;
+}
+
+double Plan::flops() const { return 4.0 * config.head_dim * static_cast<double>(total_work()); }
+
+std::int64_t Plan::bytes_moved() const {
+  std::int64_t b = 0;
+  for (const auto& r : ranks) b += r.recv_bytes;
+  return b;
+}
+
+}  // namespace rb::ring

@@ -1,0 +1,59 @@
+// The plan of one configuration (DESIGN §5): each rank's segments and, per step, the K/V blocks it
+// attends to, the segment pairs with their mask classes and unmasked pairs, and the bytes that must
+// arrive before the step. Pure arithmetic: it scales to c = 1024 and S = 10M in milliseconds.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/config.hpp"
+#include "common/segment.hpp"
+
+namespace rb::ring {
+
+struct PlannedPair {
+  int q_seg = 0;   // index into this rank's segments
+  int k_rank = 0;  // rank whose K/V block holds the keys
+  int k_seg = 0;   // index into that rank's segments
+  MaskClass mask = MaskClass::full;
+  std::int64_t unmasked = 0;  // unmasked (query, key) pairs of one head
+};
+
+struct StepPlan {
+  int step = 0;
+  std::vector<int> sources;     // ranks whose blocks this step attends to, in key-row order
+  std::int64_t recv_bytes = 0;  // K/V bytes that must arrive on this rank before the step runs
+  std::int64_t send_bytes = 0;  // K/V bytes this rank sends so that a peer can run its step
+  std::vector<PlannedPair> pairs;
+  std::int64_t unmasked = 0;  // sum over pairs, one head
+};
+
+struct RankPlan {
+  int rank = 0;
+  SegmentList segments;
+  std::int64_t tokens = 0;
+  std::vector<StepPlan> steps;
+  std::int64_t unmasked = 0;    // over all steps, one head
+  std::int64_t recv_bytes = 0;  // over all steps
+};
+
+struct Plan {
+  Config config;
+  std::int64_t kv_bytes_per_token = 0;  // K and V of all KV heads: 2 * Hkv * D * element bytes
+  std::vector<RankPlan> ranks;
+
+  // Unmasked (query, key) pairs times Hq: the work of DESIGN §3.
+  std::int64_t work(int rank) const;
+  std::int64_t total_work() const;
+  // max_r work / mean_r work; 1.0 when all ranks are equal.
+  double work_imbalance() const;
+  // 4 * D * Hq * unmasked pairs over the whole pass.
+  double flops() const;
+  // K/V bytes received, summed over ranks.
+  std::int64_t bytes_moved() const;
+};
+
+// Validates cfg (shape, divisibility) and builds its plan. Throws InputError on bad input.
+Plan make_plan(const Config& cfg);
+
+}  // namespace rb::ring

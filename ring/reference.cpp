@@ -1,0 +1,160 @@
+// The float64 reference, row selection and the comparison with its derived tolerance.
+#include "ring/reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "kernels/attention_block_ref.hpp"
+#include "kernels/fill_inputs_ref.hpp"
+
+namespace rb::ring {
+namespace kref = kernels::ref;
+
+std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64_t> positions, int threads) {
+  const std::int64_t S = cfg.seq;
+  const SegmentList whole{Segment{0, 1, S}};
+  std::vector<double> k(S * cfg.kv_heads * cfg.head_dim), v(k.size());
+  kref::FillParams fp{cfg.seed, kref::Tensor::k, cfg.kv_heads, cfg.head_dim, cfg.dtype};
+  kref::fill_inputs(k.data(), whole, fp);
+  fp.tensor = kref::Tensor::v;
+  kref::fill_inputs(v.data(), whole, fp);
+
+  const std::int64_t n = static_cast<std::int64_t>(positions.size());
+  const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
+  std::vector<double> out(n * width);
+  const int workers = static_cast<int>(std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(n, 1)));
+
+  // Worker w takes every workers-th chunk of consecutive positions, each chunk becoming segments.
+  auto work = [&](int w) {
+    constexpr std::int64_t kChunk = 64;
+    for (std::int64_t c0 = w * kChunk; c0 < n; c0 += kChunk * workers) {
+      const std::int64_t cn = std::min(kChunk, n - c0);
+      SegmentList qs;
+      for (std::int64_t i = 0; i < cn; ++i) {
+        const std::int64_t p = positions[c0 + i];
+        if (!qs.empty() && qs.back().last() + 1 == p)
+          ++qs.back().count;
+        else
+          qs.push_back(Segment{p, 1, 1});
+      }
+      std::vector<double> q(cn * width), lse(cn * cfg.heads);
+      kref::FillParams qp{cfg.seed, kref::Tensor::q, cfg.heads, cfg.head_dim, cfg.dtype};
+      kref::fill_inputs(q.data(), qs, qp);
+      std::vector<kernels::BlockPair> pairs;
+      const auto offs = row_offsets(qs);
+      for (std::size_t i = 0; i < qs.size(); ++i)
+        pairs.push_back({qs[i], offs[i], whole[0], 0, classify(qs[i], whole[0], cfg.causal)});
+      kref::AttentionBlockParams<double> ap;
+      ap.q = q.data();
+      ap.k = k.data();
+      ap.v = v.data();
+      ap.o = out.data() + c0 * width;
+      ap.lse = lse.data();
+      ap.sq = cn;
+      ap.sk = S;
+      ap.hq = cfg.heads;
+      ap.hkv = cfg.kv_heads;
+      ap.d = cfg.head_dim;
+      ap.causal = cfg.causal;
+      ap.scale = 1.0 / std::sqrt(static_cast<double>(cfg.head_dim));
+      ap.pairs = pairs;
+      kref::attention_block(ap);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  work(0);
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+CheckRows check_rows(const Plan& plan, std::int64_t full_limit, std::int64_t sample) {
+  const std::int64_t S = plan.config.seq;
+  CheckRows rows;
+  if (S <= full_limit || sample >= S) {
+    rows.all_rows = true;
+    rows.positions.resize(S);
+    for (std::int64_t p = 0; p < S; ++p) rows.positions[p] = p;
+    return rows;
+  }
+  auto& pos = rows.positions;
+  pos.push_back(0);
+  pos.push_back(S - 1);
+  for (const auto& rp : plan.ranks)
+    for (const auto& s : rp.segments) {
+      pos.push_back(s.first());
+      pos.push_back(s.last());
+    }
+  std::mt19937_64 gen(plan.config.seed);
+  std::uniform_int_distribution<std::int64_t> dist(0, S - 1);
+  std::sort(pos.begin(), pos.end());
+  pos.erase(std::unique(pos.begin(), pos.end()), pos.end());
+  while (static_cast<std::int64_t>(pos.size()) < sample) {
+    const std::int64_t p = dist(gen);
+    auto it = std::lower_bound(pos.begin(), pos.end(), p);
+    if (it == pos.end() || *it != p) pos.insert(it, p);
+  }
+  return rows;
+}
+
+std::pair<double, std::string> tolerance_for(const Config& cfg) {
+  const double n = static_cast<double>(cfg.seq);
+  const double d = static_cast<double>(cfg.head_dim);
+  switch (cfg.dtype) {
+    case DType::float64:
+      // Same inputs as the reference and the same formula; only the order of the sums differs
+      // (blocks, merges). Rounding errors of u = 2^-53 grow at most like n*u; 1e-10 leaves a
+      // margin of ~1e4 over that for S up to 1e2..1e3 and ~1e2 at S = 1e5 while still catching a
+      // single wrong key (which moves O by ~1/S >= 1e-7 for S <= 1e7).
+      return {1e-10, "float64: identical inputs, only summation order differs; bound 1e-10 >> n*u"};
+    case DType::float32: {
+      // fp32 arithmetic (u = 2^-24) with the reference in float64 on the same rounded inputs.
+      // Probabilistic rounding analysis (Higham & Mary 2019): a sum of n terms errs by about
+      // lambda*sqrt(n)*u, lambda ~ 1 with overwhelming probability below 8. Scores sum D products
+      // of magnitude <= 1 and are scaled by 1/sqrt(D), so their error is ~sqrt(D)*u/sqrt(D)*sqrt(D);
+      // a score error e moves O by at most 2e (softmax is 1-Lipschitz per weight, |V| <= 1); the
+      // P.V sum over n keys adds sqrt(n)*u; merges add a few u. Hence tol = 8*u*(2*sqrt(D) + sqrt(S) + 8).
+      const double u = std::ldexp(1.0, -24);
+      const double tol = 8.0 * u * (2.0 * std::sqrt(d) + std::sqrt(n) + 8.0);
+      return {tol, fmt::format("float32: 8*u*(2*sqrt(D)+sqrt(S)+8), u=2^-24 (probabilistic rounding bound)")};
+    }
+    case DType::bfloat16: {
+      // bf16 inputs are exact in the reference; accumulation is fp32, and P is rounded to bf16 for
+      // the tensor-core P.V product (relative error 2^-8 per weight, random sign): the weighted sum
+      // of n weights errs by ~2^-8 * sqrt(sum p_i^2) <= 2^-8; with lambda = 8 and the fp32 terms.
+      const double u = std::ldexp(1.0, -24);
+      const double tol = 8.0 * std::ldexp(1.0, -9) + 8.0 * u * (2.0 * std::sqrt(d) + std::sqrt(n) + 8.0);
+      return {tol, "bfloat16: P rounded to bf16 for P.V (8*2^-9) plus the float32 bound"};
+    }
+  }
+  return {0.0, ""};
+}
+
+Correctness compare_to_reference(std::span<const double> out, std::span<const double> ref, const Config& cfg,
+                                 const CheckRows& rows) {
+  Correctness c;
+  c.rows_checked = static_cast<std::int64_t>(rows.positions.size());
+  c.all_rows = rows.all_rows;
+  std::tie(c.tolerance, c.tolerance_basis) = tolerance_for(cfg);
+  double diff2 = 0, ref2 = 0;
+  const std::size_t n = std::min(out.size(), ref.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double e = std::abs(out[i] - ref[i]);
+    if (!(e <= c.tolerance)) ++c.over_tolerance;  // NaN counts as over
+    if (std::isnan(e))
+      c.max_abs_err = e;
+    else if (!std::isnan(c.max_abs_err))
+      c.max_abs_err = std::max(c.max_abs_err, e);
+    diff2 += (out[i] - ref[i]) * (out[i] - ref[i]);
+    ref2 += ref[i] * ref[i];
+  }
+  if (out.size() != ref.size()) c.over_tolerance += static_cast<std::int64_t>(std::max(out.size(), ref.size()) - n);
+  c.rel_l2_err = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
+  return c;
+}
+
+}  // namespace rb::ring

@@ -1,0 +1,29 @@
+// The concrete split schemes; each is defined in split_<name>.cpp.
+#pragma once
+
+#include "ring/split_scheme.hpp"
+
+namespace rb::ring {
+
+class SplitContiguous final : public SplitScheme {
+ public:
+  Split kind() const override;
+  std::int64_t divisor(int c) const override;
+  SegmentList segments(std::int64_t S, int c, int r) const override;
+};
+
+class SplitZigzag final : public SplitScheme {
+ public:
+  Split kind() const override;
+  std::int64_t divisor(int c) const override;
+  SegmentList segments(std::int64_t S, int c, int r) const override;
+};
+
+class SplitStriped final : public SplitScheme {
+ public:
+  Split kind() const override;
+  std::int64_t divisor(int c) const override;
+  SegmentList segments(std::int64_t S, int c, int r) const override;
+};
+
+}  // namespace rb::ring

@@ -1,0 +1,48 @@
+// The `local` transport: ranks are threads of one process and a transfer is a copy from the
+// sender's buffer into the receiver's, handed over by rendezvous (like a synchronous send). An
+// optional link model paces every receive to a stated bandwidth, so comm-bound regimes can be made
+// on purpose. Traffic: exactly the bytes of the blocks, nothing on top.
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "ring/kv_transport.hpp"
+
+namespace rb::ring {
+
+class LocalTransport final : public KvTransport {
+ public:
+  // link_gbps = 0: copies run at memory speed.
+  LocalTransport(int ranks, double link_gbps);
+  TransferSpan exchange(int self, int step, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
+                        int src) override;
+  TransferSpan allgather(int self, std::span<const std::byte> mine, std::span<std::byte> all) override;
+  void abort() override;
+
+ private:
+  struct Offer {
+    const std::byte* data = nullptr;
+    std::size_t bytes = 0;
+    int step = -1;
+    int from = -1;
+    bool posted = false;
+    bool consumed = false;
+  };
+  void paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes, TransferSpan& span) const;
+  void check_aborted() const;
+  void barrier();
+
+  int ranks_;
+  double link_gbps_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool aborted_ = false;
+  std::vector<Offer> inbox_;  // inbox_[r]: the block offered to rank r
+  std::vector<const std::byte*> gather_table_;
+  int barrier_arrived_ = 0;
+  std::uint64_t barrier_generation_ = 0;
+};
+
+}  // namespace rb::ring
