@@ -1,0 +1,87 @@
+"""`ringbench run` end to end: a sweep from flags and from a profile writes every configuration,
+checked and timed, to results.jsonl and results.json, and prints where they are."""
+import json
+import os
+import unittest
+
+from ringbench_cli import SOURCE_DIR, read_json, read_jsonl, run, tempdir
+
+
+class RunCli(unittest.TestCase):
+    def test_sweep_from_flags_is_the_product_of_the_axes(self):
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            p = run("run", "--seq", "96,192", "--cp", "1,2,4", "--split", "contiguous,zigzag",
+                    "--variant", "ring,allgather", "--heads", "4", "--kv-heads", "2", "--head-dim", "16",
+                    "--dtype", "float64", "--repeats", "2", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("results: " + os.path.abspath(os.path.join(out, "results.json")), p.stdout)
+            lines = read_jsonl(os.path.join(out, "results.jsonl"))
+            self.assertEqual(len(lines), 2 * 3 * 2 * 2)
+            doc = read_json(os.path.join(out, "results.json"))
+            self.assertEqual(doc["schema"], "ringbench.results")
+            self.assertRegex(doc["schema_version"], r"^\d+\.\d+\.\d+$")
+            self.assertEqual(doc["runs"], lines)
+            seen = set()
+            for r in doc["runs"]:
+                self.assertEqual(r["status"], "ok", r.get("reason"))
+                self.assertTrue(r["correctness"]["passed"])
+                self.assertTrue(r["correctness"]["all_rows"])
+                self.assertLess(r["correctness"]["max_abs_err"], 1e-10)
+                self.assertEqual(len(r["timing"]["samples_ms"]), 2)
+                self.assertGreater(r["timing"]["median_ms"], 0)
+                self.assertGreater(r["metrics"]["attention_tflops"], 0)
+                c = r["config"]
+                seen.add((c["seq"], c["cp"], c["split"], c["variant"]))
+                self.assertEqual(len(r["plan"]["per_rank"]), c["cp"])
+                self.assertEqual(len(r["metrics"]["per_rank"]), c["cp"])
+            self.assertEqual(len(seen), 24)
+            # The plan's imbalance is exact: contiguous c=4 at S=192 is (2S - n + 1)/(S + 1) with n = 48.
+            r = next(r for r in doc["runs"] if r["config"]["cp"] == 4 and r["config"]["seq"] == 192
+                     and r["config"]["split"] == "contiguous")
+            self.assertAlmostEqual(r["plan"]["work_imbalance"], (2 * 192 - 48 + 1) / 193, places=12)
+            # Progress: one line per configuration on stderr with its verdict.
+            self.assertEqual(sum(1 for l in p.stderr.splitlines() if "] ok " in l), 24)
+
+    def test_profile_with_flags_overriding_axes(self):
+        with tempdir() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"name": "tiny", "sweep": {"seq": [60], "cp": [1, 3], "split": "striped",
+                                                     "heads": 2, "kv_heads": 1, "head_dim": 8, "causal": False,
+                                                     "dtype": "float64", "repeats": 1}}, f)
+            out = os.path.join(d, "res")
+            p = run("run", prof, "--cp", "2", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = read_json(os.path.join(out, "results.json"))
+            self.assertEqual(doc["profile"]["name"], "tiny")
+            self.assertEqual([r["config"]["cp"] for r in doc["runs"]], [2])
+            self.assertEqual(doc["runs"][0]["config"]["causal"], False)
+            self.assertEqual(doc["runs"][0]["config"]["split"], "striped")
+
+    def test_smoke_profile_parses_and_covers_every_axis(self):
+        prof = read_json(os.path.join(SOURCE_DIR, "profiles", "smoke.json"))
+        sweep = prof["sweep"]
+        self.assertEqual(set(sweep["split"]), {"contiguous", "zigzag", "striped"})
+        self.assertEqual(set(sweep["variant"]), {"ring", "allgather"})
+
+    def test_skip_invalid_records_the_rule_and_goes_on(self):
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            p = run("run", "--seq", "36", "--cp", "2,4", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
+                    "--head-dim", "8", "--repeats", "1", "--skip-invalid", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            runs = read_json(os.path.join(out, "results.json"))["runs"]
+            self.assertEqual([r["status"] for r in runs], ["ok", "skipped"])
+            self.assertIn("S % (2c) == 0", runs[1]["reason"])
+
+    def test_help_for_run(self):
+        p = run("run", "--help")
+        self.assertEqual(p.returncode, 0)
+        for flag in ["--seq", "--cp", "--split", "--variant", "--heads", "--kv-heads", "--head-dim", "--causal",
+                     "--no-causal", "--backend", "--dtype", "--seed", "--repeats", "--out", "--dump"]:
+            self.assertIn(flag, p.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()
