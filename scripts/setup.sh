@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what ringbench needs to build and test on a fresh Debian 12 machine, and nothing that is
+# already there. CUDA (nvcc, NCCL, CUPTI, NVTX) is optional and not installed here: it comes with
+# the CUDA toolkit at /usr/local/cuda when the machine has one.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
+  libopenmpi-dev openmpi-bin
+  python3 python3-numpy python3-jsonschema
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: done"
