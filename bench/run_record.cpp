@@ -24,6 +24,7 @@ json base_record(const Config& cfg, const char* status, const std::string& reaso
           {"timing", nullptr},
           {"plan", nullptr},
           {"metrics", nullptr},
+          {"timeline", nullptr},
           {"model", nullptr}};
 }
 
@@ -49,6 +50,28 @@ json measured_per_rank(const ring::Plan& plan, const Timeline& tl) {
                      {"comm_ms", comm_ns / 1e6}});
   }
   return ranks;
+}
+
+// The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
+// hundreds of large-c configurations stays small; `truncated` says when intervals were left out.
+json timeline_to_json(const Timeline& tl) {
+  constexpr std::size_t kMaxIntervals = 4096;
+  json ivs = json::array();
+  for (std::size_t i = 0; i < tl.intervals.size() && i < kMaxIntervals; ++i) {
+    const auto& iv = tl.intervals[i];
+    ivs.push_back({{"rank", iv.rank},
+                   {"kind", to_string(iv.kind)},
+                   {"lane", iv.lane},
+                   {"name", iv.name},
+                   {"step", iv.step},
+                   {"bytes", iv.bytes},
+                   {"begin_ms", static_cast<double>(iv.begin_ns) / 1e6},
+                   {"end_ms", static_cast<double>(iv.end_ns) / 1e6}});
+  }
+  return {{"clock", "steady_clock, relative to the pass start"},
+          {"window_ms", static_cast<double>(tl.window_end_ns - tl.window_begin_ns) / 1e6},
+          {"truncated", tl.intervals.size() > kMaxIntervals},
+          {"intervals", ivs}};
 }
 
 }  // namespace
@@ -140,6 +163,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   std::sort(order.begin(), order.end(), [&](auto a, auto b) { return samples_ms[a] < samples_ms[b]; });
   const auto& median_pass = passes[order[order.size() / 2]];
   const double median_s = st.median / 1e3;
+  rec["timeline"] = timeline_to_json(median_pass.timeline);
   rec["metrics"] = {{"attention_tflops", median_s > 0 ? plan.flops() / median_s / 1e12 : 0.0},
                     {"work_imbalance", plan.work_imbalance()},
                     {"timeline_pass_ms", static_cast<double>(median_pass.wall_ns) / 1e6},
