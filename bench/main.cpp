@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ringbench " RINGBENCH_VERSION);
   rb::bench::CommandAction action;
   rb::bench::add_run_command(app, action);
+  rb::bench::add_analyze_command(app, action);
+  rb::bench::add_model_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -26,6 +26,8 @@ struct RunFlags {
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
   std::int64_t full_check_limit = 8192, check_sample = 512;
+  double timeout_s = 0, memory_limit_gib = 0;
+  std::string inject_fault;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
 
@@ -68,9 +70,17 @@ int run(const RunFlags& f) {
   opts.full_check_limit = f.full_check_limit;
   opts.check_sample = f.check_sample;
   opts.argv = f.argv;
+  if (!(f.timeout_s >= 0)) throw InputError("--timeout", fmt::format("{}", f.timeout_s), "must be >= 0 seconds (0: none)");
+  if (!(f.memory_limit_gib >= 0))
+    throw InputError("--memory-limit", fmt::format("{}", f.memory_limit_gib), "must be >= 0 GiB (0: 90% of available)");
+  opts.timeout_s = f.timeout_s;
+  opts.memory_limit_bytes = static_cast<std::int64_t>(f.memory_limit_gib * 1073741824.0);
+  opts.fault = parse_fault(f.inject_fault);
   const SweepOutcome res = run_sweep(spec, opts);
-  fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped);
+  fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
+             res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
   fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
+  if (res.interrupted_by) return 128 + res.interrupted_by;
   return res.failed > 0 ? kExitCheckFailed : kExitOk;
 }
 
@@ -106,6 +116,11 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   sub->add_option("--check-rows", f->check_sample, "Rows checked (sampled) above the full-check limit")
       ->capture_default_str();
+  sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
+  sub->add_option("--memory-limit", f->memory_limit_gib,
+                  "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");
+  sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal")
+      ->group("");  // hidden: for the failure-isolation tests
   sub->callback([f, &action, &app] {
     f->argv.clear();
     f->argv.push_back("ringbench");

@@ -8,6 +8,8 @@
 
 #include "bench/dump.hpp"
 #include "bench/stats.hpp"
+#include "bench/watchdog.hpp"
+#include "common/error.hpp"
 #include "reports/config_json.hpp"
 #include "ring/executor.hpp"
 
@@ -127,26 +129,51 @@ json correctness_to_json(const ring::Correctness& c) {
 json skipped_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "skipped", reason); }
 json failed_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "failed", reason); }
 
-json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference) {
+std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts) {
+  const Config& c = plan.config;
+  const std::int64_t rows = c.seq <= opts.full_check_limit ? c.seq : std::min(c.seq, opts.check_sample);
+  // Reference: whole-sequence K and V in float64, and the checked rows' Q, O and the run's O.
+  const std::int64_t reference = 8 * (2 * c.seq * c.kv_heads * c.head_dim + 3 * rows * c.heads * c.head_dim);
+  return ring::cpu_executor_bytes(plan) + reference;
+}
+
+json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference, int index) {
   const ring::Plan plan = ring::make_plan(cfg);
   json rec = base_record(cfg, "ok", "");
   rec["plan"] = plan_to_json(plan);
-  auto exec = ring::make_cpu_executor(plan);
+  const bool faulty = opts.fault.index == index;
+  if (faulty && opts.fault.kind == "fatal") throw FatalError("injected device-fatal error");
+  ring::CpuOptions copts;
+  if (faulty && opts.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
+  if (faulty && opts.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
+  auto exec = ring::make_cpu_executor(plan, copts);
+  Watchdog watchdog(opts.timeout_s, [&exec] { exec->abort(); });
+  // An abort surfaces as an executor error; name the watchdog's reason instead.
+  auto pass = [&](bool record) {
+    try {
+      return exec->run_pass(record);
+    } catch (const std::exception& e) {
+      const std::string why = watchdog.reason();
+      if (!why.empty()) throw Error(why);
+      throw;
+    }
+  };
 
   // 1. One checked pass.
-  (void)exec->run_pass(false);
+  (void)pass(false);
   const auto rows = ring::check_rows(plan, opts.full_check_limit, opts.check_sample);
-  const auto out = exec->output_rows(rows.positions);
+  auto out = exec->output_rows(rows.positions);
+  if (faulty && opts.fault.kind == "corrupt") out[out.size() / 2] += 1.0;
   const auto corr = ring::compare_to_reference(out, reference(rows), cfg, rows);
   rec["correctness"] = correctness_to_json(corr);
   if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, *exec);
 
   // 2. Warm-up, then timed passes; every pass records its timeline, and the median pass's is kept.
-  for (int i = 0; i < cfg.warmup; ++i) (void)exec->run_pass(false);
+  for (int i = 0; i < cfg.warmup; ++i) (void)pass(false);
   std::vector<ring::PassRecord> passes;
   std::vector<double> samples_ms;
   for (int i = 0; i < cfg.repeats; ++i) {
-    passes.push_back(exec->run_pass(true));
+    passes.push_back(pass(true));
     samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
   }
   const SampleStats st = summarize(samples_ms);

@@ -19,7 +19,12 @@ using ReferenceProvider = std::function<const std::vector<double>&(const ring::C
 
 // Plans, runs (one checked pass, warm-up, timed repeats), checks and summarises one configuration.
 // Throws on errors of execution; a correctness failure is a record with status "failed".
-nlohmann::json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference);
+// `index` is the configuration's place in the sweep (for fault injection).
+nlohmann::json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference,
+                                 int index);
+
+// Bytes a configuration needs on this host: the executor's buffers and the reference's.
+std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts);
 
 nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
 nlohmann::json failed_record(const Config& cfg, const std::string& reason);

@@ -1,12 +1,14 @@
 // The sweep runner.
 #include "bench/sweep_runner.hpp"
 
-#include <map>
+#include <csignal>
+#include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
 
 #include "bench/environment.hpp"
+#include "bench/interrupt.hpp"
 #include "bench/progress.hpp"
 #include "bench/run_record.hpp"
 #include "common/error.hpp"
@@ -62,7 +64,36 @@ std::string ok_detail(const json& rec) {
                      rec["correctness"]["max_abs_err"].get<double>());
 }
 
+std::int64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    std::int64_t kb = 0;
+    in >> kb;
+    if (key == "MemAvailable:") return kb * 1024;
+    in.ignore(256, '\n');
+  }
+  return 0;
+}
+
+std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
+
 }  // namespace
+
+FaultSpec parse_fault(const std::string& s) {
+  if (s.empty()) return {};
+  const auto at = s.find('@');
+  const std::string kind = s.substr(0, at);
+  if (at == std::string::npos || (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal"))
+    throw InputError("--inject-fault", s, "must be KIND@N with KIND one of throw, hang, corrupt, fatal");
+  try {
+    std::size_t used = 0;
+    const int n = std::stoi(s.substr(at + 1), &used);
+    if (n < 0 || used != s.size() - at - 1) throw std::invalid_argument("n");
+    return {kind, n};
+  } catch (const std::logic_error&) {
+    throw InputError("--inject-fault", s, "N must be a configuration index >= 0");
+  }
+}
 
 SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
   const auto configs = expand(spec);
@@ -82,24 +113,43 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
   Progress progress(static_cast<int>(configs.size()));
   ReferenceCache refs;
   SweepOutcome outcome;
+  InterruptGuard interrupts;
+  const std::int64_t memory_limit =
+      opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9;
+  std::string stopped;  // why the rest of the sweep is not run
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& cfg = configs[i];
     const int idx = static_cast<int>(i);
     progress.start(idx, cfg.label());
     json rec;
-    if (!invalid[i].empty()) {
-      rec = skipped_record(cfg, invalid[i]);
+    std::string skip = !stopped.empty() ? "not run: " + stopped : invalid[i];
+    if (skip.empty() && memory_limit > 0) {
+      const auto need = estimated_bytes(ring::make_plan(cfg), opts);
+      if (need > memory_limit)
+        skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used", static_cast<double>(need) / 1073741824.0,
+                           static_cast<double>(memory_limit) / 1073741824.0);
+    }
+    if (!skip.empty()) {
+      rec = skipped_record(cfg, skip);
       ++outcome.skipped;
       writer.append(rec);
-      progress.finish(idx, cfg.label(), "skipped", invalid[i]);
+      progress.finish(idx, cfg.label(), "skipped", skip);
       continue;
     }
     try {
-      rec = run_configuration(cfg, opts, [&](const ring::CheckRows& rows) -> const std::vector<double>& {
-        return refs.rows(cfg, rows);
-      });
+      rec = run_configuration(
+          cfg, opts, [&](const ring::CheckRows& rows) -> const std::vector<double>& { return refs.rows(cfg, rows); },
+          idx);
+    } catch (const FatalError& e) {
+      rec = failed_record(cfg, fmt::format("fatal: {}", e.what()));
+      outcome.fatal = true;
+      stopped = fmt::format("the sweep stopped after a fatal error in {}", cfg.label());
     } catch (const std::exception& e) {
       rec = failed_record(cfg, e.what());
+    }
+    if (const int sig = interrupt_signal(); sig != 0 && stopped.empty()) {
+      outcome.interrupted_by = sig;
+      stopped = fmt::format("the sweep was interrupted by {}", signal_name(sig));
     }
     writer.append(rec);
     if (rec["status"] == "ok") {
@@ -110,7 +160,10 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
       progress.finish(idx, cfg.label(), "FAILED", rec["reason"].get<std::string>());
     }
   }
-  json header{{"tool", tool_info(opts.argv)}, {"host", host_info()}, {"profile", to_json(spec)}};
+  json header{{"tool", tool_info(opts.argv)},
+              {"host", host_info()},
+              {"profile", to_json(spec)},
+              {"stopped", stopped.empty() ? json(nullptr) : json(stopped)}};
   outcome.results_json = writer.finish(header);
   outcome.results_jsonl = writer.jsonl_path();
   return outcome;

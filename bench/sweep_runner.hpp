@@ -15,6 +15,16 @@
 
 namespace rb::bench {
 
+// `--inject-fault KIND@N`: make configuration N (0-based, in sweep order) fail on purpose. Kinds:
+// throw (an error inside the pass), hang (a rank never receives; the watchdog ends it), corrupt
+// (the output is perturbed, so the correctness check fails), fatal (a device-fatal error that stops
+// the sweep). For the tests of docs/failures.md.
+struct FaultSpec {
+  std::string kind;  // empty: none
+  int index = -1;
+};
+FaultSpec parse_fault(const std::string& s);
+
 struct RunOptions {
   std::filesystem::path out_dir = "results";
   std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
@@ -22,10 +32,15 @@ struct RunOptions {
   std::int64_t full_check_limit = 8192;  // check every row up to this S
   std::int64_t check_sample = 512;       // rows checked above it
   std::vector<std::string> argv;         // recorded in results.json
+  double timeout_s = 0;                  // per configuration; 0: none
+  std::int64_t memory_limit_bytes = 0;   // skip configurations estimated above this; 0: 90% of MemAvailable
+  FaultSpec fault;
 };
 
 struct SweepOutcome {
   int ok = 0, failed = 0, skipped = 0;
+  int interrupted_by = 0;  // the signal that stopped the sweep, or 0
+  bool fatal = false;      // a device-fatal error stopped the sweep
   std::filesystem::path results_json, results_jsonl;
 };
 

@@ -26,6 +26,13 @@ class InputError : public Error {
   std::string where_, value_, rule_;
 };
 
+// The device or process can no longer run anything (a sticky CUDA error, a lost peer): the sweep
+// stops, writing everything measured so far.
+class FatalError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A call into an outside library (CUDA, NCCL, MPI, CUPTI) failed.
 class ApiError : public Error {
  public:

@@ -26,9 +26,23 @@ class Executor {
   virtual PassRecord run_pass(bool record) = 0;
   // Output rows at global positions, as (n, Hq, D) in double.
   virtual std::vector<double> output_rows(std::span<const std::int64_t> positions) const = 0;
+  // Makes a running or later pass throw instead of finishing; safe to call from another thread
+  // (the sweep's watchdog, a signal). The executor cannot run again afterwards.
+  virtual void abort() = 0;
+};
+
+// Faults injected on purpose, so the tests can show that a failing configuration is recorded and
+// the sweep goes on (docs/failures.md). Never set in normal runs.
+enum class InjectedFault { none, throw_in_pass, hang };
+
+struct CpuOptions {
+  InjectedFault fault = InjectedFault::none;
 };
 
 // The CPU backend with the local transport: one compute thread and one comm thread per rank.
-std::unique_ptr<Executor> make_cpu_executor(const Plan& plan);
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts = {});
+
+// Bytes the CPU backend allocates for a plan (all ranks' buffers), to skip what cannot fit.
+std::int64_t cpu_executor_bytes(const Plan& plan);
 
 }  // namespace rb::ring

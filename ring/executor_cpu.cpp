@@ -3,6 +3,7 @@
 // step j, the comm thread receives the block of step j+1 into the other buffer, and waits for step
 // j-1 to release that buffer first. Intervals are taken with the steady clock on both threads.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <exception>
@@ -39,8 +40,9 @@ std::span<std::byte> bytes_of(std::vector<T>& v) {
 template <typename T>
 class CpuExecutor final : public Executor {
  public:
-  explicit CpuExecutor(const Plan& plan)
+  CpuExecutor(const Plan& plan, const CpuOptions& opts)
       : plan_(plan),
+        opts_(opts),
         c_(plan.config.cp),
         rows_(plan.ranks.at(0).tokens),
         transport_(plan.config.cp, plan.config.link_gbps),
@@ -93,6 +95,16 @@ class CpuExecutor final : public Executor {
 
   const Plan& plan() const override { return plan_; }
 
+  void abort() override {
+    aborting_ = true;
+    transport_.abort();
+    for (auto& rk : ranks_) {
+      std::lock_guard rl(rk.mu);
+      rk.aborted = true;
+      rk.cv.notify_all();
+    }
+  }
+
   PassRecord run_pass(bool record) override {
     for (auto& rk : ranks_) {
       rk.recv_done = 0;
@@ -110,11 +122,8 @@ class CpuExecutor final : public Executor {
       gate_cv_.wait(lk, [&] { return finished_ == 2 * c_; });
     }
     const std::int64_t t1 = steady_ns();
-    if (error_) {
-      auto e = error_;
-      error_ = nullptr;
-      std::rethrow_exception(e);
-    }
+    if (error_) std::rethrow_exception(error_);  // the executor stays failed
+    if (aborting_) throw Error("cpu executor: aborted");
     PassRecord rec;
     rec.wall_ns = t1 - t0;
     if (record) {
@@ -207,14 +216,11 @@ class CpuExecutor final : public Executor {
         else
           compute_pass(r);
       } catch (...) {
-        std::lock_guard lk(gate_mu_);
-        if (!error_) error_ = std::current_exception();
-        transport_.abort();
-        for (auto& rk : ranks_) {
-          std::lock_guard rl(rk.mu);
-          rk.aborted = true;
-          rk.cv.notify_all();
+        {
+          std::lock_guard lk(gate_mu_);
+          if (!error_) error_ = std::current_exception();
         }
+        abort();
       }
       std::lock_guard lk(gate_mu_);
       ++finished_;
@@ -243,6 +249,12 @@ class CpuExecutor final : public Executor {
 
   void comm_pass(int r) {
     Rank& rk = ranks_[r];
+    if (opts_.fault == InjectedFault::hang && r == c_ - 1) {
+      // Waits for a message that never comes, as a lost peer would; only abort() ends it.
+      std::unique_lock lk(rk.mu);
+      rk.cv.wait(lk, [&] { return rk.aborted; });
+      throw Error("cpu executor: injected hang ended by abort");
+    }
     if (c_ == 1) return;
     if (plan_.config.variant == Variant::allgather) {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
@@ -272,8 +284,10 @@ class CpuExecutor final : public Executor {
     const Config& cfg = plan_.config;
     std::fill(rk.o_acc.begin(), rk.o_acc.end(), T(0));
     std::fill(rk.lse_acc.begin(), rk.lse_acc.end(), -std::numeric_limits<T>::infinity());
+    if (opts_.fault == InjectedFault::throw_in_pass && r == 0) throw Error("cpu executor: injected fault in rank 0");
     const int steps = static_cast<int>(rk.step_pairs.size());
     for (int j = 0; j < steps; ++j) {
+      if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = cfg.variant == Variant::allgather;
       if (gathered ? c_ > 1 : j > 0) wait_for(rk, &Rank::recv_done, gathered ? 1 : j);
       kref::AttentionBlockParams<T> ap;
@@ -309,6 +323,8 @@ class CpuExecutor final : public Executor {
   }
 
   Plan plan_;
+  CpuOptions opts_;
+  std::atomic<bool> aborting_{false};
   int c_;
   std::int64_t rows_;
   LocalTransport transport_;
@@ -325,10 +341,20 @@ class CpuExecutor final : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_cpu_executor(const Plan& plan) {
+std::int64_t cpu_executor_bytes(const Plan& plan) {
+  const Config& c = plan.config;
+  const std::int64_t rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
+  const std::int64_t q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
+  const std::int64_t lse = rows * c.heads;
+  // Q, own K/V, O partial and accumulated, two LSEs; then two ring buffers or the gathered K/V.
+  std::int64_t elems = 3 * q + kv + 2 * lse + (c.variant == Variant::ring ? 2 * kv : kv * c.cp);
+  return elems * c.cp * dtype_bytes(c.dtype);
+}
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts) {
   switch (plan.config.dtype) {
-    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan);
-    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan);
+    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan, opts);
+    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan, opts);
     case DType::bfloat16: break;
   }
   throw InputError("dtype", std::string(to_string(plan.config.dtype)),

@@ -1,0 +1,79 @@
+// The metrics of DESIGN §6 as pure functions over a Timeline: comm and compute time, overlap
+// (HTA's get_comm_comp_overlap definition), exposed comm, per-step critical path, imbalance,
+// attention TFLOP/s, comm bandwidth and launch overhead, per rank and for the whole pass.
+// docs/metrics.md defines every field of to_json(); those names are part of the results schema.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/timeline.hpp"
+
+namespace rb::bench {
+
+// What the Timeline cannot know. Zero / empty means "not known" and the dependent metric is null.
+struct MetricsInputs {
+  double flops = 0.0;                  // forward FLOPs of the whole pass, all ranks (DESIGN §3)
+  std::vector<double> flops_per_rank;  // indexed by rank; gives per-rank TFLOP/s and work_imbalance
+  std::int64_t pass_time_ns = 0;       // measured pass (graph replay) time; 0: the window's length
+  std::int64_t eager_time_ns = 0;      // the same pass run eagerly, for eager_minus_graph
+};
+
+struct RankMetrics {
+  int rank = 0;
+  std::size_t interval_count = 0;     // after clipping, empty ones dropped
+  std::int64_t comm_ns = 0;           // |U(comm)|
+  std::int64_t compute_ns = 0;        // |U(compute)|
+  std::int64_t memory_ns = 0;         // |U(memory)|
+  std::int64_t overlap_ns = 0;        // |U(comm) ∩ U(compute)|
+  std::int64_t exposed_comm_ns = 0;   // comm_ns - overlap_ns
+  std::int64_t attention_ns = 0;      // A_r: |U(compute named "attention")|, or compute_ns if none
+  std::int64_t busy_ns = 0;           // |U(compute ∪ comm ∪ memory)|
+  std::int64_t comm_bytes = 0;        // bytes of comm intervals (each interval counted once)
+  std::optional<double> overlap_fraction;   // overlap / comm; nullopt without comm
+  std::optional<double> comm_bandwidth_gbyte_per_s;
+  std::optional<double> attention_tflops;   // flops_per_rank[r] / attention time
+  std::vector<int> steps;                   // step numbers seen on this rank, ascending
+  std::vector<std::int64_t> step_ns;        // time of each of `steps` on this rank
+  std::int64_t tail_ns = 0;                 // compute after the last step ends (final merges)
+};
+
+struct Metrics {
+  std::int64_t window_begin_ns = 0, window_end_ns = 0;
+  std::vector<RankMetrics> per_rank;  // ascending rank
+  // Means over ranks; overlap_fraction pooled (Σ overlap / Σ comm), so exposed = comm·(1 − overlap).
+  double comm_ns_mean = 0, compute_ns_mean = 0, memory_ns_mean = 0, overlap_ns_mean = 0;
+  double exposed_comm_ns_mean = 0;
+  std::int64_t exposed_comm_ns_max = 0;
+  std::optional<double> overlap_fraction;
+  std::optional<double> imbalance;     // max_r A_r / mean_r A_r
+  bool imbalance_from_attention = false;  // A_r from "attention" intervals (else all compute)
+  std::optional<double> work_imbalance;   // the same over flops_per_rank
+  std::vector<int> steps;                 // union of the ranks' steps, ascending
+  std::vector<std::int64_t> step_time_ns; // max over ranks, per entry of `steps`
+  std::optional<std::int64_t> critical_path_ns;  // Σ step_time + max_r tail; nullopt without steps
+  std::int64_t pass_time_ns = 0;          // inputs.pass_time_ns, or the window's length
+  std::optional<double> attention_tflops; // flops / pass time
+  std::int64_t comm_bytes = 0;
+  std::optional<double> comm_bandwidth_gbyte_per_s;  // Σ bytes / Σ comm time
+  std::int64_t busy_ns = 0;               // |U(all work of all ranks)|
+  std::optional<std::int64_t> launch_overhead_ns;    // pass time − busy; only with a measured pass time
+  std::optional<std::int64_t> eager_minus_graph_ns;
+
+  nlohmann::json to_json() const;
+};
+
+// O(n log n) in the number of intervals. Intervals are clipped to the timeline's window; a window
+// with end <= begin means "no window": the span of the intervals is used. Throws rb::Error for an
+// interval that ends before it begins (a recorder bug, not input).
+Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs = {});
+
+// Several timelines (e.g. one per trace file) as one: intervals concatenated, window = the hull of
+// their windows. They must share a clock for cross-rank metrics to mean anything.
+Timeline merge_timelines(const std::vector<Timeline>& timelines);
+
+}  // namespace rb::bench

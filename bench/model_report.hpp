@@ -1,0 +1,40 @@
+// What `ringbench model` computes, apart from its flags and its printing: for each (S, c) the
+// activation memory, traffic against compute for both variants, work per rank for each split, and
+// the ring simulation, plus the series the HTML report plots. This is where ring/ (the work matrix)
+// meets model/ (the formulas and the simulator), so other commands can ask for the same predictions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/config.hpp"
+#include "model/model_inputs.hpp"
+#include "model/step_table.hpp"
+#include "ring/work_matrix.hpp"
+
+namespace rb::bench {
+
+struct ModelRequest {
+  model::ModelInputs inputs;
+  std::vector<std::int64_t> seqs{131072};
+  std::vector<int> cps{1, 2, 4, 8, 16, 32};
+  std::vector<Split> splits{Split::contiguous, Split::zigzag, Split::striped};
+  std::vector<Variant> variants{Variant::ring, Variant::allgather};
+  bool simulate = true;
+};
+
+// The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
+// the K/V dtype. Throws InputError when S does not divide as the split needs.
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
+                                   Variant variant);
+
+// Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
+model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in);
+
+// Validates the request (InputError naming the flag, the value and the rule) and computes it. The
+// JSON layout is documented in docs/model.md ("schema": "ringbench.model").
+nlohmann::json model_report(const ModelRequest& req);
+
+}  // namespace rb::bench

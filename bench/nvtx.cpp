@@ -1,0 +1,78 @@
+// NVTX3 wrappers (see nvtx.hpp). Ranges go to the `ringbench` domain through the C API, which
+// nvtx3 keeps header-only: without a tool attached each call is one branch on a null pointer.
+#include "bench/nvtx.hpp"
+
+#ifdef RINGBENCH_HAVE_NVTX
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
+#if __has_include(<cuda.h>)
+#include <nvtx3/nvToolsExtCuda.h>
+#define RINGBENCH_NVTX_STREAMS 1
+#endif
+#endif
+
+namespace rb::bench::nvtx {
+
+#ifdef RINGBENCH_HAVE_NVTX
+namespace {
+
+nvtxDomainHandle_t domain() {
+  static const nvtxDomainHandle_t d = nvtxDomainCreateA(kDomain);
+  return d;
+}
+
+void push(const char* message, const std::optional<std::int64_t>& payload) {
+  nvtxEventAttributes_t attr{};
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = message;
+  if (payload) {
+    attr.payloadType = NVTX_PAYLOAD_TYPE_INT64;
+    attr.payload.llValue = *payload;
+  }
+  nvtxDomainRangePushEx(domain(), &attr);
+}
+
+}  // namespace
+
+ScopedRange::ScopedRange(const char* name) : pushed_(true) { push(name, std::nullopt); }
+ScopedRange::ScopedRange(const char* name, std::int64_t payload) : pushed_(true) { push(name, payload); }
+ScopedRange::ScopedRange(const std::string& message, std::optional<std::int64_t> payload) : pushed_(true) {
+  push(message.c_str(), payload);  // NVTX copies the message
+}
+ScopedRange::~ScopedRange() {
+  if (pushed_) nvtxDomainRangePop(domain());
+}
+
+void name_current_thread(const std::string& name) {
+  nvtxNameOsThreadA(static_cast<uint32_t>(::syscall(SYS_gettid)), name.c_str());
+}
+
+void name_stream(void* cuda_stream, const std::string& name) {
+#ifdef RINGBENCH_NVTX_STREAMS
+  // cudaStream_t and CUstream are the same handle type.
+  nvtxNameCuStreamA(static_cast<CUstream>(cuda_stream), name.c_str());
+#else
+  (void)cuda_stream;
+  (void)name;
+#endif
+}
+
+bool enabled() { return true; }
+
+#else  // no NVTX: everything is a no-op
+
+ScopedRange::ScopedRange(const char*) {}
+ScopedRange::ScopedRange(const char*, std::int64_t) {}
+ScopedRange::ScopedRange(const std::string&, std::optional<std::int64_t>) {}
+ScopedRange::~ScopedRange() = default;
+void name_current_thread(const std::string&) {}
+void name_stream(void*, const std::string&) {}
+bool enabled() { return false; }
+
+#endif
+
+}  // namespace rb::bench::nvtx

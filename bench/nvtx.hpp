@@ -1,0 +1,45 @@
+// NVTX3 ranges in the `ringbench` domain (DESIGN §7, docs/nsight.md) that make a ring pass readable
+// in Nsight Systems, plus names for OS threads and CUDA streams. Without NVTX (no
+// RINGBENCH_HAVE_NVTX) every call compiles to nothing, so callers never need an #ifdef.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace rb::bench::nvtx {
+
+inline constexpr const char* kDomain = "ringbench";
+
+// Range names, exactly as docs/nsight.md lists them.
+inline constexpr const char* kRangeConfig = "config";      // one configuration; message "config <label>"
+inline constexpr const char* kRangeReplay = "replay";      // one graph replay around cudaGraphLaunch; payload = replay index
+inline constexpr const char* kRangeStep = "step";          // one ring step of an eager pass; payload = step
+inline constexpr const char* kRangeTransfer = "transfer";  // one K/V transfer of an eager pass; payload = step it feeds
+
+// A push/pop range on the calling thread for the lifetime of the object.
+class ScopedRange {
+ public:
+  explicit ScopedRange(const char* name);
+  ScopedRange(const char* name, std::int64_t payload);
+  // A dynamic message, e.g. "config S=8192 c=4 zigzag ring".
+  explicit ScopedRange(const std::string& message, std::optional<std::int64_t> payload = std::nullopt);
+  ~ScopedRange();
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+// Names the calling OS thread (e.g. "rank 3 comm") on the Nsight timeline.
+void name_current_thread(const std::string& name);
+
+// Names a CUDA stream (pass the cudaStream_t). A no-op without CUDA and NVTX; the parameter is
+// opaque so that this header stays free of CUDA headers.
+void name_stream(void* cuda_stream, const std::string& name);
+
+// Whether ranges are compiled in (RINGBENCH_HAVE_NVTX).
+bool enabled();
+
+}  // namespace rb::bench::nvtx

@@ -1,0 +1,45 @@
+// Reads Chrome/Kineto trace JSON (plain or gzip) into Timelines for `ringbench analyze`: traces
+// ringbench wrote (kind in args, pid = rank) and PyTorch profiler traces, one file per rank, whose
+// GPU events (cat kernel, gpu_memcpy, gpu_memset) are classified by stream role where the caller
+// names one, else by kernel name as HTA does. CPU ops, runtime calls and annotations are skipped.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+
+#include "common/timeline.hpp"
+
+namespace rb::bench {
+
+struct TraceReadOptions {
+  // Lane ("stream 7" for Kineto, the thread_name for other traces) → kind; a stated role wins
+  // over the kernel name.
+  std::map<std::string, IntervalKind> stream_roles;
+  // Rank for a file that states none (no distributedInfo.rank and not written by ringbench).
+  int default_rank = 0;
+};
+
+struct TraceFile {
+  std::string source;        // the path, as given
+  std::string format;        // "ringbench" (ours) or "kineto" (any other Chrome trace)
+  Timeline timeline;         // kind by stream role where known, else by kernel name
+  Timeline by_name;          // the same intervals, every kind by kernel name (HTA's rule)
+  std::size_t role_classified = 0;  // intervals whose kind came from a role (args.kind or stream_roles)
+  std::size_t differing = 0;        // of those, how many the kernel-name rule classifies otherwise
+  std::size_t skipped_events = 0;   // events that are not GPU/timeline intervals
+};
+
+// Throws rb::InputError naming the file, the JSON path (as file#/json/pointer), the value and the
+// rule for unreadable files, bad gzip, text that is not JSON, and events of the wrong shape.
+TraceFile read_trace_file(const std::filesystem::path& path, const TraceReadOptions& options = {});
+
+// The same from text already in memory; `source` names it in errors.
+TraceFile parse_trace_text(std::string_view text, const std::string& source, const TraceReadOptions& options = {});
+
+// Whole file contents, gunzipped when it starts with the gzip magic; InputError when unreadable.
+std::string read_maybe_gzip(const std::filesystem::path& path);
+
+}  // namespace rb::bench

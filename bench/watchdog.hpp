@@ -1,0 +1,37 @@
+// A watchdog for one configuration: calls `on_fire` once when the time limit passes or a stop
+// signal arrives, so a hung transfer or a runaway configuration is aborted and recorded instead of
+// stalling the sweep.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace rb::bench {
+
+class Watchdog {
+ public:
+  // timeout_s <= 0: no time limit (signals still fire it).
+  Watchdog(double timeout_s, std::function<void()> on_fire);
+  ~Watchdog();
+  Watchdog(const Watchdog&) = delete;
+  Watchdog& operator=(const Watchdog&) = delete;
+
+  // Why it fired ("timeout after 5 s", "interrupted by SIGINT"), or empty.
+  std::string reason() const;
+
+ private:
+  void loop(double timeout_s);
+
+  std::function<void()> on_fire_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::string reason_;
+  std::thread thread_;
+};
+
+}  // namespace rb::bench

@@ -1,0 +1,43 @@
+// K/V traffic of one attention layer against its compute, per device, for the ring and the
+// all-gather variants (DESIGN §9). Closed forms over equal shards: the ring simulator
+// (ring_simulator.hpp) is what sees per-rank, per-step differences and overlap.
+#pragma once
+
+#include <cstdint>
+
+#include "common/config.hpp"
+#include "model/model_inputs.hpp"
+
+namespace rb::model {
+
+// Bytes of K and V of one token for this device's K/V heads: 2 * local_kv_heads * D * bytes.
+double kv_bytes_per_token(const ModelInputs& in);
+
+// Bytes one device receives per layer: the K/V of every token it does not hold, (c-1)/c of the
+// sequence, times the micro-batch. Both variants move the same bytes; they differ in when.
+double kv_bytes_per_layer(const ModelInputs& in, std::int64_t seq, int cp);
+
+// Seconds to move `bytes` over the link as `transfers` back-to-back transfers (each pays the
+// link's latency once). The ring and a ring all-gather both take c-1 transfers.
+double transfer_seconds(double bytes, int transfers, const Link& link);
+
+// Unmasked (query, key) pairs of one whole sequence: S(S+1)/2 causal, S^2 otherwise.
+double sequence_pairs(std::int64_t seq, bool causal);
+
+// Forward attention FLOPs of one layer on one device: 4 * D * (Hq/t) * pairs / c * b (DESIGN §3),
+// i.e. the average device's share of the whole sequence.
+double attention_flops_per_layer(const ModelInputs& in, std::int64_t seq, int cp);
+
+struct CommCompute {
+  Variant variant = Variant::ring;
+  int transfers = 0;       // c-1 for both variants
+  double bytes = 0;        // received per layer per device
+  double transfer_s = 0;   // bytes over the link
+  double flops = 0;        // forward attention per layer per device
+  double compute_s = 0;    // flops at efficiency * peak
+  double ratio = 0;        // transfer_s / compute_s; 0 when there is nothing to compute
+};
+
+CommCompute comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Variant variant);
+
+}  // namespace rb::model

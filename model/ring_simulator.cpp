@@ -1,0 +1,142 @@
+// The simulator's recurrences. Step j of every rank depends only on iteration j-1 of the comm lanes
+// and step j-1 of the compute lanes, so one sweep over j in order settles every time: no event queue,
+// and O(c) memory unless the per-step intervals are kept (at c = 1024 those are 32 MB, and fresh
+// memory is what costs time here, not the arithmetic).
+#include "model/ring_simulator.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace rb::model {
+namespace {
+
+// What one schedule yields: per-rank totals always, every (rank, step) interval when asked.
+struct Schedule {
+  double pass_s = 0;
+  std::vector<double> compute_s, comm_s, overlap_s, finish_s;  // per rank
+  std::vector<double> cb, ce, xb, xe;  // [r * steps + j] compute begin/end, copy begin/end; empty unless kept
+};
+
+double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+
+Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
+  const int c = t.ranks, steps = t.steps;
+  Schedule s;
+  s.compute_s.assign(c, 0.0);
+  s.comm_s.assign(c, 0.0);
+  s.overlap_s.assign(c, 0.0);
+  s.finish_s.assign(c, 0.0);
+  if (keep_steps)
+    for (auto* v : {&s.cb, &s.ce, &s.xb, &s.xe}) v->assign(static_cast<std::size_t>(c) * steps, 0.0);
+  auto at = [steps](int r, int j) { return static_cast<std::size_t>(r) * steps + j; };
+
+  if (t.variant == Variant::allgather) {
+    for (int r = 0; r < c; ++r) {
+      const double xe = c > 1 && with_comm ? t.transfer(r, 0) : 0.0;
+      const double ce = xe + t.compute(r, 0);
+      if (keep_steps) s.xe[r] = xe, s.cb[r] = xe, s.ce[r] = ce;
+      s.compute_s[r] = t.compute(r, 0);
+      s.comm_s[r] = xe;
+      s.finish_s[r] = ce;
+      s.pass_s = std::max(s.pass_s, ce);
+    }
+    return s;
+  }
+
+  auto left = [c](int r) { return r == 0 ? c - 1 : r - 1; };
+  auto right = [c](int r) { return r + 1 == c ? 0 : r + 1; };
+  // Per rank, rolling over j: the compute intervals of steps j-1 and j, the end of the latest comm
+  // iteration (when its block is published), readiness for the next iteration, and its copy.
+  std::vector<double> pb(c, 0.0), pe(c, 0.0), cb(c, 0.0), ce(c, 0.0), exit(c, 0.0), ready(c, 0.0), xb(c, 0.0),
+      xe(c, 0.0);
+  for (int j = 0; j < c; ++j) {
+    for (int r = 0; r < c; ++r) {
+      pb[r] = cb[r];
+      pe[r] = ce[r];
+      cb[r] = j == 0 ? 0.0 : std::max(pe[r], exit[r]);
+      ce[r] = cb[r] + t.compute(r, j);
+      s.compute_s[r] += ce[r] - cb[r];
+      if (keep_steps) s.cb[at(r, j)] = cb[r], s.ce[at(r, j)] = ce[r];
+    }
+    if (j + 1 >= c) break;
+    // Iteration j receives the block of step j+1 into the buffer that step j-1 read.
+    for (int r = 0; r < c; ++r) ready[r] = std::max(exit[r], j >= 2 ? pe[r] : 0.0);
+    for (int r = 0; r < c; ++r) {
+      xb[r] = std::max(ready[r], ready[left(r)]);
+      xe[r] = xb[r] + (with_comm ? t.transfer(r, j + 1) : 0.0);
+      s.comm_s[r] += xe[r] - xb[r];
+      // The copy starts after step j-2 ended (it waited for that buffer) and ends before step j+1
+      // starts (which waits for it), so steps j-1 and j are the only compute it can overlap.
+      s.overlap_s[r] += overlap(xb[r], xe[r], cb[r], ce[r]) + (j >= 1 ? overlap(xb[r], xe[r], pb[r], pe[r]) : 0.0);
+      if (keep_steps) s.xb[at(r, j + 1)] = xb[r], s.xe[at(r, j + 1)] = xe[r];
+    }
+    for (int r = 0; r < c; ++r) exit[r] = std::max(xe[r], xe[right(r)]);
+  }
+  for (int r = 0; r < c; ++r) {
+    s.finish_s[r] = ce[r];
+    s.pass_s = std::max(s.pass_s, ce[r]);
+  }
+  return s;
+}
+
+}  // namespace
+
+Simulation simulate(const StepTable& table, SimOptions options) {
+  table.check();
+  Schedule s = make_schedule(table, true, options.keep_steps);
+  Simulation sim;
+  sim.variant = table.variant;
+  sim.ranks = table.ranks;
+  sim.steps = table.steps;
+  sim.pass_s = s.pass_s;
+  sim.pass_without_comm_s = make_schedule(table, false, false).pass_s;
+  sim.per_rank.resize(table.ranks);
+  double comm_sum = 0, overlap_sum = 0;
+  for (int r = 0; r < table.ranks; ++r) {
+    RankSimulation& rs = sim.per_rank[r];
+    rs.compute_s = s.compute_s[r];
+    rs.comm_s = s.comm_s[r];
+    rs.overlap_s = s.overlap_s[r];
+    rs.exposed_comm_s = rs.comm_s - rs.overlap_s;
+    if (rs.comm_s > 0) rs.overlap_fraction = rs.overlap_s / rs.comm_s;
+    rs.finish_s = s.finish_s[r];
+    rs.idle_s = sim.pass_s - rs.compute_s;
+    comm_sum += rs.comm_s;
+    overlap_sum += rs.overlap_s;
+    sim.exposed_comm_max_s = std::max(sim.exposed_comm_max_s, rs.exposed_comm_s);
+    sim.exposed_comm_mean_s += rs.exposed_comm_s / table.ranks;
+    sim.idle_max_s = std::max(sim.idle_max_s, rs.idle_s);
+    sim.idle_mean_s += rs.idle_s / table.ranks;
+  }
+  if (comm_sum > 0) sim.overlap_fraction = overlap_sum / comm_sum;
+  sim.compute_begin_s = std::move(s.cb);
+  sim.compute_end_s = std::move(s.ce);
+  sim.comm_begin_s = std::move(s.xb);
+  sim.comm_end_s = std::move(s.xe);
+  return sim;
+}
+
+Timeline to_timeline(const Simulation& sim) {
+  const auto n = static_cast<std::size_t>(sim.ranks) * sim.steps;
+  if (sim.compute_begin_s.size() != n)
+    throw Error("to_timeline: the simulation kept no steps (simulate with SimOptions{.keep_steps = true})");
+  Timeline tl;
+  auto ns = [](double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); };
+  const char* comm_name = sim.variant == Variant::allgather ? "kv_allgather" : "kv_recv";
+  for (int r = 0; r < sim.ranks; ++r)
+    for (int j = 0; j < sim.steps; ++j) {
+      const auto i = static_cast<std::size_t>(r) * sim.steps + j;
+      if (sim.comm_end_s[i] > sim.comm_begin_s[i])
+        tl.intervals.push_back(Interval{r, IntervalKind::comm, "comm", comm_name, j, 0, ns(sim.comm_begin_s[i]),
+                                        ns(sim.comm_end_s[i])});
+      tl.intervals.push_back(Interval{r, IntervalKind::compute, "compute", "attention", j, 0,
+                                      ns(sim.compute_begin_s[i]), ns(sim.compute_end_s[i])});
+    }
+  tl.window_begin_ns = 0;
+  tl.window_end_ns = ns(sim.pass_s);
+  return tl;
+}
+
+}  // namespace rb::model

@@ -1,0 +1,69 @@
+// The ring simulator: replays a step table with the executor's synchronisation (DESIGN §5, ring/
+// executor_cpu.cpp) to predict the pass time, exposed communication, overlap and idle time per rank.
+//
+// What it assumes, matching the executor:
+// - Each rank has one compute lane and one comm lane. Compute of step j starts when step j-1 is done
+//   and the block of step j has arrived.
+// - Ring: comm iteration j (j = 0..c-2) sends the block rank r holds for step j to r+1 and receives
+//   the block of step j+1 from r-1 into the other of two buffers. It cannot start before its own
+//   previous iteration ended, nor (j >= 2) before step j-1's compute released that buffer. The copy
+//   starts when both r and its sender r-1 are ready; the iteration ends (and step j+1 may start) when
+//   r's copy is done and r+1 has finished copying r's block (a rendezvous, as the local transport and
+//   a grouped NCCL send/recv both do). One link per direction: one transfer at a time per rank pair.
+// - All-gather: every rank starts gathering at time 0 and computes its one step when its own gather is
+//   done; nothing overlaps the gather.
+// - Times are exact inputs: no launch overhead, no contention between ranks, no jitter. Merges are
+//   part of the compute of a step.
+// Cost: O(c * steps) time and O(c) memory (unless the per-step intervals are kept), so c = 1024
+// takes milliseconds.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "common/timeline.hpp"
+#include "model/step_table.hpp"
+
+namespace rb::model {
+
+struct RankSimulation {
+  double compute_s = 0;       // |U(compute)|
+  double comm_s = 0;          // |U(comm)|: the copies, not the waits for a peer
+  double overlap_s = 0;       // |U(comm) ∩ U(compute)|
+  double exposed_comm_s = 0;  // comm_s - overlap_s
+  std::optional<double> overlap_fraction;  // overlap_s / comm_s; empty when there is no comm
+  double finish_s = 0;        // end of the rank's last step
+  double idle_s = 0;          // pass_s - compute_s: waiting for K/V, or for the slowest rank
+};
+
+struct Simulation {
+  Variant variant = Variant::ring;
+  int ranks = 0;
+  int steps = 0;
+  double pass_s = 0;               // the last rank's last step ends
+  double pass_without_comm_s = 0;  // the same table with every transfer at zero: compute critical path
+  double exposed_comm_max_s = 0;
+  double exposed_comm_mean_s = 0;
+  std::optional<double> overlap_fraction;  // sum over ranks of overlap / sum of comm; empty without comm
+  double idle_max_s = 0;
+  double idle_mean_s = 0;
+  std::vector<RankSimulation> per_rank;
+  // Row-major [r * steps + j], filled only with SimOptions::keep_steps. Compute of step j; comm is
+  // the copy that feeds step j (begin == end when there is none, e.g. ring step 0).
+  std::vector<double> compute_begin_s, compute_end_s, comm_begin_s, comm_end_s;
+};
+
+struct SimOptions {
+  // Keep every (rank, step) interval in Simulation::compute_begin_s etc. (needed by to_timeline);
+  // off, the simulator keeps O(c) state and the per-rank totals only.
+  bool keep_steps = false;
+};
+
+// Throws rb::Error when the table fails StepTable::check().
+Simulation simulate(const StepTable& table, SimOptions options = {});
+
+// The simulated pass (kept steps required, else rb::Error) as DESIGN §6 intervals, with the executor's lanes and names ("compute" /
+// "attention", "comm" / "kv_recv" or "kv_allgather"), so it can be drawn beside a measured trace.
+Timeline to_timeline(const Simulation& sim);
+
+}  // namespace rb::model
