@@ -25,6 +25,8 @@ struct RunFlags {
   std::string dump;
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
+  bool trace = false, no_cupti = false, l2_flush = false;
+  std::string rank_mode = "isolated", launch = "graph";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
   std::string inject_fault;
@@ -76,6 +78,10 @@ int run(const RunFlags& f) {
   opts.timeout_s = f.timeout_s;
   opts.memory_limit_bytes = static_cast<std::int64_t>(f.memory_limit_gib * 1073741824.0);
   opts.fault = parse_fault(f.inject_fault);
+  opts.trace = f.trace;
+  opts.rank_mode = f.rank_mode;
+  opts.launch = f.launch;
+  opts.l2_flush = f.l2_flush;
   const SweepOutcome res = run_sweep(spec, opts);
   fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
              res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
@@ -116,6 +122,16 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   sub->add_option("--check-rows", f->check_sample, "Rows checked (sampled) above the full-check limit")
       ->capture_default_str();
+  sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
+  sub->add_flag("--no-cupti", f->no_cupti,
+                "Leave CUPTI off so Nsight Systems can attach (the CPU backend never uses CUPTI)");
+  sub->add_option("--rank-mode", f->rank_mode, "cuda: measure virtual ranks one at a time or all at once")
+      ->check(CLI::IsMember({"isolated", "concurrent"}))
+      ->capture_default_str();
+  sub->add_option("--launch", f->launch, "cuda: replay the pass as a CUDA Graph or launch it eagerly")
+      ->check(CLI::IsMember({"graph", "eager"}))
+      ->capture_default_str();
+  sub->add_flag("--l2-flush", f->l2_flush, "cuda: flush L2 before each timed replay (cold) instead of warm");
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");

@@ -7,11 +7,17 @@
 #include <fmt/format.h>
 
 #include "bench/dump.hpp"
+#include "bench/metrics.hpp"
+#include "common/nvtx.hpp"
+#include "model/ring_simulator.hpp"
+#include "model/step_table.hpp"
+#include "reports/chrome_trace_writer.hpp"
 #include "bench/stats.hpp"
 #include "bench/watchdog.hpp"
 #include "common/error.hpp"
 #include "reports/config_json.hpp"
 #include "ring/executor.hpp"
+#include "ring/executor_cuda.hpp"
 
 namespace rb::bench {
 namespace {
@@ -28,30 +34,6 @@ json base_record(const Config& cfg, const char* status, const std::string& reaso
           {"metrics", nullptr},
           {"timeline", nullptr},
           {"model", nullptr}};
-}
-
-// Per-rank measured compute and comm time of one pass from its timeline (sums of interval lengths;
-// the measurement layer adds unions, overlap and exposed comm).
-json measured_per_rank(const ring::Plan& plan, const Timeline& tl) {
-  json ranks = json::array();
-  for (const auto& rp : plan.ranks) {
-    double compute_ns = 0, attention_ns = 0, comm_ns = 0;
-    for (const auto& iv : tl.intervals) {
-      if (iv.rank != rp.rank) continue;
-      const double len = static_cast<double>(iv.end_ns - iv.begin_ns);
-      if (iv.kind == IntervalKind::compute) {
-        compute_ns += len;
-        if (iv.name == "attention") attention_ns += len;
-      } else if (iv.kind == IntervalKind::comm) {
-        comm_ns += len;
-      }
-    }
-    ranks.push_back({{"rank", rp.rank},
-                     {"compute_ms", compute_ns / 1e6},
-                     {"attention_ms", attention_ns / 1e6},
-                     {"comm_ms", comm_ns / 1e6}});
-  }
-  return ranks;
 }
 
 // The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
@@ -76,7 +58,42 @@ json timeline_to_json(const Timeline& tl) {
           {"intervals", ivs}};
 }
 
+// The ring simulator fed with this pass's own per-step compute and transfer times: if the executor
+// schedules as the model assumes (double buffering, rendezvous, neighbour waits), the simulated
+// pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
+// contending with compute) that the model leaves out.
+json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
+  const auto table = model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant);
+  const auto sim = model::simulate(table);
+  const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
+  return {{"kind", "ring_simulator"},
+          {"basis", "the median pass's measured per-step compute and transfer times, rescheduled by the simulator"},
+          {"pass_ms", sim.pass_s * 1e3},
+          {"measured_pass_ms", measured_ms},
+          {"measured_over_model", sim.pass_s > 0 ? json(measured_ms / (sim.pass_s * 1e3)) : json(nullptr)},
+          {"compute_critical_path_ms", sim.pass_without_comm_s * 1e3},
+          {"exposed_comm_ms_mean", sim.exposed_comm_mean_s * 1e3},
+          {"exposed_comm_ms_max", sim.exposed_comm_max_s * 1e3},
+          {"overlap_fraction", sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr)},
+          {"idle_ms_max", sim.idle_max_s * 1e3}};
+}
+
 }  // namespace
+
+std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,
+                                              const ring::CpuOptions& cpu) {
+  if (plan.config.backend != Backend::cuda) return ring::make_cpu_executor(plan, cpu);
+#ifdef RINGBENCH_HAVE_CUDA
+  ring::CudaOptions c;
+  c.mode = opts.rank_mode == "concurrent" ? ring::CudaRankMode::concurrent : ring::CudaRankMode::isolated;
+  c.launch = opts.launch == "eager" ? ring::CudaLaunch::eager : ring::CudaLaunch::graph;
+  c.l2_flush = opts.l2_flush;
+  return ring::make_cuda_executor(plan, c);
+#else
+  (void)opts;
+  throw InputError("backend", "cuda", "this build has no CUDA backend");
+#endif
+}
 
 json plan_to_json(const ring::Plan& plan) {
   json ranks = json::array();
@@ -146,7 +163,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   ring::CpuOptions copts;
   if (faulty && opts.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
   if (faulty && opts.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
-  auto exec = ring::make_cpu_executor(plan, copts);
+  auto exec = make_executor(plan, opts, copts);
   Watchdog watchdog(opts.timeout_s, [&exec] { exec->abort(); });
   // An abort surfaces as an executor error; name the watchdog's reason instead.
   auto pass = [&](bool record) {
@@ -173,6 +190,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   std::vector<ring::PassRecord> passes;
   std::vector<double> samples_ms;
   for (int i = 0; i < cfg.repeats; ++i) {
+    nvtx::ScopedRange replay(nvtx::kRangeReplay, i);
     passes.push_back(pass(true));
     samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
   }
@@ -182,19 +200,33 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   for (auto& [k, v] : timing.items()) timing_ms[k == "count" || k == "noise_pct" ? k : k + "_ms"] = v;
   timing_ms["samples_ms"] = samples_ms;
   timing_ms["warmup"] = cfg.warmup;
-  timing_ms["clock"] = "steady_clock, whole pass (all ranks), wall";
+  if (cfg.backend == Backend::cuda) {
+    timing_ms["clock"] = "CUDA events around the pass";
+    timing_ms["rank_mode"] = opts.rank_mode;
+    timing_ms["launch"] = opts.launch;
+    timing_ms["l2"] = opts.l2_flush ? "flushed (cold)" : "warm";
+  } else {
+    timing_ms["clock"] = "steady_clock, whole pass (all ranks), wall";
+  }
   rec["timing"] = timing_ms;
 
   std::vector<std::size_t> order(passes.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](auto a, auto b) { return samples_ms[a] < samples_ms[b]; });
   const auto& median_pass = passes[order[order.size() / 2]];
-  const double median_s = st.median / 1e3;
   rec["timeline"] = timeline_to_json(median_pass.timeline);
-  rec["metrics"] = {{"attention_tflops", median_s > 0 ? plan.flops() / median_s / 1e12 : 0.0},
-                    {"work_imbalance", plan.work_imbalance()},
-                    {"timeline_pass_ms", static_cast<double>(median_pass.wall_ns) / 1e6},
-                    {"per_rank", measured_per_rank(plan, median_pass.timeline)}};
+  MetricsInputs in;
+  in.flops = plan.flops();
+  for (const auto& rp : plan.ranks) in.flops_per_rank.push_back(4.0 * cfg.head_dim * static_cast<double>(plan.work(rp.rank)));
+  json metrics = compute_metrics(median_pass.timeline, in).to_json();
+  metrics["timeline_pass_ms"] = static_cast<double>(median_pass.wall_ns) / 1e6;
+  rec["metrics"] = std::move(metrics);
+  rec["model"] = simulator_check(plan, median_pass);
+  if (opts.trace) {
+    const auto dir = opts.out_dir / "traces";
+    std::filesystem::create_directories(dir);
+    reports::write_chrome_trace(dir / (reports::config_id(cfg) + ".json"), {median_pass.timeline});
+  }
 
   if (!corr.passed()) {
     rec["status"] = "failed";

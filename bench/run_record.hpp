@@ -10,6 +10,7 @@
 
 #include "bench/sweep_runner.hpp"
 #include "common/config.hpp"
+#include "ring/executor.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
 
@@ -25,6 +26,10 @@ nlohmann::json run_configuration(const Config& cfg, const RunOptions& opts, cons
 
 // Bytes a configuration needs on this host: the executor's buffers and the reference's.
 std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts);
+
+// The executor for the configuration's backend (the CUDA one only in CUDA builds).
+std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,
+                                              const ring::CpuOptions& cpu);
 
 nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
 nlohmann::json failed_record(const Config& cfg, const std::string& reason);

@@ -9,12 +9,14 @@
 
 #include "bench/environment.hpp"
 #include "bench/interrupt.hpp"
+#include "common/nvtx.hpp"
 #include "bench/progress.hpp"
 #include "bench/run_record.hpp"
 #include "common/error.hpp"
 #include "reports/config_json.hpp"
 #include "reports/results_writer.hpp"
 #include "ring/executor.hpp"
+#include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
 
@@ -25,14 +27,22 @@ using nlohmann::json;
 
 // Throws InputError for a configuration this build cannot run or that breaks a rule.
 void check_runnable(const Config& cfg) {
-  if (cfg.backend != Backend::cpu)
-    throw InputError("backend", std::string(to_string(cfg.backend)),
-                     "this build runs the cpu backend only (the cuda backend is not built yet)");
   if (cfg.transport != Transport::local)
     throw InputError("transport", std::string(to_string(cfg.transport)),
-                     "the cpu backend in one process uses the local transport");
-  if (cfg.dtype == DType::bfloat16)
+                     "this build runs ranks in one process: the local transport (mpi and nccl are not built yet)");
+  if (cfg.backend == Backend::cuda) {
+#ifdef RINGBENCH_HAVE_CUDA
+    if (!ring::cuda_device_available()) throw InputError("backend", "cuda", "no CUDA device is available on this machine");
+    if (cfg.dtype != DType::bfloat16)
+      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
+    if (cfg.head_dim != 64 && cfg.head_dim != 128)
+      throw InputError("head-dim", std::to_string(cfg.head_dim), "the cuda attention kernel supports D = 64 and 128");
+#else
+    throw InputError("backend", "cuda", "this build has no CUDA backend (nvcc was not found when it was configured)");
+#endif
+  } else if (cfg.dtype == DType::bfloat16) {
     throw InputError("dtype", "bfloat16", "the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
+  }
   (void)ring::make_plan(cfg);
 }
 
@@ -137,6 +147,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
       continue;
     }
     try {
+      nvtx::ScopedRange range(std::string(nvtx::kRangeConfig) + " " + cfg.label());
       rec = run_configuration(
           cfg, opts, [&](const ring::CheckRows& rows) -> const std::vector<double>& { return refs.rows(cfg, rows); },
           idx);

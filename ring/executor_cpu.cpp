@@ -10,11 +10,11 @@
 #include <limits>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/nvtx.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
@@ -144,22 +144,10 @@ class CpuExecutor final : public Executor {
   std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
     const Config& cfg = plan_.config;
     const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
-    // Global position -> (rank, local row), from the segments.
-    std::unordered_map<std::int64_t, std::pair<int, std::int64_t>> where;
-    where.reserve(positions.size() * 2);
-    for (auto p : positions) where.emplace(p, std::pair<int, std::int64_t>{-1, -1});
-    for (int r = 0; r < c_; ++r) {
-      std::int64_t row = 0;
-      for (const auto& s : plan_.ranks[r].segments)
-        for (std::int64_t i = 0; i < s.count; ++i, ++row) {
-          auto it = where.find(s.pos(i));
-          if (it != where.end()) it->second = {r, row};
-        }
-    }
+    const auto where = locate_rows(plan_, positions);
     std::vector<double> out(positions.size() * width);
     for (std::size_t i = 0; i < positions.size(); ++i) {
-      const auto [r, row] = where.at(positions[i]);
-      if (r < 0) throw Error(fmt::format("cpu executor: position {} is held by no rank", positions[i]));
+      const auto [r, row] = where[i];
       const T* src = ranks_[r].o_acc.data() + row * width;
       std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
     }
@@ -202,6 +190,7 @@ class CpuExecutor final : public Executor {
   }
 
   void worker(int r, bool comm) {
+    nvtx::name_current_thread(fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
     std::uint64_t seen = 0;
     while (true) {
       {
@@ -259,6 +248,7 @@ class CpuExecutor final : public Executor {
     if (plan_.config.variant == Variant::allgather) {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
       auto own = std::span<const T>(rk.own);
+      nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
       auto k = transport_.allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
       auto v = transport_.allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
       log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
@@ -272,6 +262,7 @@ class CpuExecutor final : public Executor {
       if (j >= 2) wait_for(rk, &Rank::compute_done, j);
       const T* send = ring_block(rk, j);
       auto send_span = std::as_bytes(std::span<const T>(send, rk.own.size()));
+      nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
       auto span = transport_.exchange(r, j, send_span, dst, bytes_of(rk.buf[(j + 1) % 2]), src);
       log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
                    span.end_ns);
@@ -290,6 +281,7 @@ class CpuExecutor final : public Executor {
       if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = cfg.variant == Variant::allgather;
       if (gathered ? c_ > 1 : j > 0) wait_for(rk, &Rank::recv_done, gathered ? 1 : j);
+      nvtx::ScopedRange range(nvtx::kRangeStep, j);
       kref::AttentionBlockParams<T> ap;
       ap.q = rk.q.data();
       if (gathered) {

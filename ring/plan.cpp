@@ -3,6 +3,11 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
 
 #include "ring/split_scheme.hpp"
 #include "ring/variant_scheme.hpp"
@@ -33,6 +38,28 @@ Plan make_plan(const Config& cfg) {
     }
   }
   return plan;
+}
+
+std::vector<RowLocation> locate_rows(const Plan& plan, std::span<const std::int64_t> positions) {
+  std::unordered_map<std::int64_t, RowLocation> where;
+  where.reserve(positions.size() * 2);
+  for (auto p : positions) where.emplace(p, RowLocation{});
+  for (const auto& rp : plan.ranks) {
+    std::int64_t row = 0;
+    for (const auto& s : rp.segments)
+      for (std::int64_t i = 0; i < s.count; ++i, ++row) {
+        auto it = where.find(s.pos(i));
+        if (it != where.end()) it->second = {rp.rank, row};
+      }
+  }
+  std::vector<RowLocation> out;
+  out.reserve(positions.size());
+  for (auto p : positions) {
+    const RowLocation loc = where.at(p);
+    if (loc.rank < 0) throw Error(fmt::format("position {} is held by no rank", p));
+    out.push_back(loc);
+  }
+  return out;
 }
 
 std::int64_t Plan::work(int rank) const { return ranks.at(rank).unmasked * config.heads; }

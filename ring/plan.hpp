@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "common/config.hpp"
@@ -55,5 +56,13 @@ struct Plan {
 
 // Validates cfg (shape, divisibility) and builds its plan. Throws InputError on bad input.
 Plan make_plan(const Config& cfg);
+
+// Where a global position lives: its rank and its local row (rows in segment order).
+struct RowLocation {
+  int rank = -1;
+  std::int64_t row = -1;
+};
+// One location per position; throws rb::Error for a position no rank holds.
+std::vector<RowLocation> locate_rows(const Plan& plan, std::span<const std::int64_t> positions);
 
 }  // namespace rb::ring

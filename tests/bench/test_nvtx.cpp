@@ -2,7 +2,7 @@
 // design), and enabled() tells whether they were compiled in.
 #include <gtest/gtest.h>
 
-#include "bench/nvtx.hpp"
+#include "common/nvtx.hpp"
 
 namespace rb::bench {
 namespace {

@@ -9,7 +9,7 @@
 #include <algorithm>
 
 #include "bench/cupti_tracer.hpp"
-#include "bench/nvtx.hpp"
+#include "common/nvtx.hpp"
 
 cudaError_t launch_add_one(float* x, int n, cudaStream_t stream);
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-namespace rb::bench::nvtx {
+namespace rb::nvtx {
 
 inline constexpr const char* kDomain = "ringbench";
 
@@ -42,4 +42,4 @@ void name_stream(void* cuda_stream, const std::string& name);
 // Whether ranges are compiled in (RINGBENCH_HAVE_NVTX).
 bool enabled();
 
-}  // namespace rb::bench::nvtx
+}  // namespace rb::nvtx

@@ -1,6 +1,6 @@
 // NVTX3 wrappers (see nvtx.hpp). Ranges go to the `ringbench` domain through the C API, which
 // nvtx3 keeps header-only: without a tool attached each call is one branch on a null pointer.
-#include "bench/nvtx.hpp"
+#include "common/nvtx.hpp"
 
 #ifdef RINGBENCH_HAVE_NVTX
 #include <sys/syscall.h>
@@ -13,7 +13,7 @@
 #endif
 #endif
 
-namespace rb::bench::nvtx {
+namespace rb::nvtx {
 
 #ifdef RINGBENCH_HAVE_NVTX
 namespace {
@@ -75,4 +75,4 @@ bool enabled() { return false; }
 
 #endif
 
-}  // namespace rb::bench::nvtx
+}  // namespace rb::nvtx

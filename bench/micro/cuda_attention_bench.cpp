@@ -1,0 +1,83 @@
+// The device attention kernel's TFLOP/s by D, S, GQA group and mask class (one pair of S queries
+// against S keys: `full` is an off-diagonal block, `partial` the causal diagonal), and the merge
+// kernel's GB/s. FLOPs count unmasked pairs only (DESIGN §3). The goal shape is
+// S=16384, D=128, causal, Hq=16/Hkv=2 (CudaAttention/128/16384/8/1).
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+
+#include <cuda_bf16.h>
+
+#include "cuda_bench_util.hpp"
+#include "kernels/attention_block.cuh"
+#include "kernels/device_buffer.hpp"
+#include "kernels/fill_inputs.cuh"
+#include "kernels/merge_partials.cuh"
+
+namespace rb::micro {
+namespace {
+
+using bf16 = __nv_bfloat16;
+using kernels::DeviceBuffer;
+
+// Args: D, S, GQA group (Hq = 16, Hkv = 16 / group), mask (0 full, 1 partial = causal diagonal).
+void CudaAttention(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  const int d = static_cast<int>(state.range(0)), hq = 16, hkv = 16 / static_cast<int>(state.range(2));
+  const std::int64_t s = state.range(1);
+  const bool causal_diag = state.range(3) == 1;
+  const Segment q{causal_diag ? 0 : s, 1, s}, k{0, 1, s};  // full: every key before every query
+  const kernels::BlockPair pair{q, 0, k, 0, classify(q, k, true)};
+  DeviceBuffer<bf16> dq(s * hq * d), dk(s * hkv * d), dv(s * hkv * d);
+  DeviceBuffer<float> o(s * hq * d), lse(s * hq);
+  kernels::ref::FillParams fp{1, kernels::ref::Tensor::q, hq, d, DType::bfloat16};
+  kernels::fill_inputs(dq.get(), {q}, fp, nullptr);
+  fp.heads = hkv;
+  fp.tensor = kernels::ref::Tensor::k;
+  kernels::fill_inputs(dk.get(), {k}, fp, nullptr);
+  fp.tensor = kernels::ref::Tensor::v;
+  kernels::fill_inputs(dv.get(), {k}, fp, nullptr);
+  kernels::DeviceAttentionWork work(std::span(&pair, 1), s, s, true);
+  kernels::AttentionBlockParams p;
+  p.q = dq.get(), p.k = dk.get(), p.v = dv.get(), p.o = o.get(), p.lse = lse.get();
+  p.sq = s, p.sk = s, p.hq = hq, p.hkv = hkv, p.d = d, p.causal = true;
+  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+  work.bind(p);
+  kernels::attention_block(p, nullptr);  // warm-up (and the shared-memory opt-in)
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  for (auto _ : state) state.SetIterationTime(time_on_gpu(nullptr, [&] { kernels::attention_block(p, nullptr); }));
+  const double flops = 4.0 * d * hq * static_cast<double>(unmasked_pairs(q, k, true));
+  state.counters["TFLOP/s"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["unmasked_pairs"] = static_cast<double>(unmasked_pairs(q, k, true));
+}
+BENCHMARK(CudaAttention)
+    ->ArgNames({"D", "S", "group", "causal_diag"})
+    ->ArgsProduct({{64, 128}, {4096, 16384}, {1, 8}, {0, 1}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Merge of (rows, 16 heads, D) fp32 partials: reads O_a, O_b, L_a, L_b, writes O_a, L_a.
+void CudaMerge(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  const int d = static_cast<int>(state.range(0)), hq = 16;
+  const std::int64_t rows = state.range(1), n = rows * hq;
+  DeviceBuffer<float> oa(n * d), ob(n * d), la(n), lb(n);
+  RB_CUDA_CHECK(cudaMemset(oa.get(), 0, oa.bytes()));
+  RB_CUDA_CHECK(cudaMemset(ob.get(), 0, ob.bytes()));
+  RB_CUDA_CHECK(cudaMemset(la.get(), 0, la.bytes()));  // L = 0: every row takes the two-sided path
+  RB_CUDA_CHECK(cudaMemset(lb.get(), 0, lb.bytes()));
+  const kernels::MergeParams p{oa.get(), la.get(), ob.get(), lb.get(), rows, hq, d};
+  kernels::merge_partials(p, nullptr);
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  for (auto _ : state) state.SetIterationTime(time_on_gpu(nullptr, [&] { kernels::merge_partials(p, nullptr); }));
+  const double bytes = 4.0 * static_cast<double>(n) * (3.0 * d + 3.0);
+  state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(CudaMerge)
+    ->ArgNames({"D", "rows"})
+    ->ArgsProduct({{64, 128}, {4096, 32768}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace rb::micro

@@ -1,0 +1,58 @@
+// A whole c=8 ring pass on one GPU, replayed as a CUDA Graph against issued eagerly (the launch
+// overhead the graph removes), in both rank modes; and device-to-device copy bandwidth, the ceiling
+// of the local transport's K/V transfers.
+#include <benchmark/benchmark.h>
+
+#include "cuda_bench_util.hpp"
+#include "kernels/device_buffer.hpp"
+#include "ring/plan.hpp"
+
+namespace rb::micro {
+namespace {
+
+// Args: launch (0 graph, 1 eager), mode (0 isolated, 1 concurrent), S.
+void CudaPassC8(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  Config cfg;
+  cfg.seq = state.range(2);
+  cfg.cp = 8;
+  cfg.split = Split::zigzag;
+  cfg.heads = 16;
+  cfg.kv_heads = 2;
+  cfg.head_dim = 128;
+  cfg.dtype = DType::bfloat16;
+  cfg.backend = Backend::cuda;
+  ring::CudaOptions opts;
+  opts.launch = state.range(0) == 0 ? ring::CudaLaunch::graph : ring::CudaLaunch::eager;
+  opts.mode = state.range(1) == 0 ? ring::CudaRankMode::isolated : ring::CudaRankMode::concurrent;
+  auto ex = ring::make_cuda_executor(ring::make_plan(cfg), opts);
+  for (auto _ : state) state.SetIterationTime(static_cast<double>(ex->run_pass(false).wall_ns) * 1e-9);
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(ex->plan().flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  state.SetLabel(std::string(to_string(opts.launch)) + "/" + std::string(to_string(opts.mode)));
+}
+BENCHMARK(CudaPassC8)
+    ->ArgNames({"eager", "concurrent", "S"})
+    ->ArgsProduct({{0, 1}, {0, 1}, {8192, 32768}})
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
+// Arg: bytes per copy.
+void CudaCopyD2D(benchmark::State& state) {
+  if (!require_gpu(state)) return;
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  kernels::DeviceBuffer<std::byte> a(bytes), b(bytes);
+  const ring::CudaStream s = ring::make_stream();
+  RB_CUDA_CHECK(cudaMemsetAsync(a.get(), 1, bytes, s.get()));
+  for (auto _ : state)
+    state.SetIterationTime(time_on_gpu(s.get(), [&] {
+      RB_CUDA_CHECK(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, s.get()));
+    }));
+  // A device-to-device copy reads and writes every byte.
+  state.counters["GB/s"] = benchmark::Counter(2.0 * static_cast<double>(bytes) * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(CudaCopyD2D)->RangeMultiplier(8)->Range(1 << 20, 1 << 29)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace rb::micro

@@ -1,0 +1,69 @@
+// Device attention kernel for one ring step (DESIGN §3): bf16 Q, K, V in the twin's (rows, H, D)
+// layout, fp32 accumulation, D = 64 or 128, GQA. One launch runs every BlockPair of the step, so the
+// key segments of one step combine in one online softmax per query row; its outputs are the
+// normalised partial O and the natural-log LSE, both fp32, with O = 0 and L = -inf for rows that saw
+// no key. CPU twin: kernels/attention_block_ref.hpp (same semantics, same name, namespace ref).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include "kernels/attention_tiling.hpp"
+#include "kernels/block_pair.hpp"
+#include "kernels/device_buffer.hpp"
+
+namespace rb::kernels {
+
+struct AttentionBlockParams {
+  const __nv_bfloat16* q = nullptr;  // (sq, hq, d)
+  const __nv_bfloat16* k = nullptr;  // (sk, hkv, d)
+  const __nv_bfloat16* v = nullptr;  // (sk, hkv, d)
+  float* o = nullptr;                // (sq, hq, d), every row overwritten
+  float* lse = nullptr;              // (sq, hq), every row overwritten
+  std::int64_t sq = 0, sk = 0;
+  int hq = 1, hkv = 1, d = 128;
+  bool causal = true;
+  float scale = 0;  // usually 1/sqrt(d)
+  // Device arrays from DeviceAttentionWork: the pairs, the row tiles and each tile's pair list.
+  const BlockPair* pairs = nullptr;
+  const tiling::TileWork* tiles = nullptr;
+  const std::int32_t* pair_index = nullptr;
+  std::int64_t num_tiles = 0;
+};
+
+// One step's pairs and their tiling, on the device. Built once per (rank, step) at setup, so a
+// captured graph's kernel nodes point at memory that outlives every replay.
+class DeviceAttentionWork {
+ public:
+  DeviceAttentionWork() = default;
+  // Validates the pairs against the buffers (throws rb::Error as the twin does) and uploads them.
+  DeviceAttentionWork(std::span<const BlockPair> step_pairs, std::int64_t sq, std::int64_t sk, bool causal);
+  const BlockPair* pairs() const { return pairs_.get(); }
+  const tiling::TileWork* tiles() const { return tiles_.get(); }
+  const std::int32_t* pair_index() const { return index_.get(); }
+  std::int64_t num_tiles() const { return static_cast<std::int64_t>(tiles_.size()); }
+  std::int64_t key_tiles() const { return key_tiles_; }  // one head; for work accounting
+  // Fills the params' work fields.
+  void bind(AttentionBlockParams& p) const;
+
+ private:
+  DeviceBuffer<BlockPair> pairs_;
+  DeviceBuffer<tiling::TileWork> tiles_;
+  DeviceBuffer<std::int32_t> index_;
+  std::int64_t key_tiles_ = 0;
+};
+
+// Dynamic shared memory of one CTA: Q tile plus double-buffered K and V tiles.
+constexpr std::size_t attention_smem_bytes(int d) {
+  return static_cast<std::size_t>(tiling::kBlockM + 4 * tiling::kBlockN) * d * sizeof(__nv_bfloat16);
+}
+
+// Enqueues the kernel on `stream` (capturable). Throws rb::Error on bad params and rb::ApiError
+// when the launch fails. A launch with no tiles enqueues nothing.
+void attention_block(const AttentionBlockParams& p, cudaStream_t stream);
+
+}  // namespace rb::kernels

@@ -1,0 +1,57 @@
+// Owning wrappers for CUDA streams, events, graphs and graph executables, so an executor that
+// throws halfway through setup (or capture) releases what it created. Destructors do not throw;
+// creation goes through RB_CUDA_CHECK.
+#pragma once
+
+#include <utility>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels/cuda_check.hpp"
+
+namespace rb::ring {
+
+template <typename H, cudaError_t (*Destroy)(H)>
+class CudaHandle {
+ public:
+  CudaHandle() = default;
+  explicit CudaHandle(H h) : h_(h) {}
+  CudaHandle(CudaHandle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  CudaHandle& operator=(CudaHandle&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  CudaHandle(const CudaHandle&) = delete;
+  CudaHandle& operator=(const CudaHandle&) = delete;
+  ~CudaHandle() { reset(); }
+  H get() const { return h_; }
+  void reset() noexcept {
+    if (h_) Destroy(h_);
+    h_ = nullptr;
+  }
+
+ private:
+  H h_ = nullptr;
+};
+
+using CudaStream = CudaHandle<cudaStream_t, cudaStreamDestroy>;
+using CudaEvent = CudaHandle<cudaEvent_t, cudaEventDestroy>;
+using CudaGraph = CudaHandle<cudaGraph_t, cudaGraphDestroy>;
+using CudaGraphExec = CudaHandle<cudaGraphExec_t, cudaGraphExecDestroy>;
+
+inline CudaStream make_stream() {
+  cudaStream_t s = nullptr;
+  RB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return CudaStream(s);
+}
+// timing = false gives the cheaper events used only for fork/join ordering.
+inline CudaEvent make_event(bool timing) {
+  cudaEvent_t e = nullptr;
+  RB_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
+  return CudaEvent(e);
+}
+
+}  // namespace rb::ring

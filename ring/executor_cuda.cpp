@@ -1,0 +1,544 @@
+// The CUDA backend with the local transport on one device. Each virtual rank owns its Q, its own
+// K|V block, two receive buffers, partial and accumulated O/LSE, a compute stream and a comm
+// stream. A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the
+// block's arrival event, runs attention (step 0 writes the accumulators directly, later steps write
+// the partials and merge), and records its done event; the comm stream meanwhile copies the block
+// for step j+1 into the other buffer, after the step that last read that buffer is done (as the
+// CPU backend's comm thread waits). The same enqueue() runs eagerly or under stream capture; timing
+// events become event-record nodes in the graph (cudaEventRecordExternal), so each replay leaves
+// per-step times behind for the timeline.
+#include "ring/executor_cuda.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <limits>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "kernels/attention_block.cuh"
+#include "kernels/cuda_check.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/fill_inputs.cuh"
+#include "kernels/link_pace.cuh"
+#include "kernels/merge_partials.cuh"
+#include "ring/cuda_handles.hpp"
+
+namespace rb::ring {
+
+std::string_view to_string(CudaRankMode m) { return m == CudaRankMode::isolated ? "isolated" : "concurrent"; }
+std::string_view to_string(CudaLaunch l) { return l == CudaLaunch::graph ? "graph" : "eager"; }
+
+bool cuda_device_available() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+namespace {
+
+using bf16 = __nv_bfloat16;
+using kernels::BlockPair;
+using kernels::DeviceBuffer;
+
+// Timing events of one step of one rank. The transfer recorded at step j brings step j+1's block.
+struct StepEvents {
+  CudaEvent attn_begin, attn_end, merge_end, copy_begin, copy_end;
+  CudaEvent recv_done, compute_done;  // ordering only
+};
+
+struct Rank {
+  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
+  DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
+  DeviceBuffer<std::uint64_t> stamp;  // link model: transfer start times, one slot per step
+  std::vector<kernels::DeviceAttentionWork> work;  // per step
+  CudaStream compute, comm;
+  std::vector<StepEvents> ev;  // per step
+  CudaEvent begin, end, fork, join;
+  CudaGraphExec exec;  // isolated mode: this rank's pass
+};
+
+class CudaExecutorImpl final : public CudaExecutor {
+ public:
+  CudaExecutorImpl(const Plan& plan, const CudaOptions& opts)
+      : plan_(plan), opts_(opts), c_(plan.config.cp), rows_(plan.ranks.at(0).tokens), ranks_(plan.config.cp) {
+    const Config& cfg = plan_.config;
+    if (cfg.dtype != DType::bfloat16)
+      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
+    if (cfg.head_dim != 64 && cfg.head_dim != 128)
+      throw InputError("head_dim", std::to_string(cfg.head_dim), "the cuda backend runs D = 64 or 128");
+    for (const auto& rp : plan_.ranks)
+      if (rp.tokens != rows_) throw Error("cuda executor: ranks must hold equal token counts");
+    RB_CUDA_CHECK(cudaSetDevice(opts_.device));
+    origin_ = make_stream();
+    pass_begin_ = make_event(true);
+    pass_end_ = make_event(true);
+    for (int r = 0; r < c_; ++r) setup_rank(r);
+    if (opts_.l2_flush) {
+      int l2 = 0;
+      RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, opts_.device));
+      flush_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+    }
+    RB_CUDA_CHECK(cudaDeviceSynchronize());  // fills done before the first pass reads them
+
+    run_eager();  // DESIGN §7 step 1: one eager pass (the caller checks it via output_rows)
+    if (opts_.launch == CudaLaunch::graph) {
+      capture();
+      replay();  // one untimed replay after the upload
+    }
+  }
+
+  ~CudaExecutorImpl() override { cudaDeviceSynchronize(); }  // nothing in flight when buffers go
+
+  const Plan& plan() const override { return plan_; }
+  const CudaOptions& options() const override { return opts_; }
+  const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
+  std::int64_t last_raw_ns() const override { return raw_ns_; }
+
+  // The GPU work already queued finishes; the pass in progress throws at its next wait.
+  void abort() override { aborted_ = true; }
+
+  PassRecord run_pass(bool record) override {
+    if (aborted_) throw Error("cuda executor: aborted");
+    if (opts_.launch == CudaLaunch::graph)
+      replay();
+    else
+      run_eager();
+    return collect(record);
+  }
+
+  std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
+    const Config& cfg = plan_.config;
+    const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
+    const auto where = locate_rows(plan_, positions);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::vector<float>> host(c_);
+    std::vector<double> out(positions.size() * width);
+    for (std::size_t i = 0; i < positions.size(); ++i) {
+      const auto [r, row] = where[i];
+      if (host[r].empty()) {
+        host[r].resize(ranks_[r].o_acc.size());
+        RB_CUDA_CHECK(cudaMemcpy(host[r].data(), ranks_[r].o_acc.get(), ranks_[r].o_acc.bytes(),
+                                 cudaMemcpyDeviceToHost));
+      }
+      const float* src = host[r].data() + row * width;
+      std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
+    }
+    return out;
+  }
+
+ private:
+  std::int64_t kv_half() const {
+    return rows_ * plan_.config.kv_heads * plan_.config.head_dim;
+  }
+  bool gathered() const { return plan_.config.variant == Variant::allgather; }
+  int steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
+
+  void setup_rank(int r) {
+    const Config& cfg = plan_.config;
+    Rank& rk = ranks_[r];
+    const auto& segs = plan_.ranks[r].segments;
+    const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
+    rk.compute = make_stream();
+    rk.comm = make_stream();
+    rk.q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
+    rk.own = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+    kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
+    kernels::fill_inputs(rk.q.get(), segs, fp, rk.compute.get());
+    fp.tensor = kernels::ref::Tensor::k;
+    fp.heads = cfg.kv_heads;
+    kernels::fill_inputs(rk.own.get(), segs, fp, rk.compute.get());
+    fp.tensor = kernels::ref::Tensor::v;
+    kernels::fill_inputs(rk.own.get() + half, segs, fp, rk.compute.get());
+    rk.o_part = DeviceBuffer<float>(static_cast<std::size_t>(qn));
+    rk.o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
+    rk.lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
+    rk.lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
+    rk.stamp = DeviceBuffer<std::uint64_t>(static_cast<std::size_t>(std::max(c_, 1)));
+    if (gathered()) {
+      rk.all_k = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
+      rk.all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
+      // Its own slot never changes: copied once here, not in every pass.
+      RB_CUDA_CHECK(cudaMemcpyAsync(rk.all_k.get() + half * r, rk.own.get(), half * sizeof(bf16),
+                                    cudaMemcpyDeviceToDevice, rk.compute.get()));
+      RB_CUDA_CHECK(cudaMemcpyAsync(rk.all_v.get() + half * r, rk.own.get() + half, half * sizeof(bf16),
+                                    cudaMemcpyDeviceToDevice, rk.compute.get()));
+    } else {
+      if (c_ > 1) rk.buf[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+      if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+    }
+    const std::int64_t sk = gathered() ? rows_ * c_ : rows_;
+    for (const auto& pairs : step_pairs(r)) rk.work.emplace_back(pairs, rows_, sk, cfg.causal);
+    for (int j = 0; j < steps(); ++j)
+      rk.ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
+                                 make_event(true), make_event(false), make_event(false)});
+    rk.begin = make_event(true);
+    rk.end = make_event(true);
+    rk.fork = make_event(false);
+    rk.join = make_event(false);
+  }
+
+  // As the CPU backend: key rows start at 0 in a ring buffer, at the source's slot when gathered.
+  std::vector<std::vector<BlockPair>> step_pairs(int r) const {
+    const auto& rp = plan_.ranks[r];
+    const auto q_off = row_offsets(rp.segments);
+    std::vector<std::vector<BlockPair>> out;
+    for (const auto& st : rp.steps) {
+      std::vector<BlockPair> pairs;
+      for (const auto& pp : st.pairs) {
+        const auto& ksegs = plan_.ranks[pp.k_rank].segments;
+        const auto k_off = row_offsets(ksegs);
+        const std::int64_t base = gathered() ? rows_ * pp.k_rank : 0;
+        pairs.push_back(BlockPair{rp.segments[pp.q_seg], q_off[pp.q_seg], ksegs[pp.k_seg], base + k_off[pp.k_seg],
+                                  pp.mask});
+      }
+      out.push_back(std::move(pairs));
+    }
+    return out;
+  }
+
+  // --- enqueueing one pass -------------------------------------------------------------------
+
+  void timing(const CudaEvent& e, cudaStream_t s) {
+    if (capturing_)
+      RB_CUDA_CHECK(cudaEventRecordWithFlags(e.get(), s, cudaEventRecordExternal));
+    else
+      RB_CUDA_CHECK(cudaEventRecord(e.get(), s));
+  }
+  // Names the node the last call on s added (capture only), for GraphNodeLabel.
+  void label(cudaStream_t s, int r, int step, IntervalKind kind, const char* lane, const char* name) {
+    if (!capturing_) return;
+    cudaStreamCaptureStatus status{};
+    const cudaGraphNode_t* deps = nullptr;
+    std::size_t n = 0;
+    RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
+    if (status == cudaStreamCaptureStatusActive && n == 1)
+      labels_.push_back(GraphNodeLabel{static_cast<void*>(deps[0]), r, step, kind, lane, name});
+  }
+
+  void copy(void* dst, const void* src, std::int64_t bytes, Rank& rk, int r, int step, const char* name) {
+    const cudaStream_t s = rk.comm.get();
+    const std::int64_t pace = kernels::link_ns(bytes, plan_.config.link_gbps);
+    if (pace > 0) kernels::link_stamp(rk.stamp.get() + step, s);
+    RB_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, s));
+    label(s, r, step, IntervalKind::comm, "comm", name);
+    if (pace > 0) {
+      kernels::link_pace(rk.stamp.get() + step, pace, s);
+      label(s, r, step, IntervalKind::comm, "comm", "link_pace");
+    }
+  }
+
+  // The block rank r attends to at step j.
+  const bf16* block(const Rank& rk, int j) const { return j == 0 ? rk.own.get() : rk.buf[j % 2].get(); }
+
+  void attend(int r, int j) {
+    const Config& cfg = plan_.config;
+    Rank& rk = ranks_[r];
+    const cudaStream_t s = rk.compute.get();
+    const std::int64_t half = kv_half();
+    kernels::AttentionBlockParams ap;
+    ap.q = rk.q.get();
+    ap.k = gathered() ? rk.all_k.get() : block(rk, j);
+    ap.v = gathered() ? rk.all_v.get() : block(rk, j) + half;
+    // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
+    ap.o = j == 0 ? rk.o_acc.get() : rk.o_part.get();
+    ap.lse = j == 0 ? rk.lse_acc.get() : rk.lse_part.get();
+    ap.sq = rows_;
+    ap.sk = gathered() ? rows_ * c_ : rows_;
+    ap.hq = cfg.heads;
+    ap.hkv = cfg.kv_heads;
+    ap.d = cfg.head_dim;
+    ap.causal = cfg.causal;
+    ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
+    rk.work[j].bind(ap);
+    StepEvents& ev = rk.ev[j];
+    timing(ev.attn_begin, s);
+    kernels::attention_block(ap, s);
+    label(s, r, j, IntervalKind::compute, "compute", "attention");
+    timing(ev.attn_end, s);
+    if (j > 0) {
+      kernels::merge_partials(kernels::MergeParams{rk.o_acc.get(), rk.lse_acc.get(), rk.o_part.get(),
+                                                   rk.lse_part.get(), rows_, cfg.heads, cfg.head_dim},
+                              s);
+      label(s, r, j, IntervalKind::compute, "compute", "merge");
+    }
+    timing(ev.merge_end, s);
+    RB_CUDA_CHECK(cudaEventRecord(ev.compute_done.get(), s));
+  }
+
+  // Rank r's comm work issued during step j: the block for step j+1 (ring), or the whole gather.
+  void transfer(int r, int j, bool concurrent) {
+    Rank& rk = ranks_[r];
+    const cudaStream_t s = rk.comm.get();
+    const std::int64_t half = kv_half(), block_bytes = 2 * half * static_cast<std::int64_t>(sizeof(bf16));
+    StepEvents& ev = rk.ev[j];
+    if (gathered()) {
+      timing(ev.copy_begin, s);
+      for (int src = 0; src < c_; ++src) {
+        if (src == r) continue;
+        const bf16* own = ranks_[src].own.get();
+        copy(rk.all_k.get() + half * src, own, half * 2, rk, r, j, "kv_allgather");
+        copy(rk.all_v.get() + half * src, own + half, half * 2, rk, r, j, "kv_allgather");
+      }
+      timing(ev.copy_end, s);
+      RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
+      return;
+    }
+    const int prev = (r - 1 + c_) % c_, next = (r + 1) % c_;
+    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the ring buffers).
+    if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
+    const bf16* src = nullptr;
+    if (concurrent) {
+      // A true ring: forward what rank r-1 holds at step j, once it has arrived there, and only
+      // after rank r+1 has finished reading our buffer that this copy overwrites.
+      src = block(ranks_[prev], j);
+      if (j >= 1) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[prev].ev[j - 1].recv_done.get(), 0));
+      if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[next].ev[j - 1].recv_done.get(), 0));
+    } else {
+      // Alone on the GPU: the same bytes straight from the block's origin rank, which never changes.
+      src = ranks_[((r - j - 1) % c_ + c_) % c_].own.get();
+    }
+    timing(ev.copy_begin, s);
+    copy(rk.buf[(j + 1) % 2].get(), src, block_bytes, rk, r, j + 1, "kv_recv");
+    timing(ev.copy_end, s);
+    RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
+  }
+
+  // Enqueues the pass of `which` ranks (all, or one in isolated mode), forked from and joined back
+  // into `origin`. recv_done of step j (recorded by transfer(j)) is what step j+1 waits for.
+  void enqueue(std::span<const int> which, cudaStream_t origin, bool concurrent) {
+    for (int r : which) {
+      Rank& rk = ranks_[r];
+      RB_CUDA_CHECK(cudaEventRecord(rk.fork.get(), origin));
+      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.fork.get(), 0));
+      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.comm.get(), rk.fork.get(), 0));
+      timing(rk.begin, rk.compute.get());
+    }
+    const int n = steps();
+    for (int j = 0; j < n; ++j) {
+      for (int r : which) {
+        if (gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_)) transfer(r, j, concurrent);
+        Rank& rk = ranks_[r];
+        if (gathered() ? (j == 0 && c_ > 1) : j > 0) {
+          const int arrived = gathered() ? 0 : j - 1;
+          RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.ev[arrived].recv_done.get(), 0));
+        }
+        attend(r, j);
+      }
+    }
+    for (int r : which) {
+      Rank& rk = ranks_[r];
+      timing(rk.end, rk.compute.get());
+      RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), rk.comm.get()));
+      RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
+      RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), rk.compute.get()));
+      RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
+    }
+  }
+
+  // cudaStreamSynchronize, but abort() from another thread ends the wait with an Error.
+  void wait(cudaStream_t s) {
+    while (true) {
+      const cudaError_t e = cudaStreamQuery(s);
+      if (e == cudaSuccess) return;
+      if (e != cudaErrorNotReady) RB_CUDA_CHECK(e);
+      if (aborted_) throw Error("cuda executor: aborted while a pass was running");
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  void flush_l2(cudaStream_t s) {
+    if (opts_.l2_flush) RB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), s));
+  }
+
+  std::vector<int> all_ranks() const {
+    std::vector<int> v(c_);
+    for (int r = 0; r < c_; ++r) v[r] = r;
+    return v;
+  }
+
+  void run_eager() {
+    const cudaStream_t o = origin_.get();
+    if (opts_.mode == CudaRankMode::concurrent) {
+      flush_l2(o);
+      timing(pass_begin_, o);
+      const auto all = all_ranks();
+      enqueue(all, o, true);
+      timing(pass_end_, o);
+    } else {
+      for (int r = 0; r < c_; ++r) {
+        flush_l2(o);
+        const int one[1] = {r};
+        enqueue(one, o, false);
+      }
+    }
+    wait(o);
+  }
+
+  // DESIGN §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
+  // calls cannot invalidate it), instantiate, upload.
+  void capture() {
+    const cudaStream_t o = origin_.get();
+    auto one_graph = [&](std::span<const int> which, bool concurrent) {
+      RB_CUDA_CHECK(cudaStreamBeginCapture(o, cudaStreamCaptureModeThreadLocal));
+      capturing_ = true;
+      try {
+        if (concurrent) timing(pass_begin_, o);
+        enqueue(which, o, concurrent);
+        if (concurrent) timing(pass_end_, o);
+      } catch (...) {
+        capturing_ = false;
+        cudaGraph_t g = nullptr;
+        cudaStreamEndCapture(o, &g);  // leave the stream usable; the error in flight is the one to report
+        if (g) cudaGraphDestroy(g);
+        throw;
+      }
+      capturing_ = false;
+      cudaGraph_t g = nullptr;
+      RB_CUDA_CHECK(cudaStreamEndCapture(o, &g));
+      CudaGraph graph(g);
+      cudaGraphExec_t e = nullptr;
+      RB_CUDA_CHECK(cudaGraphInstantiate(&e, graph.get(), 0));
+      CudaGraphExec exec(e);
+      RB_CUDA_CHECK(cudaGraphUpload(exec.get(), o));
+      graphs_.push_back(std::move(graph));  // kept: labels_ point at its nodes
+      return exec;
+    };
+    if (opts_.mode == CudaRankMode::concurrent) {
+      const auto all = all_ranks();
+      concurrent_exec_ = one_graph(all, true);
+    } else {
+      for (int r = 0; r < c_; ++r) {
+        const int one[1] = {r};
+        ranks_[r].exec = one_graph(one, false);
+      }
+    }
+    RB_CUDA_CHECK(cudaStreamSynchronize(o));
+  }
+
+  void replay() {
+    const cudaStream_t o = origin_.get();
+    if (opts_.mode == CudaRankMode::concurrent) {
+      flush_l2(o);
+      RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
+    } else {
+      for (auto& rk : ranks_) {
+        flush_l2(o);
+        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), o));
+      }
+    }
+    wait(o);
+  }
+
+  // --- reading the events back ----------------------------------------------------------------
+
+  static std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {
+    float ms = 0;
+    RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    return static_cast<std::int64_t>(std::llround(static_cast<double>(ms) * 1e6));
+  }
+
+  // Intervals of rank r relative to `ref`, each tagged with the step during which it ran (its
+  // epoch) so isolated mode can place it on the composed ring's clock.
+  struct Tagged {
+    Interval iv;
+    int epoch;
+  };
+  std::vector<Tagged> rank_intervals(int r, const CudaEvent& ref) const {
+    const Rank& rk = ranks_[r];
+    std::vector<Tagged> out;
+    for (int j = 0; j < steps(); ++j) {
+      const StepEvents& ev = rk.ev[j];
+      const auto a0 = ns_between(ref, ev.attn_begin), a1 = ns_between(ref, ev.attn_end),
+                 a2 = ns_between(ref, ev.merge_end);
+      out.push_back({Interval{r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1}, j});
+      if (j > 0) out.push_back({Interval{r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2}, j});
+      const bool moved = gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_);
+      if (moved) {
+        const std::int64_t bytes = plan_.ranks[r].steps[gathered() ? 0 : j + 1].recv_bytes;
+        out.push_back({Interval{r, IntervalKind::comm, "comm", gathered() ? "kv_allgather" : "kv_recv",
+                                gathered() ? 0 : j + 1, bytes, ns_between(ref, ev.copy_begin),
+                                ns_between(ref, ev.copy_end)},
+                       j});
+      }
+    }
+    return out;
+  }
+
+  PassRecord collect(bool record) {
+    PassRecord rec;
+    if (opts_.mode == CudaRankMode::concurrent) {
+      rec.wall_ns = ns_between(pass_begin_, pass_end_);
+      raw_ns_ = rec.wall_ns;
+      if (record)
+        for (int r = 0; r < c_; ++r)
+          for (auto& t : rank_intervals(r, pass_begin_)) rec.timeline.intervals.push_back(std::move(t.iv));
+    } else {
+      // Step j of rank r lasts from the end of its step j-1 (or its start) to the end of step j;
+      // the ring's step j lasts the longest of these, and the pass their sum.
+      const int n = steps();
+      std::vector<std::vector<std::int64_t>> ends(c_, std::vector<std::int64_t>(n));
+      std::vector<std::int64_t> step_max(n, 0);
+      raw_ns_ = 0;
+      for (int r = 0; r < c_; ++r) {
+        for (int j = 0; j < n; ++j) {
+          ends[r][j] = ns_between(ranks_[r].begin, ranks_[r].ev[j].merge_end);
+          step_max[j] = std::max(step_max[j], ends[r][j] - (j ? ends[r][j - 1] : 0));
+        }
+        raw_ns_ += ns_between(ranks_[r].begin, ranks_[r].end);
+      }
+      std::vector<std::int64_t> start(n + 1, 0);
+      for (int j = 0; j < n; ++j) start[j + 1] = start[j] + step_max[j];
+      rec.wall_ns = start[n];
+      if (record)
+        for (int r = 0; r < c_; ++r)
+          for (auto& t : rank_intervals(r, ranks_[r].begin)) {
+            const std::int64_t shift = start[t.epoch] - (t.epoch ? ends[r][t.epoch - 1] : 0);
+            t.iv.begin_ns += shift;
+            t.iv.end_ns += shift;
+            rec.timeline.intervals.push_back(std::move(t.iv));
+          }
+    }
+    if (record) {
+      rec.timeline.window_begin_ns = 0;
+      rec.timeline.window_end_ns = rec.wall_ns;
+    }
+    return rec;
+  }
+
+  Plan plan_;
+  CudaOptions opts_;
+  int c_;
+  std::int64_t rows_;
+  std::vector<Rank> ranks_;
+  CudaStream origin_;
+  CudaEvent pass_begin_, pass_end_;
+  DeviceBuffer<std::byte> flush_;
+  std::vector<CudaGraph> graphs_;
+  CudaGraphExec concurrent_exec_;
+  std::vector<GraphNodeLabel> labels_;
+  bool capturing_ = false;
+  std::int64_t raw_ns_ = 0;
+  std::atomic<bool> aborted_{false};
+};
+
+}  // namespace
+
+std::int64_t cuda_executor_bytes(const Plan& plan) {
+  const Config& cfg = plan.config;
+  const std::int64_t c = cfg.cp, rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
+  const std::int64_t q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
+  const std::int64_t blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
+  const std::int64_t per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
+  return per_rank * c;
+}
+
+std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {
+  return std::make_unique<CudaExecutorImpl>(plan, opts);
+}
+
+}  // namespace rb::ring

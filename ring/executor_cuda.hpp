@@ -1,0 +1,69 @@
+// The CUDA backend with the local transport on one device (DESIGN §7): c virtual ranks share the
+// GPU, K/V double-buffered per rank, transfers as device-to-device copies on a comm stream that
+// overlap the step's attention on the compute stream. A whole pass is captured once as a CUDA Graph
+// and replayed; timing and the timeline come from CUDA events. Built only with RINGBENCH_HAVE_CUDA;
+// this header itself needs no CUDA header.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/timeline.hpp"
+#include "ring/executor.hpp"
+
+namespace rb::ring {
+
+// isolated (default): each virtual rank's pass runs alone on the GPU (its steps, its copies on the
+// copy engine, overlapped with its compute); the ring's step time is the maximum over ranks, and
+// the pass time the sum of step times. concurrent: all virtual ranks run at once in one graph,
+// with the ring's true dependencies (a block is forwarded only after it has arrived).
+enum class CudaRankMode { isolated, concurrent };
+// graph: replay the captured pass; eager: issue every launch, copy and event from the host each
+// pass (the comparison DESIGN §6 calls the eager-vs-graph difference).
+enum class CudaLaunch { graph, eager };
+std::string_view to_string(CudaRankMode m);
+std::string_view to_string(CudaLaunch l);
+
+struct CudaOptions {
+  CudaRankMode mode = CudaRankMode::isolated;
+  CudaLaunch launch = CudaLaunch::graph;
+  bool l2_flush = false;  // overwrite 2x the L2 before each timed replay (outside the timed events)
+  int device = 0;
+  // The link model is Config::link_gbps: each transfer is paced to bytes / link (kernels/link_pace).
+};
+
+// One captured node and what it is, for the CUPTI tracer to classify activity records by graph
+// node (it maps `node`, a cudaGraphNode_t, to CUPTI's id with cuptiGetGraphNodeId).
+struct GraphNodeLabel {
+  void* node = nullptr;
+  int rank = 0;
+  int step = -1;
+  IntervalKind kind = IntervalKind::other;
+  std::string lane;  // "compute" or "comm"
+  std::string name;  // "attention", "merge", "kv_recv", "kv_allgather", "link_pace"
+};
+
+class CudaExecutor : public Executor {
+ public:
+  virtual const CudaOptions& options() const = 0;
+  // Labels of every kernel and copy node captured (all rank graphs); empty in eager mode.
+  virtual const std::vector<GraphNodeLabel>& graph_nodes() const = 0;
+  // Sum over ranks of each rank's measured pass (isolated mode) next to the composed wall time
+  // run_pass reports; equal to wall_ns in concurrent mode. From the last run_pass.
+  virtual std::int64_t last_raw_ns() const = 0;
+};
+
+// Allocates and fills every rank's shard on the device, runs one eager pass, and (graph launch)
+// captures, instantiates, uploads and replays the pass once, untimed. Throws InputError for dtypes
+// other than bfloat16 or D other than 64/128, ApiError for CUDA failures.
+std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts);
+
+// Device bytes the CUDA backend allocates for a plan (all virtual ranks), to skip what cannot fit.
+std::int64_t cuda_executor_bytes(const Plan& plan);
+
+// True when the CUDA runtime finds at least one device (false, not an error, when it finds none).
+bool cuda_device_available();
+
+}  // namespace rb::ring

@@ -1,0 +1,89 @@
+"""Failure isolation: a configuration that fails is recorded with its reason and the sweep goes on;
+a fatal error or a signal stops the sweep with everything measured so far written."""
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from ringbench_cli import read_json, read_jsonl, run, start_and_wait_for_lines, tempdir
+
+SMALL = ["--seq", "128", "--cp", "1,2,4", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
+         "--head-dim", "16", "--repeats", "2"]
+
+
+class Failures(unittest.TestCase):
+    def sweep(self, *extra):
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            p = run("run", *SMALL, *extra, "--out", out)
+            return p, read_json(os.path.join(out, "results.json")), read_jsonl(os.path.join(out, "results.jsonl"))
+
+    def assert_isolated(self, fault, reason_part):
+        p, doc, lines = self.sweep("--inject-fault", fault, "--timeout", "5")
+        self.assertEqual(p.returncode, 1, p.stderr)
+        self.assertEqual([r["status"] for r in doc["runs"]], ["ok", "failed", "ok"])
+        self.assertIn(reason_part, doc["runs"][1]["reason"])
+        self.assertEqual(len(lines), 3)
+        self.assertIsNone(doc["stopped"])
+        return doc
+
+    def test_error_in_a_pass(self):
+        self.assert_isolated("throw@1", "injected fault")
+
+    def test_correctness_failure_keeps_the_timing(self):
+        doc = self.assert_isolated("corrupt@1", "correctness: 1 of")
+        bad = doc["runs"][1]
+        self.assertEqual(bad["correctness"]["over_tolerance"], 1)
+        self.assertFalse(bad["correctness"]["passed"])
+        self.assertEqual(len(bad["timing"]["samples_ms"]), 2)  # what was measured is kept
+
+    def test_hang_is_ended_by_the_timeout(self):
+        t0 = time.time()
+        self.assert_isolated("hang@1", "timeout")
+        self.assertLess(time.time() - t0, 60)
+
+    def test_fatal_error_stops_the_sweep_and_writes_what_exists(self):
+        p, doc, lines = self.sweep("--inject-fault", "fatal@1")
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual([r["status"] for r in doc["runs"]], ["ok", "failed", "skipped"])
+        self.assertIn("fatal", doc["runs"][1]["reason"])
+        self.assertIn("not run", doc["runs"][2]["reason"])
+        self.assertIn("fatal error", doc["stopped"])
+
+    def test_configuration_over_the_memory_limit_is_skipped(self):
+        p, doc, _ = self.sweep("--memory-limit", "0.00001")
+        self.assertEqual(p.returncode, 0)
+        self.assertTrue(all(r["status"] == "skipped" for r in doc["runs"]))
+        self.assertIn("GiB of host memory", doc["runs"][0]["reason"])
+
+    def test_bad_fault_spec_is_bad_input(self):
+        with tempdir() as d:
+            p = run("run", *SMALL, "--inject-fault", "explode@1", "--out", d)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--inject-fault", p.stderr)
+
+    def interrupt(self, sig):
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            proc = start_and_wait_for_lines(out, 2, stdout=subprocess.PIPE)
+            proc.send_signal(sig)
+            stdout, _ = proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, 128 + sig)
+            doc = read_json(os.path.join(out, "results.json"))
+            self.assertIn("interrupted", doc["stopped"])
+            self.assertEqual(len(doc["runs"]), 4 * 3 * 2)  # every planned configuration has a line
+            statuses = [r["status"] for r in doc["runs"]]
+            self.assertGreaterEqual(statuses.count("ok"), 2)
+            self.assertGreater(statuses.count("skipped"), 0)
+            self.assertIn("results:", stdout)
+
+    def test_sigint_writes_results_json_from_what_exists(self):
+        self.interrupt(signal.SIGINT)
+
+    def test_sigterm_writes_results_json_from_what_exists(self):
+        self.interrupt(signal.SIGTERM)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,108 @@
+// The CUDA backend end to end: ring attention over c virtual ranks on one GPU equals the float64
+// reference within the derived bf16 bound, for every split, both variants, both rank modes, graph
+// and eager launch; the graph's output equals the eager pass's bit for bit; the timeline holds
+// every step; the link model slows transfers to the stated bandwidth.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "common/error.hpp"
+#include "cuda_test_util.hpp"
+#include "ring/executor_cuda.hpp"
+#include "ring/plan.hpp"
+#include "ring/reference.hpp"
+
+namespace rb::ring {
+namespace {
+
+Config small_config(int c, Split split, Variant variant, int d) {
+  Config cfg;
+  cfg.seq = 2LL * c * 48;  // every scheme divides it; odd-sized chunks of 48 rows (< one 128-row tile)
+  cfg.cp = c;
+  cfg.split = split;
+  cfg.variant = variant;
+  cfg.heads = 4;
+  cfg.kv_heads = 2;
+  cfg.head_dim = d;
+  cfg.dtype = DType::bfloat16;
+  cfg.backend = Backend::cuda;
+  return cfg;
+}
+
+Correctness check(CudaExecutor& ex) {
+  const Plan& plan = ex.plan();
+  const auto rows = check_rows(plan);
+  const auto out = ex.output_rows(rows.positions);
+  const auto ref = reference_rows(plan.config, rows.positions, 2);
+  return compare_to_reference(out, ref, plan.config, rows);
+}
+
+TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
+  RB_SKIP_WITHOUT_GPU();
+  for (int c : {1, 2, 3, 4, 8})
+    for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
+      for (auto variant : {Variant::ring, Variant::allgather})
+        for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
+          const Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
+          SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
+          auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{mode, CudaLaunch::graph, false, 0});
+          const PassRecord rec = ex->run_pass(true);
+          EXPECT_GT(rec.wall_ns, 0);
+          const auto corr = check(*ex);
+          ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
+                                     << corr.max_abs_err;
+          // One attention interval per rank and step.
+          const auto n_attn = std::count_if(rec.timeline.intervals.begin(), rec.timeline.intervals.end(),
+                                            [](const Interval& iv) { return iv.name == "attention"; });
+          EXPECT_EQ(n_attn, static_cast<long>(c) * static_cast<long>(ex->plan().ranks[0].steps.size()));
+          EXPECT_FALSE(ex->graph_nodes().empty());
+        }
+}
+
+TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+  const Config cfg = small_config(4, Split::zigzag, Variant::ring, 128);
+  auto graph = make_cuda_executor(make_plan(cfg), CudaOptions{});
+  auto eager = make_cuda_executor(make_plan(cfg), CudaOptions{CudaRankMode::isolated, CudaLaunch::eager, false, 0});
+  graph->run_pass(false);
+  eager->run_pass(false);
+  const auto rows = check_rows(graph->plan());
+  EXPECT_EQ(graph->output_rows(rows.positions), eager->output_rows(rows.positions));
+  EXPECT_TRUE(eager->graph_nodes().empty());
+}
+
+TEST(ExecutorCuda, LinkModelPacesTransfers) {
+  RB_SKIP_WITHOUT_GPU();
+  Config cfg = small_config(2, Split::contiguous, Variant::ring, 64);
+  cfg.link_gbps = 0.1;  // 0.1 Gbit/s: a block of 96 rows x 2 x 2 heads x 64 x 2 bytes takes ~3.9 ms
+  auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{CudaRankMode::concurrent, CudaLaunch::graph, true, 0});
+  const auto rec = ex->run_pass(true);
+  const std::int64_t bytes = ex->plan().ranks[0].steps[1].recv_bytes;
+  const auto want_ns = static_cast<std::int64_t>(static_cast<double>(bytes) * 8 / 0.1);
+  EXPECT_GE(rec.wall_ns, want_ns);
+  for (const auto& iv : rec.timeline.intervals)
+    if (iv.kind == IntervalKind::comm) {
+      EXPECT_GE(iv.end_ns - iv.begin_ns, want_ns * 95 / 100) << iv.name;
+    }
+  EXPECT_TRUE(check(*ex).passed());
+}
+
+TEST(ExecutorCuda, RejectsWhatTheKernelCannotRun) {
+  RB_SKIP_WITHOUT_GPU();
+  Config cfg = small_config(2, Split::contiguous, Variant::ring, 64);
+  cfg.dtype = DType::float32;
+  EXPECT_THROW(make_cuda_executor(make_plan(cfg), CudaOptions{}), InputError);
+  cfg.dtype = DType::bfloat16;
+  cfg.head_dim = 96;
+  EXPECT_THROW(make_cuda_executor(make_plan(cfg), CudaOptions{}), InputError);
+}
+
+TEST(ExecutorCuda, AbortStopsLaterPasses) {
+  RB_SKIP_WITHOUT_GPU();
+  auto ex = make_cuda_executor(make_plan(small_config(2, Split::zigzag, Variant::ring, 64)), CudaOptions{});
+  ex->abort();
+  EXPECT_THROW(ex->run_pass(false), Error);
+}
+
+}  // namespace
+}  // namespace rb::ring

@@ -1,0 +1,172 @@
+// Each device kernel against its CPU twin on random shapes: attention (D = 64, 128; GQA groups;
+// several strided, odd-length segments per side; causal and not) against the float64 twin on the
+// same bf16 inputs, within the bound of ring/reference.cpp's bf16 branch; the merge against the
+// float32 twin; the fill bit for bit against the twin's bf16 rounding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "cuda_test_util.hpp"
+#include "kernels/attention_block.cuh"
+#include "kernels/attention_block_ref.hpp"
+#include "kernels/device_buffer.hpp"
+#include "kernels/fill_inputs.cuh"
+#include "kernels/fill_inputs_ref.hpp"
+#include "kernels/merge_partials.cuh"
+#include "kernels/merge_partials_ref.hpp"
+
+namespace rb::kernels {
+namespace {
+
+using bf16 = __nv_bfloat16;
+
+template <typename T>
+std::vector<T> download(const DeviceBuffer<T>& b) {
+  std::vector<T> h(b.size());
+  RB_CUDA_CHECK(cudaMemcpy(h.data(), b.get(), b.bytes(), cudaMemcpyDeviceToHost));
+  return h;
+}
+
+SegmentList random_segments(std::mt19937_64& g, int max_segs, std::int64_t max_count) {
+  std::uniform_int_distribution<std::int64_t> nseg(1, max_segs), start(0, 600), stride(1, 4), count(1, max_count);
+  SegmentList s(static_cast<std::size_t>(nseg(g)));
+  for (auto& x : s) x = Segment{start(g), stride(g), count(g)};
+  return s;
+}
+
+struct AttnCase {
+  SegmentList qs, ks;
+  int hq, hkv, d;
+  bool causal;
+};
+
+void check_attention(const AttnCase& c, std::mt19937_64& g) {
+  const std::int64_t sq = total_count(c.qs), sk = total_count(c.ks);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<double> q(sq * c.hq * c.d), k(sk * c.hkv * c.d), v(k.size());
+  for (auto* x : {&q, &k, &v})
+    for (auto& e : *x) e = ref::round_to(u(g), DType::bfloat16);  // exact in bf16
+  std::vector<BlockPair> pairs;
+  const auto qo = row_offsets(c.qs), ko = row_offsets(c.ks);
+  for (std::size_t a = 0; a < c.qs.size(); ++a)
+    for (std::size_t b = 0; b < c.ks.size(); ++b)
+      pairs.push_back({c.qs[a], qo[a], c.ks[b], ko[b], classify(c.qs[a], c.ks[b], c.causal)});
+  const double scale = 1.0 / std::sqrt(static_cast<double>(c.d));
+
+  std::vector<double> ref_o(q.size()), ref_l(sq * c.hq);
+  ref::AttentionBlockParams<double> rp;
+  rp.q = q.data(), rp.k = k.data(), rp.v = v.data(), rp.o = ref_o.data(), rp.lse = ref_l.data();
+  rp.sq = sq, rp.sk = sk, rp.hq = c.hq, rp.hkv = c.hkv, rp.d = c.d, rp.causal = c.causal, rp.scale = scale;
+  rp.pairs = pairs;
+  ref::attention_block(rp);
+
+  const auto qh = test::to_bf16(q), kh = test::to_bf16(k), vh = test::to_bf16(v);
+  DeviceBuffer<bf16> dq{std::span<const bf16>(qh)}, dk{std::span<const bf16>(kh)}, dv{std::span<const bf16>(vh)};
+  DeviceBuffer<float> dO(q.size()), dL(ref_l.size());
+  RB_CUDA_CHECK(cudaMemset(dO.get(), 0xFF, dO.bytes()));  // NaN everywhere: every row must be written
+  RB_CUDA_CHECK(cudaMemset(dL.get(), 0xFF, dL.bytes()));
+  DeviceAttentionWork work(pairs, sq, sk, c.causal);
+  AttentionBlockParams p;
+  p.q = dq.get(), p.k = dk.get(), p.v = dv.get(), p.o = dO.get(), p.lse = dL.get();
+  p.sq = sq, p.sk = sk, p.hq = c.hq, p.hkv = c.hkv, p.d = c.d, p.causal = c.causal;
+  p.scale = static_cast<float>(scale);
+  work.bind(p);
+  attention_block(p, nullptr);
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto o = download(dO), l = download(dL);
+
+  // ring/reference.cpp, bf16 branch: 2^-8 from P in bf16, plus fp32 terms (well under 1e-4 here).
+  const double tol = std::ldexp(1.0, -8) + 1e-4;
+  for (std::size_t i = 0; i < o.size(); ++i)
+    ASSERT_NEAR(o[i], ref_o[i], tol) << "O element " << i << " (row " << i / (c.hq * c.d) << ")";
+  for (std::size_t i = 0; i < l.size(); ++i) {
+    if (std::isinf(ref_l[i])) {
+      ASSERT_TRUE(std::isinf(l[i]) && l[i] < 0) << "row " << i << " saw no key but L = " << l[i];
+    } else {
+      ASSERT_NEAR(l[i], ref_l[i], 1e-4 * (1 + std::abs(ref_l[i]))) << "L row " << i;
+    }
+  }
+}
+
+TEST(KernelsCuda, AttentionMatchesTwinOnRandomSegments) {
+  RB_SKIP_WITHOUT_GPU();
+  const auto seed = std::random_device{}();
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
+  std::mt19937_64 g(seed);
+  const int groups[][2] = {{1, 1}, {2, 1}, {4, 2}, {8, 1}, {8, 2}};
+  for (int d : {64, 128})
+    for (const auto& gr : groups)
+      for (bool causal : {true, false}) {
+        const AttnCase c{random_segments(g, 3, 300), random_segments(g, 3, 300), gr[0], gr[1], d, causal};
+        SCOPED_TRACE(::testing::Message() << "D " << d << " Hq " << gr[0] << " Hkv " << gr[1] << " causal " << causal);
+        check_attention(c, g);
+        if (HasFatalFailure()) return;
+      }
+}
+
+// Many tiles per CTA and many CTAs: one long causal diagonal (contiguous) and zigzag's chunk pairs.
+TEST(KernelsCuda, AttentionMatchesTwinOnLongSegments) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 g(5);
+  check_attention(AttnCase{{Segment{0, 1, 1000}}, {Segment{0, 1, 1000}}, 4, 1, 128, true}, g);
+  check_attention(AttnCase{{Segment{0, 1, 257}, Segment{1792, 1, 257}}, {Segment{0, 1, 257}, Segment{1792, 1, 257}},
+                           8, 2, 64, true},
+                  g);
+  check_attention(AttnCase{{Segment{3, 8, 700}}, {Segment{5, 8, 700}}, 2, 2, 128, true}, g);  // striped
+}
+
+TEST(KernelsCuda, MergeMatchesTwin) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 g(9);
+  std::uniform_real_distribution<float> u(-1, 1), lse(-5, 20);
+  for (int d : {4, 36, 64, 128}) {
+    const std::int64_t rows = 301;
+    const int hq = 3;
+    const std::size_t n = static_cast<std::size_t>(rows * hq);
+    std::vector<float> oa(n * d), ob(n * d), la(n), lb(n);
+    for (auto* x : {&oa, &ob})
+      for (auto& e : *x) e = u(g);
+    for (std::size_t i = 0; i < n; ++i) {
+      la[i] = i % 7 == 0 ? -std::numeric_limits<float>::infinity() : lse(g);
+      lb[i] = i % 5 == 0 ? -std::numeric_limits<float>::infinity() : lse(g);
+      if (std::isinf(la[i]))
+        for (int x = 0; x < d; ++x) oa[i * d + x] = 0;
+    }
+    DeviceBuffer<float> doa{std::span<const float>(oa)}, dob{std::span<const float>(ob)},
+        dla{std::span<const float>(la)}, dlb{std::span<const float>(lb)};
+    merge_partials(MergeParams{doa.get(), dla.get(), dob.get(), dlb.get(), rows, hq, d}, nullptr);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    ref::merge_partials(ref::MergeParams<float>{oa.data(), la.data(), ob.data(), lb.data(), rows, hq, d});
+    const auto go = download(doa), gl = download(dla);
+    for (std::size_t i = 0; i < go.size(); ++i) ASSERT_NEAR(go[i], oa[i], 1e-6f) << "d " << d << " O " << i;
+    for (std::size_t i = 0; i < gl.size(); ++i) {
+      if (std::isinf(la[i]))
+        ASSERT_TRUE(std::isinf(gl[i]) && gl[i] < 0) << "d " << d << " L " << i;
+      else
+        ASSERT_NEAR(gl[i], la[i], 1e-5f * (1 + std::abs(la[i]))) << "d " << d << " L " << i;
+    }
+  }
+}
+
+TEST(KernelsCuda, FillMatchesTwinBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+  const SegmentList segs{{0, 1, 37}, {1000, 3, 51}, {77, 8, 1}};
+  for (auto t : {ref::Tensor::q, ref::Tensor::k, ref::Tensor::v}) {
+    const ref::FillParams fp{7, t, 3, 64, DType::bfloat16};
+    const std::int64_t n = total_count(segs) * fp.heads * fp.head_dim;
+    std::vector<double> want(n);
+    ref::fill_inputs(want.data(), segs, fp);
+    DeviceBuffer<bf16> out(n);
+    fill_inputs(out.get(), segs, fp, nullptr);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto got = download(out);
+    for (std::int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(static_cast<double>(__bfloat162float(got[i])), want[i]) << "element " << i;
+  }
+}
+
+}  // namespace
+}  // namespace rb::kernels
