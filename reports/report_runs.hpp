@@ -1,0 +1,53 @@
+// What the HTML report needs from each run of a results file, read tolerantly. The reader
+// (results_reader.hpp) guarantees the config fields and the status; everything measured is optional
+// here, because later MINOR versions add fields (the measurement layer's overlap and exposed comm,
+// the model's predictions) and older files lack them. A missing value is nullopt, and the report says
+// "not measured" instead of guessing.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rb::reports {
+
+struct RunView {
+  std::size_t index = 0;  // position in runs[]
+  const nlohmann::json* run = nullptr;
+  std::string id, status, reason;
+  std::int64_t seq = 0;
+  int cp = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  std::string split, variant, dtype, backend, transport;
+  bool causal = true;
+  // Everything but S, c and the split: the runs a "time against S" chart may join with lines.
+  std::string shape_key;
+  std::string shape_label;  // readable form of shape_key
+
+  std::optional<bool> correct;  // correctness.passed
+  std::optional<double> max_abs_err, median_ms, noise_pct, tflops;
+  std::optional<double> overlap;          // metrics.overlap_fraction (pooled over ranks)
+  std::optional<double> exposed_comm_ms;  // metrics.exposed_comm_ms (mean over ranks)
+  std::optional<double> exposed_comm_max_ms;
+  std::optional<double> imbalance;        // metrics.imbalance, else max/mean of per-rank attention time
+  bool imbalance_derived = false;         // computed here from per-rank attention times
+  std::optional<double> work_imbalance;   // plan.work_imbalance
+  std::vector<std::optional<double>> rank_attention_ms;  // measured A_r, by rank
+  std::vector<std::optional<double>> rank_work;          // plan work (pairs × Hq), by rank
+  bool has_timeline = false;
+};
+
+// Looks up a number at a path of object keys; nullopt when any step is missing or not a number.
+std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
+// The first of several alternative keys of one object that holds a number.
+std::optional<double> first_number(const nlohmann::json& obj, std::initializer_list<const char*> keys);
+
+RunView view_run(const nlohmann::json& run, std::size_t index);
+std::vector<RunView> view_runs(const nlohmann::json& runs);
+
+// A label such as "S=4k c=8 zigzag ring" (plus the shape when `with_shape`).
+std::string run_label(const RunView& r, bool with_shape = false);
+
+}  // namespace rb::reports

@@ -1,0 +1,82 @@
+// Inline SVG charts for the HTML report: a line/scatter chart and a grouped bar chart, each with
+// axes, ticks, gridlines, tooltips (<title>) and an HTML legend. They are static markup, so the
+// report reads without JavaScript; colours come from CSS classes (.c0 … .c9, see html_report.cpp) so
+// a chart stays small and the palette lives in one place. Every label is escaped here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rb::reports {
+
+enum class Scale { linear, log2, log10 };
+enum class TickFormat { number, tokens, percent };
+
+struct Axis {
+  Axis() = default;
+  Axis(std::string label_, Scale scale_ = Scale::linear, TickFormat format_ = TickFormat::number)
+      : label(std::move(label_)), scale(scale_), format(format_) {}
+  std::string label;
+  Scale scale = Scale::linear;
+  TickFormat format = TickFormat::number;
+  std::optional<double> min, max;  // forced ends; otherwise taken from the data and made nice
+  bool include_zero = true;        // linear axes only
+};
+
+enum class Marker { circle, square, diamond, ring, none };
+
+struct Point {
+  Point() = default;
+  Point(double x_, double y_, std::string note_ = {}) : x(x_), y(y_), note(std::move(note_)) {}
+  double x = 0, y = 0;
+  std::string note;  // tooltip; empty: "name: x, y"
+};
+
+struct Series {
+  std::string name;
+  std::vector<Point> points;
+  bool lines = true;  // join the points in x order
+  bool dashed = false;
+  int color = -1;  // palette index 0..9; -1: the series' position
+  Marker marker = Marker::circle;
+};
+
+struct LineChart {
+  std::string id, title, note;  // note: a line under the chart (what is plotted, where it comes from)
+  Axis x, y;
+  std::vector<Series> series;
+  int width = 520, height = 300;
+};
+
+struct BarSeries {
+  std::string name;
+  std::vector<std::optional<double>> values;  // one per category; nullopt: no bar
+  int color = -1;
+};
+
+struct BarChart {
+  std::string id, title, note;
+  std::string x_label;
+  std::vector<std::string> categories;  // groups along x (ranks)
+  Axis y;
+  std::vector<BarSeries> series;
+  std::optional<double> reference;  // a dashed horizontal line (e.g. the mean, 1.0)
+  std::string reference_label;
+  int width = 520, height = 260;
+};
+
+// Each returns a <figure class="chart"> with the SVG, its caption and legend.
+std::string render_line_chart(const LineChart& chart);
+std::string render_bar_chart(const BarChart& chart);
+
+// Tick positions for an axis over [lo, hi] (data units); exposed for tests.
+struct Ticks {
+  double lo = 0, hi = 1;  // the axis' ends after rounding out to nice values
+  std::vector<double> at;
+};
+Ticks make_ticks(double lo, double hi, Scale scale, int target = 5);
+std::string format_tick(double v, TickFormat f);
+
+}  // namespace rb::reports

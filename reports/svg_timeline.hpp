@@ -1,0 +1,40 @@
+// The per-rank timeline of one replay as an inline SVG lane chart (a Gantt chart): one row per rank
+// and lane (compute, comm, …), one bar per interval, coloured by what ran (attention, merge,
+// kv_recv, kv_allgather). It reads the `timeline` field of a run in results.json (docs/formats.md):
+//   {"window_ms", "truncated", "intervals": [{"rank", "kind", "lane", "name", "step", "begin_ms",
+//    "end_ms", ...}]}
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace rb::reports {
+
+struct TimelineBar {
+  int row = 0;
+  double begin_ms = 0, end_ms = 0;
+  int color = 0;      // palette index
+  std::string title;  // tooltip
+};
+
+struct TimelineChart {
+  std::string id, title, note;
+  std::vector<std::string> rows;  // top to bottom
+  std::vector<bool> row_starts_group;  // a separator above the row (first lane of a rank)
+  std::vector<TimelineBar> bars;
+  double window_ms = 0;
+  std::vector<std::pair<int, std::string>> legend;  // palette index, name
+  int width = 900;
+  int row_height = 14;
+};
+
+std::string render_timeline_chart(const TimelineChart& chart);
+
+// Builds the chart of a run's `timeline` field; returns false (and leaves `out` alone) when the run
+// has no usable timeline. Malformed intervals are skipped, not fatal: the report shows what it can.
+bool timeline_from_run(const nlohmann::json& run, TimelineChart& out);
+
+}  // namespace rb::reports

@@ -1,0 +1,125 @@
+"""`ringbench report` end to end: it renders real results (results.json or the results.jsonl of an
+unfinished sweep), writes beside the results or where -o says, and refuses what it cannot read (an
+unknown major version, a foreign schema, malformed JSON) with exit 2 and a message naming the rule."""
+import os
+import re
+import unittest
+
+from reports_testlib import read_json, run, small_sweep, tempdir, write_json
+
+
+class ReportCli(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempdir()
+        cls.results = small_sweep(os.path.join(cls.tmp.name, "res"))
+        cls.doc = read_json(cls.results)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_writes_report_beside_the_results(self):
+        p = run("report", self.results)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        out = os.path.join(os.path.dirname(self.results), "report.html")
+        self.assertIn("report: " + os.path.abspath(out), p.stdout)
+        with open(out, encoding="utf-8") as f:
+            html = f.read()
+        self.assertTrue(html.startswith("<!DOCTYPE html>"))
+        self.assertTrue(html.rstrip().endswith("</html>"))
+        for r in self.doc["runs"]:
+            self.assertIn(r["config"]["id"], html)
+        skipped = [r for r in self.doc["runs"] if r["status"] == "skipped"]
+        self.assertTrue(skipped)
+        self.assertIn(f"0 failed, {len(skipped)} skipped.", html)
+        # No resource is fetched: no src, no stylesheet link, no URL but the schema's own text.
+        self.assertNotRegex(html, r"\ssrc=|<link|https?://")
+
+    def test_output_flag_and_title(self):
+        with tempdir() as d:
+            out = os.path.join(d, "sub", "r.html")
+            p = run("report", self.results, "-o", out, "--title", "nightly <x>")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out, encoding="utf-8") as f:
+                html = f.read()
+            self.assertIn("<title>nightly &lt;x&gt;</title>", html)
+
+    def test_timeline_flags(self):
+        ids = [r["config"]["id"] for r in self.doc["runs"] if r.get("timeline")]
+        self.assertGreater(len(ids), 3)
+        with tempdir() as d:
+            out = os.path.join(d, "r.html")
+            p = run("report", self.results, "-o", out, "--max-timelines", "1", "--timeline", ids[-1])
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out, encoding="utf-8") as f:
+                html = f.read()
+            self.assertEqual(len(re.findall(r'<details class="tl"', html)), 2)
+            self.assertIn(f'data-run="{ids[-1]}"', html)
+            p = run("report", self.results, "-o", out, "--timeline", "no-such-configuration")
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("--timeline", p.stderr)
+
+    def test_renders_a_results_jsonl(self):
+        with tempdir() as d:
+            out = os.path.join(d, "r.html")
+            p = run("report", os.path.join(os.path.dirname(self.results), "results.jsonl"), "-o", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertTrue(os.path.getsize(out) > 1000)
+
+    def test_unknown_major_version_is_refused(self):
+        with tempdir() as d:
+            bad = os.path.join(d, "results.json")
+            doc = dict(self.doc, schema_version="1.0.0")
+            write_json(bad, doc)
+            p = run("report", bad)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("schema_version", p.stderr)
+            self.assertIn("1.0.0", p.stderr)
+            self.assertRegex(p.stderr, r"major version 0")
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "report.html")))
+
+    def test_a_newer_minor_version_is_read(self):
+        with tempdir() as d:
+            newer = os.path.join(d, "results.json")
+            doc = dict(self.doc, schema_version="0.9.3", added_later={"x": 1})
+            write_json(newer, doc)
+            p = run("report", newer)
+            self.assertEqual(p.returncode, 0, p.stderr)
+
+    def test_bad_files_are_bad_input(self):
+        with tempdir() as d:
+            foreign = os.path.join(d, "foreign.json")
+            write_json(foreign, dict(self.doc, schema="other.results"))
+            malformed = os.path.join(d, "malformed.json")
+            with open(malformed, "w") as f:
+                f.write('{"schema": "ringbench.results", "runs": [')
+            for path, pattern in ((foreign, r"/schema.*ringbench\.results"), (malformed, r"valid JSON"),
+                                  (os.path.join(d, "missing.json"), r"missing\.json")):
+                with self.subTest(path):
+                    p = run("report", path)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertRegex(p.stderr, pattern)
+
+    def test_text_from_the_file_is_escaped(self):
+        with tempdir() as d:
+            doc = read_json(self.results)
+            doc["runs"][0]["config"]["id"] = "<script>alert(1)</script>"
+            skipped = next(r for r in doc["runs"] if r["status"] == "skipped")
+            skipped["reason"] = "<img src=x onerror=alert(2)>"
+            doc["tool"]["command_line"] = "ringbench run \"</td><script>alert(3)</script>"
+            path = os.path.join(d, "results.json")
+            write_json(path, doc)
+            p = run("report", path)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(os.path.join(d, "report.html"), encoding="utf-8") as f:
+                html = f.read()
+            self.assertNotIn("<script>alert", html)
+            self.assertNotIn("<img", html)
+            self.assertIn("&lt;script&gt;alert(1)&lt;/script&gt;", html)
+            self.assertEqual(html.count("<script>"), 1)
+
+
+if __name__ == "__main__":
+    unittest.main()

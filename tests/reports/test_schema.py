@@ -1,0 +1,99 @@
+"""reports/results.schema.json against real output of the built ringbench, checked by an outside
+validator (Debian's python3-jsonschema, draft 2020-12), and against broken variants of that output
+that the schema must refuse."""
+import copy
+import json
+import os
+import re
+import unittest
+
+import jsonschema
+
+from reports_testlib import SCHEMA, SOURCE_DIR, read_json, small_sweep, tempdir
+
+
+def validator(schema):
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def errors(v, doc):
+    return sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
+
+
+class Schema(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.schema = read_json(SCHEMA)
+        cls.v = validator(cls.schema)
+        # The schema of one run, for results.jsonl lines.
+        cls.v_run = validator({"$schema": cls.schema["$schema"], "$defs": cls.schema["$defs"], "$ref": "#/$defs/run"})
+        cls.tmp = tempdir()
+        cls.results = small_sweep(os.path.join(cls.tmp.name, "res"))
+        cls.doc = read_json(cls.results)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_real_results_json_validates(self):
+        statuses = {r["status"] for r in self.doc["runs"]}
+        self.assertIn("ok", statuses)
+        self.assertIn("skipped", statuses)
+        errs = errors(self.v, self.doc)
+        self.assertEqual(errs, [], "\n".join(f"{e.json_path}: {e.message[:300]}" for e in errs[:10]))
+
+    def test_every_results_jsonl_line_validates_as_a_run(self):
+        with open(os.path.join(os.path.dirname(self.results), "results.jsonl")) as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+        self.assertEqual(len(lines), len(self.doc["runs"]))
+        for i, run in enumerate(lines):
+            errs = errors(self.v_run, run)
+            self.assertEqual(errs, [], f"line {i + 1}: " + "; ".join(e.message[:200] for e in errs[:5]))
+
+    def test_schema_carries_the_version_the_writer_writes(self):
+        version = self.doc["schema_version"]
+        self.assertEqual(self.schema["version"], version)
+        self.assertTrue(self.schema["$id"].endswith(":" + version), self.schema["$id"])
+        self.assertIn(version, self.schema["title"])
+        with open(os.path.join(SOURCE_DIR, "reports", "results_writer.hpp")) as f:
+            self.assertIn(f'kResultsSchemaVersion = "{version}"', f.read())
+        with open(os.path.join(SOURCE_DIR, "docs", "formats.md")) as f:
+            self.assertRegex(f.read(), re.escape(f"reports/results.schema.json") + r"[\s\S]*" + re.escape(version))
+
+    def test_broken_output_is_refused(self):
+        ok = next(i for i, r in enumerate(self.doc["runs"]) if r["status"] == "ok")
+        skipped = next(i for i, r in enumerate(self.doc["runs"]) if r["status"] == "skipped")
+        breakages = {
+            "unknown status": lambda d: d["runs"][ok].__setitem__("status", "finished"),
+            "missing seq": lambda d: d["runs"][ok]["config"].pop("seq"),
+            "unknown split": lambda d: d["runs"][ok]["config"].__setitem__("split", "diagonal"),
+            "skip without a reason": lambda d: d["runs"][skipped].__setitem__("reason", None),
+            "ok run without timing": lambda d: d["runs"][ok].__setitem__("timing", None),
+            "negative sample": lambda d: d["runs"][ok]["timing"]["samples_ms"].__setitem__(0, -1.0),
+            "overlap above 1": lambda d: d["runs"][ok]["metrics"].__setitem__("overlap_fraction", 1.5),
+            "imbalance below 1": lambda d: d["runs"][ok]["plan"].__setitem__("work_imbalance", 0.5),
+            "wrong schema name": lambda d: d.__setitem__("schema", "something.else"),
+            "major version 1": lambda d: d.__setitem__("schema_version", "1.0.0"),
+            "no runs": lambda d: d.pop("runs"),
+        }
+        if self.doc["runs"][ok].get("timeline"):
+            breakages["interval of unknown kind"] = \
+                lambda d: d["runs"][ok]["timeline"]["intervals"][0].__setitem__("kind", "gpu")
+        for name, breakage in breakages.items():
+            with self.subTest(name):
+                doc = copy.deepcopy(self.doc)
+                breakage(doc)
+                self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
+
+    def test_later_minor_versions_may_add_fields(self):
+        doc = copy.deepcopy(self.doc)
+        doc["schema_version"] = "0.2.0"
+        doc["new_top_level"] = {"x": 1}
+        doc["runs"][0]["new_field"] = [1, 2]
+        doc["runs"][0]["config"]["new_axis"] = "value"
+        self.assertEqual(errors(self.v, doc), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
