@@ -1,0 +1,88 @@
+// `ringbench compare BASE NEW`: run-by-run verdicts between two results files (reports/compare.hpp),
+// as a text table, JSON and an HTML diff. Exit 1 on any regression, 0 otherwise, 2 on bad input;
+// docs/compare.md states the decision rule.
+#include <fstream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "bench/command.hpp"
+#include "common/error.hpp"
+#include "reports/compare.hpp"
+#include "reports/compare_format.hpp"
+#include "reports/results_reader.hpp"
+
+namespace rb::bench {
+namespace {
+
+struct CompareFlags {
+  std::string base, neu;
+  std::string metric = "time";
+  double alpha = 0.05;
+  std::string threshold = "5%";
+  bool allow_different_devices = false;
+  bool json = false;
+  std::string json_out, html_out;
+};
+
+// "5%" or "0.05": a relative threshold, as a fraction.
+double parse_threshold(const std::string& s) {
+  try {
+    std::size_t used = 0;
+    const bool pct = !s.empty() && s.back() == '%';
+    const std::string num = pct ? s.substr(0, s.size() - 1) : s;
+    const double v = std::stod(num, &used);
+    if (used == num.size() && v >= 0 && v < (pct ? 1e4 : 1e2)) return pct ? v / 100.0 : v;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--threshold", s, "must be a relative change such as 5% or 0.05 (>= 0)");
+}
+
+void write_file(const std::string& path, const std::string& text, const char* flag) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !(out << text) || !out.flush()) throw InputError(flag, path, "the file cannot be written");
+}
+
+int run_compare(const CompareFlags& f) {
+  reports::CompareOptions opts;
+  opts.metric = reports::parse_compare_metric(f.metric, "--metric");
+  opts.alpha = f.alpha;
+  if (!(f.alpha > 0 && f.alpha < 1)) throw InputError("--alpha", fmt::format("{}", f.alpha), "must be in (0, 1)");
+  opts.threshold = parse_threshold(f.threshold);
+  opts.allow_different_devices = f.allow_different_devices;
+  const auto base = reports::read_results(f.base);
+  const auto neu = reports::read_results(f.neu);
+  const auto cmp = reports::compare_results(base, neu, opts);
+
+  if (!f.html_out.empty()) write_file(f.html_out, reports::format_compare_html(cmp), "--html");
+  if (!f.json_out.empty()) write_file(f.json_out, cmp.to_json().dump(2) + "\n", "--json-out");
+  if (f.json)
+    fmt::print("{}\n", cmp.to_json().dump(2));
+  else
+    fmt::print("{}", reports::format_compare_text(cmp));
+  return cmp.regression() ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace
+
+void add_compare_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<CompareFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "compare",
+      "Compare two results files run by run (matched by config id); exit 1 on a regression, 0 otherwise, 2 on bad input");
+  sub->add_option("base", f->base, "BASE results.json (or results.jsonl): the baseline")->required();
+  sub->add_option("new", f->neu, "NEW results.json (or results.jsonl): the candidate")->required();
+  sub->add_option("--metric", f->metric, "time (median, default), tflops, overlap, exposed_comm or imbalance")
+      ->capture_default_str();
+  sub->add_option("--alpha", f->alpha, "Significance level of the two-sided Mann-Whitney U test")->capture_default_str();
+  sub->add_option("--threshold", f->threshold, "Relative change below which a run is SAME (5% or 0.05)")
+      ->capture_default_str();
+  sub->add_flag("--allow-different-devices", f->allow_different_devices,
+                "Compare even when hostname, CPU model or GPUs differ between the files");
+  sub->add_flag("--json", f->json, "Print the comparison as JSON on stdout instead of the table");
+  sub->add_option("--json-out", f->json_out, "Also write the comparison as JSON to this file");
+  sub->add_option("--html", f->html_out, "Also write a self-contained HTML diff to this file");
+  sub->callback([f, &action] { action = [f] { return run_compare(*f); }; });
+}
+
+}  // namespace rb::bench

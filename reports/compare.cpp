@@ -1,0 +1,296 @@
+// Matching runs by config id, reading the chosen metric, and the verdict of each pair.
+#include "reports/compare.hpp"
+
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr MetricInfo kMetrics[] = {
+    {"time", "timing.median_ms (samples: timing.samples_ms)", "ms", true},
+    {"tflops", "metrics.attention_tflops (samples: plan.flops / timing.samples_ms)", "TFLOP/s", false},
+    {"overlap", "metrics.overlap_fraction", "", false},
+    {"exposed_comm", "metrics.exposed_comm_ms", "ms", true},
+    {"imbalance", "metrics.imbalance (else metrics.work_imbalance)", "", true},
+};
+
+// A number at obj[key], or nullopt when absent, null, or not finite.
+std::optional<double> number(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
+  const json& v = obj.at(key);
+  if (!v.is_number()) return std::nullopt;
+  const double d = v.get<double>();
+  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+const json& field(const json& run, const char* key) {
+  static const json null_value;
+  return run.contains(key) ? run.at(key) : null_value;
+}
+
+std::vector<double> samples_ms(const json& run) {
+  std::vector<double> out;
+  const json& t = field(run, "timing");
+  if (t.is_object() && t.contains("samples_ms"))
+    for (const auto& x : t.at("samples_ms")) out.push_back(x.get<double>());
+  return out;
+}
+
+// One line naming what differs between the two headers, or "" when nothing compared differs.
+std::string device_difference(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return "";
+  for (const char* key : {"hostname", "cpu_model"}) {
+    if (a.contains(key) && b.contains(key) && a.at(key) != b.at(key))
+      return fmt::format("host.{}: {} vs {}", key, a.at(key).dump(), b.at(key).dump());
+  }
+  if (a.contains("gpus") && b.contains("gpus")) {
+    // A GPU is named by its model; serial numbers and bus ids may change on the same kind of node.
+    auto names = [](const json& gpus) {
+      json n = json::array();
+      for (const auto& g : gpus) n.push_back(g.is_object() && g.contains("name") ? g.at("name") : g);
+      return n;
+    };
+    const json na = names(a.at("gpus")), nb = names(b.at("gpus"));
+    if (na != nb) return fmt::format("host.gpus: {} vs {}", na.dump(), nb.dump());
+  }
+  return "";
+}
+
+}  // namespace
+
+CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
+  for (std::size_t i = 0; i < std::size(kMetrics); ++i)
+    if (kMetrics[i].name == s) return static_cast<CompareMetric>(i);
+  throw InputError(std::string(where), std::string(s), "must be one of: time, tflops, overlap, exposed_comm, imbalance");
+}
+
+const MetricInfo& info(CompareMetric m) { return kMetrics[static_cast<std::size_t>(m)]; }
+std::string_view to_string(CompareMetric m) { return info(m).name; }
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::same: return "SAME";
+    case Verdict::faster: return "FASTER";
+    case Verdict::slower: return "SLOWER";
+    case Verdict::noisy: return "NOISY";
+    case Verdict::missing: return "MISSING";
+    case Verdict::added: return "NEW";
+    case Verdict::failed: return "FAILED";
+  }
+  return "?";
+}
+
+std::string config_label(const json& c) {
+  auto s = [&](const char* k) { return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?"; };
+  const bool causal = !c.contains("causal") || c.at("causal") == true;
+  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {}", s("seq"), s("cp"), s("split"), s("variant"), s("heads"),
+                     s("kv_heads"), s("head_dim"), s("dtype"), causal ? "causal" : "full");
+}
+
+MetricValue read_metric(const json& run, CompareMetric m) {
+  MetricValue mv;
+  const json& metrics = field(run, "metrics");
+  switch (m) {
+    case CompareMetric::time:
+      mv.value = number(field(run, "timing"), "median_ms");
+      mv.samples = samples_ms(run);
+      break;
+    case CompareMetric::tflops: {
+      mv.value = number(metrics, "attention_tflops");
+      // Per-sample TFLOP/s is a monotone transform of per-sample time, so the U test's p-value is
+      // the same as for time; the samples are given for the record and the HTML.
+      const auto flops = number(field(run, "plan"), "flops");
+      if (flops && *flops > 0)
+        for (double ms : samples_ms(run))
+          if (ms > 0) mv.samples.push_back(*flops / ms / 1e9);
+      break;
+    }
+    case CompareMetric::overlap: mv.value = number(metrics, "overlap_fraction"); break;
+    case CompareMetric::exposed_comm: mv.value = number(metrics, "exposed_comm_ms"); break;
+    case CompareMetric::imbalance:
+      mv.value = number(metrics, "imbalance");
+      if (!mv.value) {
+        mv.value = number(metrics, "work_imbalance");
+        if (mv.value) mv.note = "work_imbalance (plan) in place of measured imbalance";
+      }
+      break;
+  }
+  return mv;
+}
+
+void decide(RunComparison& rc, const CompareOptions& opts) {
+  const MetricInfo& mi = info(opts.metric);
+  const double b = *rc.base.value, n = *rc.neu.value;
+  // Which way is worse: up for time-like metrics, down for rates and fractions.
+  auto worse_if_up = [&](bool up) { return up == mi.lower_is_better; };
+  if (b == n) {
+    rc.change = 0.0;
+  } else if (b == 0) {
+    // No relative change from zero (e.g. no exposed comm in BASE): any change is beyond the threshold.
+    rc.change = std::nullopt;
+    rc.note = "BASE is 0; relative change undefined";
+  } else {
+    rc.change = (n - b) / std::fabs(b);
+  }
+  const bool beyond = !rc.change || std::fabs(*rc.change) > opts.threshold;
+
+  const std::size_t nb = rc.base.samples.size(), nn = rc.neu.samples.size();
+  if (nb > 0 && nn > 0) {
+    const UTestResult u = mann_whitney_u(rc.base.samples, rc.neu.samples);
+    rc.p_value = u.p_value;
+    rc.method = u.method;
+  }
+  if (!beyond) {
+    rc.verdict = Verdict::same;
+    return;
+  }
+  const bool up = n > b;
+  const Verdict direction = worse_if_up(up) ? Verdict::slower : Verdict::faster;
+  if (nb > 0 && nn > 0) {
+    if (*rc.p_value < opts.alpha) {
+      rc.verdict = direction;
+    } else {
+      rc.verdict = Verdict::noisy;
+      const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn));
+      rc.note = floor >= opts.alpha
+                    ? fmt::format("too few samples ({} vs {}): p cannot go below {:.3g}; raise repeats", nb, nn, floor)
+                    : fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
+    }
+  } else {
+    // A single-valued metric has no distribution to test: the threshold alone decides.
+    rc.verdict = direction;
+    if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
+  }
+  rc.regression = rc.verdict == Verdict::slower;
+}
+
+void check_same_device(const ResultsFile& base, const ResultsFile& neu) {
+  const std::string diff = device_difference(base.doc.value("host", json()), neu.doc.value("host", json()));
+  if (!diff.empty())
+    throw InputError(fmt::format("{} vs {}", base.path.string(), neu.path.string()), diff,
+                     "the results come from different devices; pass --allow-different-devices to compare anyway");
+}
+
+Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, const CompareOptions& opts) {
+  if (!(opts.alpha > 0 && opts.alpha < 1)) throw InputError("--alpha", fmt::format("{}", opts.alpha), "must be in (0, 1)");
+  if (!(opts.threshold >= 0)) throw InputError("--threshold", fmt::format("{}", opts.threshold), "must be >= 0");
+  if (!opts.allow_different_devices) check_same_device(base, neu);
+  Comparison cmp;
+  cmp.base_path = base.path.string();
+  cmp.new_path = neu.path.string();
+  cmp.options = opts;
+
+  // An id seen twice in one file (a sweep appended to) is ambiguous; the last run of it wins, as in
+  // a results.jsonl where a rerun configuration is appended after the first attempt.
+  std::map<std::string, const json*> new_by_id;
+  std::vector<std::string> new_order;
+  for (const auto& r : neu.runs()) {
+    const auto id = r.at("config").at("id").get<std::string>();
+    if (!new_by_id.count(id)) new_order.push_back(id);
+    new_by_id[id] = &r;
+  }
+  std::map<std::string, const json*> base_by_id;
+  std::vector<std::string> base_order;
+  for (const auto& r : base.runs()) {
+    const auto id = r.at("config").at("id").get<std::string>();
+    if (!base_by_id.count(id)) base_order.push_back(id);
+    base_by_id[id] = &r;
+  }
+
+  auto make = [&](const std::string& id, const json* b, const json* n) {
+    RunComparison rc;
+    rc.id = id;
+    rc.label = config_label((b ? b : n)->at("config"));
+    if (b) rc.base_status = b->at("status").get<std::string>();
+    if (n) rc.new_status = n->at("status").get<std::string>();
+    if (b) rc.base = read_metric(*b, opts.metric);
+    if (n) rc.neu = read_metric(*n, opts.metric);
+    if (!n) {
+      rc.verdict = Verdict::missing;
+    } else if (!b) {
+      rc.verdict = Verdict::added;
+    } else if (rc.new_status != "ok") {
+      rc.verdict = Verdict::failed;
+      rc.regression = rc.base_status == "ok";
+      rc.note = n->value("reason", json("")).is_string() ? n->value("reason", std::string()) : "";
+    } else if (rc.base_status != "ok") {
+      rc.verdict = Verdict::added;
+      rc.note = fmt::format("no ok baseline (BASE run {})", rc.base_status);
+    } else if (!rc.base.value && !rc.neu.value) {
+      rc.verdict = Verdict::same;
+      rc.note = fmt::format("{} not defined in either run", to_string(opts.metric));
+    } else if (!rc.base.value || !rc.neu.value) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("{} only in {}", to_string(opts.metric), rc.base.value ? "BASE" : "NEW");
+    } else {
+      decide(rc, opts);
+      const std::string& source_note = !rc.base.note.empty() ? rc.base.note : rc.neu.note;
+      if (!source_note.empty()) rc.note = rc.note.empty() ? source_note : source_note + "; " + rc.note;
+    }
+    return rc;
+  };
+  for (const auto& id : base_order) {
+    auto it = new_by_id.find(id);
+    cmp.runs.push_back(make(id, base_by_id[id], it == new_by_id.end() ? nullptr : it->second));
+  }
+  for (const auto& id : new_order)
+    if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, new_by_id[id]));
+  return cmp;
+}
+
+int Comparison::count(Verdict v) const {
+  int c = 0;
+  for (const auto& r : runs) c += r.verdict == v;
+  return c;
+}
+
+bool Comparison::regression() const {
+  for (const auto& r : runs)
+    if (r.regression) return true;
+  return false;
+}
+
+json Comparison::to_json() const {
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json rs = json::array();
+  for (const auto& r : runs) {
+    rs.push_back({{"id", r.id},
+                  {"label", r.label},
+                  {"verdict", to_string(r.verdict)},
+                  {"regression", r.regression},
+                  {"base_status", r.base_status.empty() ? json(nullptr) : json(r.base_status)},
+                  {"new_status", r.new_status.empty() ? json(nullptr) : json(r.new_status)},
+                  {"base", opt(r.base.value)},
+                  {"new", opt(r.neu.value)},
+                  {"change", opt(r.change)},
+                  {"p_value", opt(r.p_value)},
+                  {"test", to_string(r.method)},
+                  {"base_samples", r.base.samples.size()},
+                  {"new_samples", r.neu.samples.size()},
+                  {"note", r.note}});
+  }
+  json summary = json::object();
+  for (Verdict v : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::noisy, Verdict::missing, Verdict::added,
+                    Verdict::failed})
+    summary[std::string(to_string(v))] = count(v);
+  const MetricInfo& mi = info(options.metric);
+  return {{"schema", "ringbench.compare"},
+          {"schema_version", "0.1.0"},
+          {"base", base_path},
+          {"new", new_path},
+          {"metric", {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},
+          {"alpha", options.alpha},
+          {"threshold", options.threshold},
+          {"summary", summary},
+          {"regression", regression()},
+          {"runs", rs}};
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,49 @@
+// JUnit XML writer.
+#include "reports/junit.hpp"
+
+#include <fmt/format.h>
+
+#include "reports/xml_escape.hpp"
+
+namespace rb::reports {
+
+std::string junit_xml(const AcceptReport& rep) {
+  int tests = 0, failures = 0;
+  for (const auto& c : rep.checks) {
+    tests += static_cast<int>(c.outcomes.size());
+    failures += c.failures();
+  }
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\">\n",
+                   xml_escape("ringbench accept " + rep.profile), tests, failures);
+  for (const auto& c : rep.checks) {
+    double seconds = 0;
+    for (const auto& o : c.outcomes) seconds += o.seconds.value_or(0.0);
+    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"0\" time=\"{:.6f}\">\n",
+                     xml_escape(c.spec.name), c.outcomes.size(), c.failures(), seconds);
+    x += "    <properties>\n";
+    x += fmt::format("      <property name=\"metric\" value=\"{}\"/>\n", xml_escape(c.spec.metric));
+    x += fmt::format("      <property name=\"required\" value=\"{}\"/>\n", xml_escape(c.spec.required_text()));
+    x += fmt::format("      <property name=\"where\" value=\"{}\"/>\n", xml_escape(c.spec.where.dump()));
+    x += fmt::format("      <property name=\"results\" value=\"{}\"/>\n", xml_escape(rep.results_path));
+    x += "    </properties>\n";
+    // classname groups the cases under the check in CI views that ignore the suite.
+    const std::string classname = xml_escape("ringbench.accept." + c.spec.name);
+    for (const auto& o : c.outcomes) {
+      const std::string name = o.run_id.empty() ? "no matching run" : o.run_label + " [" + o.run_id + "]";
+      const std::string line = fmt::format("{}: measured {}, required {}", c.spec.name, o.measured, c.spec.required_text());
+      x += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\">\n", classname, xml_escape(name),
+                       o.seconds.value_or(0.0));
+      if (!o.pass)
+        x += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                         o.run_id.empty() ? "no-match" : "threshold", xml_escape(line), xml_escape(line));
+      x += fmt::format("      <system-out>{}</system-out>\n", xml_escape(line));
+      x += "    </testcase>\n";
+    }
+    x += "  </testsuite>\n";
+  }
+  x += "</testsuites>\n";
+  return x;
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,131 @@
+"""`ringbench accept` end to end: a profile that passes (exit 0) and one that fails (exit 1), PASS/FAIL
+per check with measured and required, JUnit XML that parses and names every check, --results,
+the shipped profiles, and bad input (exit 2, naming file and JSON path)."""
+import json
+import os
+import unittest
+import xml.etree.ElementTree as ET
+
+from rb_cli import SOURCE_DIR, read_json, run, tempdir, write_json
+
+SWEEP = {"seq": [256, 512], "cp": [1, 2, 4], "split": ["contiguous", "zigzag"], "variant": "ring",
+         "heads": 4, "kv_heads": 2, "head_dim": 16, "dtype": "float64", "repeats": 3}
+
+PASSING = [
+    {"name": "correctness", "metric": "correctness"},
+    {"name": "zigzag balance", "metric": "work_imbalance", "max": 1.000001, "where": {"split": "zigzag"}},
+    {"name": "throughput floor", "metric": "attention_tflops", "min": 1e-7},
+]
+FAILING = PASSING + [
+    {"name": "impossible throughput", "metric": "attention_tflops", "min": 1e6},
+    {"name": "contiguous balance", "metric": "work_imbalance", "max": 1.05, "where": {"split": "contiguous", "cp": [2, 4]}},
+]
+
+
+def profile(d, name, checks, sweep=SWEEP):
+    return write_json(os.path.join(d, name + ".json"), {"name": name, "description": "test", "sweep": sweep, "checks": checks})
+
+
+def junit_suites(path):
+    root = ET.parse(path).getroot()  # raises on malformed XML
+    assert root.tag == "testsuites", root.tag
+    return {s.get("name"): s for s in root.findall("testsuite")}
+
+
+class AcceptCli(unittest.TestCase):
+    def test_passing_profile_exit_0_and_junit_names_every_check(self):
+        with tempdir() as d:
+            xml = os.path.join(d, "junit.xml")
+            p = run("accept", profile(d, "pass", PASSING), "--out", os.path.join(d, "res"), "--junit", xml)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            for c in PASSING:
+                self.assertRegex(p.stdout, rf"PASS\s+{c['name']}\s+measured .* required ")
+            self.assertIn("PASS: 3 of 3 checks passed", p.stdout)
+            suites = junit_suites(xml)
+            self.assertEqual(set(suites), {c["name"] for c in PASSING})
+            self.assertEqual(int(suites["correctness"].get("tests")), 12)  # every run of the sweep
+            self.assertEqual(int(suites["zigzag balance"].get("tests")), 6)  # only zigzag runs
+            for s in suites.values():
+                self.assertEqual(s.get("failures"), "0")
+                self.assertEqual(s.findall("testcase/failure"), [])
+
+    def test_failing_profile_exit_1_with_measured_and_required(self):
+        with tempdir() as d:
+            xml = os.path.join(d, "junit.xml")
+            p = run("accept", profile(d, "fail", FAILING), "--out", os.path.join(d, "res"), "--junit", xml)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertRegex(p.stdout, r"FAIL\s+impossible throughput\s+measured [0-9.e-]+ .*required >= 1000000")
+            self.assertRegex(p.stdout, r"FAIL\s+contiguous balance\s+measured 1\.\d+ .*required <= 1.05")
+            self.assertRegex(p.stdout, r"PASS\s+correctness")
+            self.assertIn("FAIL: 3 of 5 checks passed", p.stdout)
+            suites = junit_suites(xml)
+            self.assertEqual(set(suites), {c["name"] for c in FAILING})
+            self.assertEqual(int(suites["impossible throughput"].get("failures")), 12)
+            self.assertEqual(int(suites["contiguous balance"].get("failures")), 4)
+            failure = suites["contiguous balance"].find("testcase/failure")
+            self.assertIn("required <= 1.05", failure.get("message"))
+            # --results evaluates the same file again without running anything.
+            res = os.path.join(d, "res", "results.json")
+            p2 = run("accept", profile(d, "fail", FAILING), "--results", res, "--json")
+            self.assertEqual(p2.returncode, 1, p2.stderr)
+            out = json.loads(p2.stdout)
+            self.assertEqual([c["pass"] for c in out["checks"]], [True, True, True, False, False])
+            self.assertEqual(p2.stderr, "")  # no sweep ran
+
+    def test_cpu_acceptance_profile_passes(self):
+        with tempdir() as d:
+            xml = os.path.join(d, "junit.xml")
+            p = run("accept", os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json"), "--out", os.path.join(d, "r"),
+                    "--junit", xml)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            names = [c["name"] for c in read_json(os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json"))["checks"]]
+            self.assertEqual(set(junit_suites(xml)), set(names))
+
+    def test_gpu_profiles_are_valid(self):
+        # Without the cuda backend they cannot run, but they must parse: evaluated against CPU results
+        # their checks fail (exit 1), never exit 2.
+        with tempdir() as d:
+            res = os.path.join(d, "r")
+            self.assertEqual(run("run", "--seq", "64", "--cp", "1", "--split", "contiguous", "--heads", "2",
+                                 "--kv-heads", "1", "--head-dim", "8", "--repeats", "1", "--out", res).returncode, 0)
+            for name in ("acceptance-h100.json", "acceptance-h200.json"):
+                with self.subTest(name):
+                    p = run("accept", os.path.join(SOURCE_DIR, "profiles", name), "--results",
+                            os.path.join(res, "results.json"))
+                    self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+                    self.assertIn("FAIL", p.stdout)
+            for name in ("nightly.json", "llama3-405b-cp16.json", "acceptance-h100.json"):
+                with self.subTest(name):
+                    doc = read_json(os.path.join(SOURCE_DIR, "profiles", name))
+                    self.assertEqual(doc["sweep"]["backend"], "cuda")
+                    self.assertEqual(doc["sweep"]["dtype"], "bfloat16")
+
+    def test_bad_input_exits_2_naming_file_and_path(self):
+        with tempdir() as d:
+            garbage = os.path.join(d, "garbage.json")
+            with open(garbage, "w") as f:
+                f.write('{"checks": [')
+            cases = [
+                (profile(d, "typo", [{"metric": "attention_tflop", "min": 1}]), "/checks/0/metric"),
+                (profile(d, "nobound", [{"metric": "overlap_fraction"}]), "/checks/0"),
+                (profile(d, "where", [{"metric": "correctness", "where": {"splt": "zigzag"}}]), "/checks/0/where/splt"),
+                (profile(d, "empty", []), "/checks"),
+                (profile(d, "sweep", PASSING, sweep=dict(SWEEP, seqq=[1])), "/sweep/seqq"),
+                (write_json(os.path.join(d, "nochecks.json"), {"name": "x", "sweep": SWEEP}), "/checks"),
+                (garbage, "garbage.json"),
+            ]
+            for path, where in cases:
+                with self.subTest(where):
+                    p = run("accept", path, "--out", os.path.join(d, "never"))
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertIn(os.path.basename(path), p.stderr)
+                    self.assertIn(where, p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "never")))  # nothing ran
+            p = run("accept", os.path.join(d, "missing.json"))
+            self.assertEqual(p.returncode, 2)
+            p = run("accept", profile(d, "ok", PASSING), "--results", garbage)
+            self.assertEqual(p.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

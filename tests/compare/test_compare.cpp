@@ -1,0 +1,189 @@
+// The compare decision rule on synthetic results: SAME within the threshold, FASTER/SLOWER only when
+// the U test agrees, NOISY otherwise, and the status-driven verdicts (MISSING, NEW, FAILED).
+#include <gtest/gtest.h>
+
+#include "common/error.hpp"
+#include "reports/compare.hpp"
+#include "reports/compare_format.hpp"
+#include "synthetic_results.hpp"
+
+namespace rb::reports {
+namespace {
+
+using namespace rb::reports::testing;
+
+const json kCfgA = config(1024, 2, "zigzag"), kCfgB = config(1024, 4, "contiguous"), kCfgC = config(2048, 2, "striped");
+
+Verdict only_verdict(const Comparison& c) {
+  EXPECT_EQ(c.runs.size(), 1u);
+  return c.runs.at(0).verdict;
+}
+
+TEST(Compare, IdenticalInputsAreSame) {
+  const auto s1 = samples(10.0, 0.03, 12, 1), s2 = samples(20.0, 0.03, 12, 2);
+  const auto base = results("base", {ok_run(kCfgA, s1), ok_run(kCfgB, s2)});
+  const auto cmp = compare_results(base, base, {});
+  ASSERT_EQ(cmp.runs.size(), 2u);
+  for (const auto& r : cmp.runs) {
+    EXPECT_EQ(r.verdict, Verdict::same);
+    EXPECT_DOUBLE_EQ(*r.change, 0.0);
+    EXPECT_GT(*r.p_value, 0.9);
+  }
+  EXPECT_FALSE(cmp.regression());
+}
+
+TEST(Compare, PlantedTenPercentSlowdownIsSlower) {
+  const auto s = samples(10.0, 0.02, 10, 3);
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.10))}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  EXPECT_NEAR(*cmp.runs[0].change, 0.10, 1e-12);
+  EXPECT_LT(*cmp.runs[0].p_value, 0.05);
+  EXPECT_TRUE(cmp.regression());
+  // The same change the other way is FASTER and no regression.
+  const auto back = compare_results(results("b", {ok_run(kCfgA, scaled(s, 1.10))}), results("n", {ok_run(kCfgA, s)}), {});
+  EXPECT_EQ(only_verdict(back), Verdict::faster);
+  EXPECT_FALSE(back.regression());
+}
+
+TEST(Compare, ChangeWithinThresholdIsSameEvenWhenSignificant) {
+  const auto s = samples(10.0, 0.001, 20, 4);  // tiny noise: a 3% change is highly significant
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::same);
+  EXPECT_LT(*cmp.runs[0].p_value, 1e-4);
+  CompareOptions tight;
+  tight.threshold = 0.02;
+  EXPECT_EQ(only_verdict(compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), tight)),
+            Verdict::slower);
+}
+
+TEST(Compare, LargeChangeThatTheTestCannotConfirmIsNoisy) {
+  // Medians 10% apart but samples spread ±60%: the U test cannot tell them apart.
+  auto base = samples(10.0, 0.6, 8, 5), neu = samples(10.0, 0.6, 8, 6);
+  // Force the medians 10% apart by moving only the middle samples, keeping the spread.
+  std::sort(base.begin(), base.end());
+  std::sort(neu.begin(), neu.end());
+  base[3] = base[4] = 10.0;
+  neu[3] = neu[4] = 11.0;
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, base)}), results("n", {ok_run(kCfgA, neu)}), {});
+  ASSERT_GT(std::fabs(*cmp.runs[0].change), 0.05);
+  EXPECT_EQ(only_verdict(cmp), Verdict::noisy);
+  EXPECT_GE(*cmp.runs[0].p_value, 0.05);
+  EXPECT_FALSE(cmp.regression());
+}
+
+TEST(Compare, TooFewSamplesIsNoisyAndSaysSo) {
+  const std::vector<double> b{1.0, 1.01, 0.99}, n{2.0, 2.02, 1.98};  // 3 vs 3: p >= 0.1 always
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, b)}), results("n", {ok_run(kCfgA, n)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::noisy);
+  EXPECT_NE(cmp.runs[0].note.find("too few samples"), std::string::npos) << cmp.runs[0].note;
+}
+
+TEST(Compare, MissingNewAndFailedRuns) {
+  const auto s = samples(10.0, 0.02, 10, 7);
+  const auto base = results("b", {ok_run(kCfgA, s), ok_run(kCfgB, s), failed_run(kCfgC, "boom")});
+  const auto neu = results("n", {failed_run(kCfgA, "correctness: 3 elements over tolerance"), ok_run(kCfgC, s),
+                                 ok_run(config(4096, 8, "zigzag"), s)});
+  const auto cmp = compare_results(base, neu, {});
+  ASSERT_EQ(cmp.runs.size(), 4u);
+  EXPECT_EQ(cmp.runs[0].verdict, Verdict::failed);  // A: ok → failed is a regression
+  EXPECT_TRUE(cmp.runs[0].regression);
+  EXPECT_NE(cmp.runs[0].note.find("correctness"), std::string::npos);
+  EXPECT_EQ(cmp.runs[1].verdict, Verdict::missing);  // B: gone from NEW
+  EXPECT_FALSE(cmp.runs[1].regression);
+  EXPECT_EQ(cmp.runs[2].verdict, Verdict::added);  // C: failed in BASE, no baseline to compare with
+  EXPECT_EQ(cmp.runs[3].verdict, Verdict::added);  // only in NEW, listed last
+  EXPECT_TRUE(cmp.regression());
+  // Failing in both is reported but is not a new regression.
+  const auto both = compare_results(results("b", {failed_run(kCfgA, "x")}), results("n", {failed_run(kCfgA, "x")}), {});
+  EXPECT_EQ(only_verdict(both), Verdict::failed);
+  EXPECT_FALSE(both.regression());
+}
+
+TEST(Compare, TflopsIsHigherIsBetter) {
+  const auto s = samples(10.0, 0.02, 10, 8);
+  CompareOptions o;
+  o.metric = CompareMetric::tflops;
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.10))}), o);
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);  // 10% more time is ~9% fewer TFLOP/s
+  EXPECT_NEAR(*cmp.runs[0].change, 1.0 / 1.1 - 1.0, 1e-9);
+  // Per-sample TFLOP/s is monotone in time: the U test gives the same p as on time.
+  const auto t = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.10))}), {});
+  EXPECT_NEAR(*cmp.runs[0].p_value, *t.runs[0].p_value, 1e-12);
+}
+
+TEST(Compare, SingleValuedMetricsUseTheThresholdAlone) {
+  auto b = ok_run(kCfgA, samples(10.0, 0.02, 10, 9)), n = b;
+  b["metrics"]["overlap_fraction"] = 0.90;
+  n["metrics"]["overlap_fraction"] = 0.80;
+  CompareOptions o;
+  o.metric = CompareMetric::overlap;
+  const auto cmp = compare_results(results("b", {b}), results("n", {n}), o);
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  EXPECT_FALSE(cmp.runs[0].p_value.has_value());
+  n["metrics"]["overlap_fraction"] = 0.88;  // −2.2%: within 5%
+  EXPECT_EQ(only_verdict(compare_results(results("b", {b}), results("n", {n}), o)), Verdict::same);
+  // Undefined in both (no communication at c = 1): nothing to compare.
+  b["metrics"]["overlap_fraction"] = nullptr;
+  n["metrics"]["overlap_fraction"] = nullptr;
+  EXPECT_EQ(only_verdict(compare_results(results("b", {b}), results("n", {n}), o)), Verdict::same);
+}
+
+TEST(Compare, ImbalanceFallsBackToTheExactWorkImbalance) {
+  auto b = ok_run(kCfgA, samples(10.0, 0.02, 10, 10)), n = b;
+  n["metrics"]["work_imbalance"] = 1.94;
+  CompareOptions o;
+  o.metric = CompareMetric::imbalance;
+  const auto cmp = compare_results(results("b", {b}), results("n", {n}), o);
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  EXPECT_NE(cmp.runs[0].note.find("work_imbalance"), std::string::npos);
+}
+
+TEST(Compare, RefusesDifferentDevicesUnlessAllowed) {
+  const auto s = samples(10.0, 0.02, 10, 11);
+  const auto a = results("a", {ok_run(kCfgA, s)});
+  const auto h100 = results("b", {ok_run(kCfgA, s)},
+                            {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", {{{"name", "NVIDIA H100 80GB HBM3"}}}}});
+  const auto h200 = results("c", {ok_run(kCfgA, s)},
+                            {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", {{{"name", "NVIDIA H200"}}}}});
+  EXPECT_THROW(compare_results(h100, h200, {}), InputError);
+  EXPECT_THROW(compare_results(a, results("d", {ok_run(kCfgA, s)}, {{"hostname", "node2"}}), {}), InputError);
+  try {
+    compare_results(h100, h200, {});
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("host.gpus"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--allow-different-devices"), std::string::npos) << e.what();
+  }
+  CompareOptions allow;
+  allow.allow_different_devices = true;
+  EXPECT_EQ(only_verdict(compare_results(h100, h200, allow)), Verdict::same);
+}
+
+TEST(Compare, OutputsCarryTheVerdicts) {
+  const auto s = samples(10.0, 0.02, 10, 12);
+  auto cfg = kCfgA;
+  cfg["split"] = "<zig&zag>";  // free text must be escaped in HTML
+  const auto cmp = compare_results(results("b", {ok_run(cfg, s)}), results("n", {ok_run(cfg, scaled(s, 1.1))}), {});
+  const auto j = cmp.to_json();
+  EXPECT_EQ(j["runs"][0]["verdict"], "SLOWER");
+  EXPECT_EQ(j["summary"]["SLOWER"], 1);
+  EXPECT_EQ(j["regression"], true);
+  const auto text = format_compare_text(cmp);
+  EXPECT_NE(text.find("SLOWER"), std::string::npos);
+  EXPECT_NE(text.find("+10.0%"), std::string::npos);
+  const auto html = format_compare_html(cmp);
+  EXPECT_NE(html.find("&lt;zig&amp;zag&gt;"), std::string::npos);
+  EXPECT_EQ(html.find("<zig&zag>"), std::string::npos);
+  EXPECT_EQ(html.find("http"), std::string::npos);  // self-contained: nothing fetched
+}
+
+TEST(Compare, BadOptionsAreInputErrors) {
+  EXPECT_THROW(parse_compare_metric("latency", "--metric"), InputError);
+  EXPECT_EQ(parse_compare_metric("exposed_comm", "--metric"), CompareMetric::exposed_comm);
+  const auto a = results("a", {ok_run(kCfgA, samples(1, 0.01, 5, 1))});
+  CompareOptions o;
+  o.alpha = 1.5;
+  EXPECT_THROW(compare_results(a, a, o), InputError);
+}
+
+}  // namespace
+}  // namespace rb::reports

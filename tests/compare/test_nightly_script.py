@@ -1,0 +1,99 @@
+"""scripts/nightly.sh end to end on a tiny CPU profile: the first night makes the baseline, every
+night lands in the history as DATE.json, the trend page draws the history, a planted regression
+against the baseline exits 1 and a faster night exits 0; scripts/nsys.sh builds the right command."""
+import json
+import os
+import subprocess
+import unittest
+
+from rb_cli import BIN, SOURCE_DIR, read_json, scale_timing, tempdir, write_json
+
+NIGHTLY = os.path.join(SOURCE_DIR, "scripts", "nightly.sh")
+NSYS = os.path.join(SOURCE_DIR, "scripts", "nsys.sh")
+PROFILE = {"name": "tiny-nightly", "sweep": {"seq": [256], "cp": [1, 2], "split": "zigzag", "heads": 4, "kv_heads": 2,
+                                             "head_dim": 16, "dtype": "float32", "repeats": 12, "warmup": 2}}
+
+
+def nightly(*args):
+    env = dict(os.environ, RINGBENCH=BIN)
+    return subprocess.run(["bash", NIGHTLY, *args], capture_output=True, text=True, env=env, timeout=600)
+
+
+class NightlyScript(unittest.TestCase):
+    def test_history_baseline_trend_and_regression(self):
+        with tempdir() as d:
+            prof = write_json(os.path.join(d, "p.json"), PROFILE)
+            hist, base = os.path.join(d, "history"), os.path.join(d, "baseline.json")
+            common = ["-p", prof, "-H", hist, "-b", base]
+
+            p = nightly(*common, "-d", "2024-05-01", "-o", os.path.join(d, "n1"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("become", p.stderr)  # no baseline yet: tonight becomes it
+            self.assertTrue(os.path.isfile(base))
+            self.assertTrue(os.path.isfile(os.path.join(hist, "2024-05-01.json")))
+
+            # Plant a regression: a baseline five times faster than anything this machine will measure.
+            write_json(base, scale_timing(read_json(base), 0.2))
+            p = nightly(*common, "-d", "2024-05-02", "-o", os.path.join(d, "n2"))
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("SLOWER", p.stdout)
+            self.assertIn("REGRESSION", p.stderr)
+            cmp = read_json(os.path.join(d, "n2", "compare.json"))
+            self.assertTrue(cmp["regression"])
+            self.assertTrue(os.path.isfile(os.path.join(d, "n2", "compare.html")))
+
+            # A baseline five times slower: tonight is FASTER, no regression; --update-baseline takes it.
+            write_json(base, scale_timing(read_json(base), 25.0))
+            p = nightly(*common, "-d", "2024-05-04", "-o", os.path.join(d, "n3"), "--update-baseline")
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            self.assertIn("FASTER", p.stdout)
+            self.assertEqual(read_json(base)["runs"], read_json(os.path.join(d, "n3", "run", "results.json"))["runs"])
+
+            self.assertEqual(sorted(os.listdir(hist)), ["2024-05-01.json", "2024-05-02.json", "2024-05-04.json"])
+            with open(os.path.join(d, "n3", "trend.html")) as f:
+                page = f.read()
+            self.assertIn('<section class="rb-trend">', page)
+            self.assertIn("3 nights, 2024-05-01 to 2024-05-04; 2 configurations", page)
+            self.assertEqual(page.count("<svg"), page.count("</svg>"))
+            self.assertGreaterEqual(page.count("<svg"), 2 * 2)  # time and TFLOP/s at least, per config
+            self.assertNotIn("<script", page)
+
+            # The trend command on its own, with the series as JSON.
+            p = subprocess.run([BIN, "trend", hist, "-o", os.path.join(d, "t.html"), "--json"], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            series = json.loads(p.stdout)
+            self.assertEqual(series["dates"], ["2024-05-01", "2024-05-02", "2024-05-04"])
+            self.assertEqual(len(series["configs"][0]["series"]["median_ms"]), 3)
+
+    def test_bad_usage_exits_2(self):
+        with tempdir() as d:
+            self.assertEqual(nightly("-d", "yesterday").returncode, 2)
+            self.assertEqual(nightly("--frobnicate").returncode, 2)
+            p = nightly("-p", os.path.join(d, "missing.json"), "-H", os.path.join(d, "h"), "-o", os.path.join(d, "o"))
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            os.makedirs(os.path.join(d, "bad"))
+            with open(os.path.join(d, "bad", "latest.json"), "w") as f:
+                f.write("{}")
+            p = subprocess.run([BIN, "trend", os.path.join(d, "bad")], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("YYYY-MM-DD", p.stderr)
+
+    def test_nsys_command_line(self):
+        env = dict(os.environ, RINGBENCH=BIN, NSYS="/opt/nsys/bin/nsys")
+        p = subprocess.run(["bash", NSYS, "--dry-run", "-o", "cap", "run", "profiles/smoke.json", "--out", "r"],
+                           capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cmd = p.stdout.split()
+        self.assertEqual(cmd[:2], ["/opt/nsys/bin/nsys", "profile"])
+        for flag in ("--trace=cuda,nvtx,osrt", "--cuda-graph-trace=node"):
+            self.assertIn(flag, cmd)
+        self.assertEqual(cmd[cmd.index("-o") + 1], "cap")
+        ring = cmd.index(BIN)
+        self.assertEqual(cmd[ring + 1:], ["run", "profiles/smoke.json", "--out", "r", "--no-cupti"])
+        p = subprocess.run(["bash", NSYS], capture_output=True, text=True, env=env)
+        self.assertEqual(p.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
