@@ -15,6 +15,10 @@ using CommandAction = std::function<int()>;
 void add_run_command(CLI::App& app, CommandAction& action);
 void add_model_command(CLI::App& app, CommandAction& action);
 void add_analyze_command(CLI::App& app, CommandAction& action);
+void add_report_command(CLI::App& app, CommandAction& action);
+void add_compare_command(CLI::App& app, CommandAction& action);
+void add_accept_command(CLI::App& app, CommandAction& action);
+void add_trend_command(CLI::App& app, CommandAction& action);
 
 // Exit codes, documented in docs/cli.md.
 inline constexpr int kExitOk = 0;

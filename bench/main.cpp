@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
   rb::bench::add_run_command(app, action);
   rb::bench::add_analyze_command(app, action);
   rb::bench::add_model_command(app, action);
+  rb::bench::add_report_command(app, action);
+  rb::bench::add_compare_command(app, action);
+  rb::bench::add_accept_command(app, action);
+  rb::bench::add_trend_command(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -85,6 +85,7 @@ int run(const RunFlags& f) {
   const SweepOutcome res = run_sweep(spec, opts);
   fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
              res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
+  if (!res.report_html.empty()) fmt::print("report: {}\n", std::filesystem::absolute(res.report_html).string());
   fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
   if (res.interrupted_by) return 128 + res.interrupted_by;
   return res.failed > 0 ? kExitCheckFailed : kExitOk;

@@ -14,6 +14,7 @@
 #include "bench/run_record.hpp"
 #include "common/error.hpp"
 #include "reports/config_json.hpp"
+#include "reports/html_report.hpp"
 #include "reports/results_writer.hpp"
 #include "ring/executor.hpp"
 #include "ring/executor_cuda.hpp"
@@ -177,6 +178,12 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
               {"stopped", stopped.empty() ? json(nullptr) : json(stopped)}};
   outcome.results_json = writer.finish(header);
   outcome.results_jsonl = writer.jsonl_path();
+  // The report is a view of what was measured: a problem rendering it never fails the sweep.
+  try {
+    outcome.report_html = reports::write_report_next_to(outcome.results_json);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ringbench: warning: report.html not written: {}\n", e.what());
+  }
   return outcome;
 }
 

@@ -47,7 +47,7 @@ struct SweepOutcome {
   int ok = 0, failed = 0, skipped = 0;
   int interrupted_by = 0;  // the signal that stopped the sweep, or 0
   bool fatal = false;      // a device-fatal error stopped the sweep
-  std::filesystem::path results_json, results_jsonl;
+  std::filesystem::path results_json, results_jsonl, report_html;
 };
 
 SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts);

@@ -18,5 +18,6 @@ set +e
 "$bin" run "$profile" --out "$out"
 rc=$?
 set -e
-echo "ringbench: results in $(cd "$out" && pwd)/results.json (exit $rc)"
+dir="$(cd "$out" && pwd)"
+echo "ringbench: report in $dir/report.html, results in $dir/results.json (exit $rc)"
 exit $rc

@@ -9,7 +9,8 @@ packages=(
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   libopenmpi-dev openmpi-bin
-  python3 python3-numpy python3-jsonschema
+  python3 python3-numpy python3-jsonschema python3-scipy
+  chromium  # headless: renders report.html in tests/reports (issue 7)
 )
 
 missing=()

@@ -1,0 +1,21 @@
+// libFuzzer target: the results reader's validation. Any JSON either validates or fails with
+// rb::InputError naming the JSON path; nothing else may escape.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "reports/results_reader.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return 0;
+  try {
+    rb::reports::validate_results(doc, "fuzz.json");
+  } catch (const rb::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,19 @@
+// libFuzzer target: the Chrome/Kineto trace reader and the metrics over what it reads. Any bytes
+// either give a timeline whose metrics compute, or fail with rb::InputError.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "bench/metrics.hpp"
+#include "bench/trace_reader.hpp"
+#include "common/error.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  try {
+    const auto trace = rb::bench::parse_trace_text(text, "fuzz.json");
+    (void)rb::bench::compute_metrics(trace.timeline);
+  } catch (const rb::InputError&) {
+  }
+  return 0;
+}
