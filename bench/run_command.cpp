@@ -26,6 +26,7 @@ struct RunFlags {
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
   bool trace = false, no_cupti = false, l2_flush = false;
+  int rounds = 3;
   std::string rank_mode = "isolated", launch = "graph";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
@@ -79,6 +80,8 @@ int run(const RunFlags& f) {
   opts.memory_limit_bytes = static_cast<std::int64_t>(f.memory_limit_gib * 1073741824.0);
   opts.fault = parse_fault(f.inject_fault);
   opts.trace = f.trace;
+  if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
+  opts.rounds = f.rounds;
   opts.rank_mode = f.rank_mode;
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
@@ -122,6 +125,10 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--full-check-limit", f->full_check_limit, "Check every output row up to this S")
       ->capture_default_str();
   sub->add_option("--check-rows", f->check_sample, "Rows checked (sampled) above the full-check limit")
+      ->capture_default_str();
+  sub->add_option("--rounds", f->rounds,
+                  "Spread the timed passes over this many fresh executors (each warmed up), as asv spreads "
+                  "samples over processes")
       ->capture_default_str();
   sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
   sub->add_flag("--no-cupti", f->no_cupti,

@@ -2,6 +2,7 @@
 #include "bench/run_record.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 
 #include <fmt/format.h>
@@ -164,7 +165,11 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   if (faulty && opts.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
   if (faulty && opts.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
   auto exec = make_executor(plan, opts, copts);
-  Watchdog watchdog(opts.timeout_s, [&exec] { exec->abort(); });
+  std::mutex exec_mu;  // the watchdog may abort while a new round swaps the executor
+  Watchdog watchdog(opts.timeout_s, [&] {
+    std::lock_guard lk(exec_mu);
+    exec->abort();
+  });
   // An abort surfaces as an executor error; name the watchdog's reason instead.
   auto pass = [&](bool record) {
     try {
@@ -185,14 +190,28 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   rec["correctness"] = correctness_to_json(corr);
   if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, *exec);
 
-  // 2. Warm-up, then timed passes; every pass records its timeline, and the median pass's is kept.
-  for (int i = 0; i < cfg.warmup; ++i) (void)pass(false);
+  // 2. Timed passes in rounds, each on a fresh executor (new buffers, new threads) after its own
+  // warm-up: a single instance can sit in a fast or a slow mode for its whole life (placement,
+  // alignment; 40 against 58 ms seen for one shape on this project's 2-core machine), so samples
+  // from one instance understate the run-to-run spread and make A/A comparisons cry wolf. This is
+  // asv's answer (several processes per benchmark) within one process. Every pass records its
+  // timeline; the median pass's is kept.
+  const int rounds = std::clamp(opts.rounds, 1, cfg.repeats);
   std::vector<ring::PassRecord> passes;
   std::vector<double> samples_ms;
-  for (int i = 0; i < cfg.repeats; ++i) {
-    nvtx::ScopedRange replay(nvtx::kRangeReplay, i);
-    passes.push_back(pass(true));
-    samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
+  for (int round = 0; round < rounds; ++round) {
+    if (round > 0) {
+      auto fresh = make_executor(plan, opts, copts);
+      std::lock_guard lk(exec_mu);
+      exec = std::move(fresh);
+    }
+    for (int i = 0; i < cfg.warmup; ++i) (void)pass(false);
+    const int n = cfg.repeats / rounds + (round < cfg.repeats % rounds ? 1 : 0);
+    for (int i = 0; i < n; ++i) {
+      nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(samples_ms.size()));
+      passes.push_back(pass(true));
+      samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
+    }
   }
   const SampleStats st = summarize(samples_ms);
   json timing = to_json(st);
@@ -200,6 +219,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   for (auto& [k, v] : timing.items()) timing_ms[k == "count" || k == "noise_pct" ? k : k + "_ms"] = v;
   timing_ms["samples_ms"] = samples_ms;
   timing_ms["warmup"] = cfg.warmup;
+  timing_ms["rounds"] = rounds;
   if (cfg.backend == Backend::cuda) {
     timing_ms["clock"] = "CUDA events around the pass";
     timing_ms["rank_mode"] = opts.rank_mode;

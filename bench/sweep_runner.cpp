@@ -140,6 +140,15 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
         skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used", static_cast<double>(need) / 1073741824.0,
                            static_cast<double>(memory_limit) / 1073741824.0);
     }
+#ifdef RINGBENCH_HAVE_CUDA
+    if (skip.empty() && cfg.backend == Backend::cuda) {
+      const auto need = ring::cuda_executor_bytes(ring::make_plan(cfg));
+      const auto free_bytes = ring::cuda_free_memory_bytes();
+      if (need > free_bytes / 10 * 9)
+        skip = fmt::format("needs an estimated {:.2f} GiB of device memory; {:.2f} GiB are free",
+                           static_cast<double>(need) / 1073741824.0, static_cast<double>(free_bytes) / 1073741824.0);
+    }
+#endif
     if (!skip.empty()) {
       rec = skipped_record(cfg, skip);
       ++outcome.skipped;

@@ -35,6 +35,7 @@ struct RunOptions {
   double timeout_s = 0;                  // per configuration; 0: none
   std::int64_t memory_limit_bytes = 0;   // skip configurations estimated above this; 0: 90% of MemAvailable
   FaultSpec fault;
+  int rounds = 3;      // fresh executors per configuration; the repeats are spread over them
   bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
   // CUDA backend (DESIGN §7): virtual ranks measured one at a time (isolated) or all at once
   // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.

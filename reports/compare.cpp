@@ -1,6 +1,8 @@
 // Matching runs by config id, reading the chosen metric, and the verdict of each pair.
 #include "reports/compare.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <map>
 
@@ -41,6 +43,30 @@ std::vector<double> samples_ms(const json& run) {
   if (t.is_object() && t.contains("samples_ms"))
     for (const auto& x : t.at("samples_ms")) out.push_back(x.get<double>());
   return out;
+}
+
+// The relative spread of the per-round medians: samples_ms holds the rounds in order, round k
+// having count/rounds samples plus one for k < count % rounds (bench/run_record.cpp).
+std::optional<double> round_spread(const json& run, const std::vector<double>& samples) {
+  const json& t = field(run, "timing");
+  if (!t.is_object() || !t.contains("rounds") || !t.at("rounds").is_number_integer()) return std::nullopt;
+  const auto rounds = t.at("rounds").get<std::int64_t>();
+  const auto count = static_cast<std::int64_t>(samples.size());
+  if (rounds < 2 || rounds > count) return std::nullopt;
+  std::vector<double> medians;
+  std::int64_t at = 0;
+  for (std::int64_t k = 0; k < rounds; ++k) {
+    const std::int64_t n = count / rounds + (k < count % rounds ? 1 : 0);
+    std::vector<double> r(samples.begin() + at, samples.begin() + at + n);
+    at += n;
+    std::sort(r.begin(), r.end());
+    medians.push_back(r.size() % 2 ? r[r.size() / 2] : 0.5 * (r[r.size() / 2 - 1] + r[r.size() / 2]));
+  }
+  std::vector<double> all(samples);
+  std::sort(all.begin(), all.end());
+  const double mid = all[all.size() / 2];
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  return mid > 0 ? std::optional<double>((*hi - *lo) / mid) : std::nullopt;
 }
 
 // One line naming what differs between the two headers, or "" when nothing compared differs.
@@ -101,6 +127,7 @@ MetricValue read_metric(const json& run, CompareMetric m) {
     case CompareMetric::time:
       mv.value = number(field(run, "timing"), "median_ms");
       mv.samples = samples_ms(run);
+      mv.instance_spread = round_spread(run, mv.samples);
       break;
     case CompareMetric::tflops: {
       mv.value = number(metrics, "attention_tflops");
@@ -110,6 +137,7 @@ MetricValue read_metric(const json& run, CompareMetric m) {
       if (flops && *flops > 0)
         for (double ms : samples_ms(run))
           if (ms > 0) mv.samples.push_back(*flops / ms / 1e9);
+      mv.instance_spread = round_spread(run, samples_ms(run));
       break;
     }
     case CompareMetric::overlap: mv.value = number(metrics, "overlap_fraction"); break;
@@ -154,7 +182,14 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
   const bool up = n > b;
   const Verdict direction = worse_if_up(up) ? Verdict::slower : Verdict::faster;
   if (nb > 0 && nn > 0) {
-    if (*rc.p_value < opts.alpha) {
+    // The U test treats every sample as independent, but samples of one executor share its fast or
+    // slow mode. A change no larger than the spread between fresh executors of one run is not
+    // evidence of a different build, however small p is.
+    const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
+    if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
+    } else if (*rc.p_value < opts.alpha) {
       rc.verdict = direction;
     } else {
       rc.verdict = Verdict::noisy;

@@ -45,6 +45,9 @@ struct MetricValue {
   std::optional<double> value;
   std::vector<double> samples;  // empty for single-valued metrics (overlap, exposed comm, imbalance)
   std::string note;             // e.g. which field stood in for a missing one
+  // (max - min) / median of the per-round medians, when the samples came from several fresh
+  // executors (timing.rounds > 1): how far one instance of the same build can sit from another.
+  std::optional<double> instance_spread;
 };
 MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
 

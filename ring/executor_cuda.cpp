@@ -528,6 +528,13 @@ class CudaExecutorImpl final : public CudaExecutor {
 
 }  // namespace
 
+std::int64_t cuda_free_memory_bytes(int device) {
+  RB_CUDA_CHECK(cudaSetDevice(device));
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<std::int64_t>(free_bytes);
+}
+
 std::int64_t cuda_executor_bytes(const Plan& plan) {
   const Config& cfg = plan.config;
   const std::int64_t c = cfg.cp, rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;

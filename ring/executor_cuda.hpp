@@ -66,4 +66,7 @@ std::int64_t cuda_executor_bytes(const Plan& plan);
 // True when the CUDA runtime finds at least one device (false, not an error, when it finds none).
 bool cuda_device_available();
 
+// Free memory on `device` now (cudaMemGetInfo), to skip what cannot fit before allocating it.
+std::int64_t cuda_free_memory_bytes(int device = 0);
+
 }  // namespace rb::ring

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-jsonschema python3-scipy
+  clang libclang-rt-14-dev  # libFuzzer, for scripts/fuzz.sh
   chromium  # headless: renders report.html in tests/reports (issue 7)
 )
 

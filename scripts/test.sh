@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Builds ringbench and runs every test that this machine can run (all but the `gpu` label when there
-# is no GPU). Installs missing packages first. Usage: bash scripts/test.sh [preset]  (default: ci)
+# Builds ringbench and runs every test this machine can run: the `ci` preset (everything found,
+# warnings as errors; all but the `gpu` label when there is no GPU), then the CPU tests again under
+# AddressSanitizer and UndefinedBehaviorSanitizer (`debug` preset), then each libFuzzer target for a
+# bounded time. Installs missing packages first.
+# Usage: bash scripts/test.sh [preset]   (default: ci, which also runs the sanitizer and fuzz stages)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-ci}"
@@ -8,3 +11,12 @@ bash scripts/setup.sh
 cmake --preset "$preset"
 cmake --build --preset "$preset"
 ctest --preset "$preset"
+if [ "$preset" = ci ]; then
+  echo "== sanitizers (ASan + UBSan), CPU tests"
+  cmake --preset debug
+  cmake --build --preset debug
+  # Timing tests measure the machine, not the code, and mean nothing under ASan.
+  ctest --preset debug -E 'test_compare_noise|test_gbench_compare'
+  echo "== fuzzing"
+  bash scripts/fuzz.sh "${RINGBENCH_FUZZ_SECONDS:-20}"
+fi

@@ -11,7 +11,9 @@ class CompareCli(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempdir()
-        cls.base = sweep(os.path.join(cls.tmp.name, "a"), repeats=12)
+        # One executor per configuration: these tests are about the U test and the threshold on the
+        # samples; the spread between fresh executors (--rounds) has its own A/A test.
+        cls.base = sweep(os.path.join(cls.tmp.name, "a"), repeats=12, extra=("--rounds", "1"))
         cls.doc = read_json(cls.base)
 
     @classmethod

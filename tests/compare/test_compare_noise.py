@@ -14,9 +14,14 @@ import subprocess
 import sys
 import unittest
 
-from rb_cli import BIN, SMALL_SWEEP, run, skip_process, tempdir
+from rb_cli import BIN, run, skip_process, tempdir
 
 TRIES = 20
+# Passes of 10-70 ms on 2 cores: long enough that a pass measures attention, not thread wake-ups.
+# (Sub-millisecond passes shift 10-30% between processes from scheduling alone, which the U test
+# rightly calls significant; that is a benchmark-design error, not noise the gate should absorb.)
+NOISE_SWEEP = ["--seq", "1024,1536", "--cp", "1,2", "--split", "zigzag", "--variant", "ring",
+               "--heads", "4", "--kv-heads", "2", "--head-dim", "64", "--dtype", "float32"]
 
 
 def fifo_prefix():
@@ -39,7 +44,7 @@ class CompareNoise(unittest.TestCase):
                 paths = []
                 for side in ("a", "b"):
                     out = os.path.join(d, f"{i}{side}")
-                    p = subprocess.run([*prefix, BIN, "run", *SMALL_SWEEP, "--repeats", "12", "--warmup", "2",
+                    p = subprocess.run([*prefix, BIN, "run", *NOISE_SWEEP, "--repeats", "10", "--warmup", "2",
                                         "--out", out], capture_output=True, text=True, timeout=300)
                     self.assertEqual(p.returncode, 0, p.stderr)
                     paths.append(os.path.join(out, "results.json"))
