@@ -23,8 +23,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);  // prints help or the parse error
-    return rc == 0 ? rb::bench::kExitOk : rb::bench::kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, like every other input error (CLI11's own exit() adds a second line).
+    fmt::print(stderr, "ringbench: error: {} (see --help)\n", e.what());
+    return rb::bench::kExitBadInput;
   } catch (const rb::InputError& e) {
     fmt::print(stderr, "ringbench: error: {}\n", e.what());
     return rb::bench::kExitBadInput;

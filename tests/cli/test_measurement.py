@@ -23,13 +23,14 @@ def one_run(*args):
 
 class Measurement(unittest.TestCase):
     def test_compute_bound_hides_the_transfers(self):
-        # 512 tokens x 1 KiB of K/V at 50 Gbit/s: ~0.08 ms per transfer against ms of attention.
-        r = one_run("--seq", "1024", "--link-gbps", "50")
+        # 512 tokens x 1 KiB of K/V at 4 Gbit/s: ~1 ms per transfer against ~10 ms of attention per
+        # step. (Much shorter transfers make the fraction hinge on which thread the OS wakes first.)
+        r = one_run("--seq", "1024", "--link-gbps", "4")
         m = r["metrics"]
         self.assertGreater(m["comm_time_ms"], 0)
         self.assertLess(m["comm_time_ms"], m["compute_time_ms"])
         self.assertGreaterEqual(m["overlap_fraction"], 0.5, m)
-        self.assertLess(m["exposed_comm_ms"], 0.5 * m["comm_time_ms"] + 0.5)
+        self.assertLess(m["exposed_comm_ms"], 0.1 * m["compute_time_ms"])
 
     def test_comm_bound_exposes_comm_minus_compute(self):
         # 128 tokens x 1 KiB at 0.05 Gbit/s: ~21 ms per transfer against well under a ms of attention.

@@ -20,9 +20,9 @@ def run(*args, timeout=600, cwd=None, env=None):
     return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
 
 
-def sweep(out_dir, repeats=12, extra=()):
-    """Runs SMALL_SWEEP into out_dir and returns the path of its results.json."""
-    p = run("run", *SMALL_SWEEP, "--repeats", repeats, "--warmup", 2, "--out", out_dir, *extra)
+def sweep(out_dir, repeats=12, extra=(), shape=None):
+    """Runs SMALL_SWEEP (or `shape`) into out_dir and returns the path of its results.json."""
+    p = run("run", *(shape or SMALL_SWEEP), "--repeats", repeats, "--warmup", 2, "--out", out_dir, *extra)
     if p.returncode != 0:
         raise AssertionError(f"ringbench run failed ({p.returncode}): {p.stderr}")
     return os.path.join(out_dir, "results.json")

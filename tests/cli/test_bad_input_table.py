@@ -1,0 +1,129 @@
+"""Table-driven bad input across every command and every kind of input file: each row must exit 2
+with one line on stderr that names where the problem is (flag, file, JSON path) and the offending
+value, and must write nothing as if it had succeeded."""
+import json
+import os
+import unittest
+
+from ringbench_cli import run, tempdir
+
+GOOD_PROFILE = {"sweep": {"seq": 64, "cp": 2, "heads": 2, "kv_heads": 1, "head_dim": 8, "repeats": 1}}
+RESULTS_HEADER = {"schema": "ringbench.results", "schema_version": "0.1.0", "runs": []}
+GOOD_RUN = {"config": {"id": "x", "seq": 64, "cp": 2, "heads": 2, "kv_heads": 1, "head_dim": 8, "split": "zigzag",
+                       "variant": "ring", "dtype": "float32", "backend": "cpu", "transport": "local"},
+            "status": "ok", "reason": None, "timing": {"samples_ms": [1.0], "median_ms": 1.0}}
+TINY = ["--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
+
+
+def results(**change):
+    doc = json.loads(json.dumps(RESULTS_HEADER))
+    doc["runs"] = [json.loads(json.dumps(GOOD_RUN))]
+    for path, value in change.items():
+        *parents, leaf = path.split("__")
+        node = doc
+        for p in parents:
+            node = node[int(p)] if isinstance(node, list) else node[p]
+        if value is KeyError:
+            del node[leaf]
+        else:
+            node[leaf] = value
+    return doc
+
+
+# (name, argv with {file} placeholders, files to create {name: text or JSON}, words stderr must contain)
+CASES = [
+    # run: flags
+    ("run seq not divisible", ["run", "--seq", "100", "--cp", "3", "--split", "zigzag", *TINY], {}, ["seq", "100"]),
+    ("run c > S", ["run", "--seq", "4", "--cp", "8", *TINY], {}, ["cp", "8"]),
+    ("run heads not grouping", ["run", "--seq", "64", "--heads", "6", "--kv-heads", "4"], {}, ["heads", "6"]),
+    ("run unknown split", ["run", "--split", "diagonal", *TINY], {}, ["--split", "diagonal"]),
+    ("run unknown variant", ["run", "--variant", "tree", *TINY], {}, ["--variant", "tree"]),
+    ("run unknown dtype", ["run", "--dtype", "float8", *TINY], {}, ["--dtype", "float8"]),
+    ("run unknown backend", ["run", "--backend", "tpu", *TINY], {}, ["--backend", "tpu"]),
+    ("run unknown transport", ["run", "--transport", "carrier-pigeon", *TINY], {}, ["--transport", "carrier-pigeon"]),
+    ("run zero seq", ["run", "--seq", "0", *TINY], {}, ["seq", "0"]),
+    ("run zero head dim", ["run", "--head-dim", "0", "--heads", "2", "--kv-heads", "1"], {}, ["head-dim", "0"]),
+    ("run zero repeats", ["run", "--repeats", "0", "--heads", "2", "--kv-heads", "1"], {}, ["repeats", "0"]),
+    ("run negative link", ["run", "--link-gbps=-1", *TINY], {}, ["link", "-1"]),
+    ("run negative timeout", ["run", "--timeout=-5", *TINY], {}, ["--timeout", "-5"]),
+    ("run zero rounds", ["run", "--rounds", "0", *TINY], {}, ["--rounds", "0"]),
+    ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
+    ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
+    ("run bad rank mode", ["run", "--rank-mode", "sideways", *TINY], {}, ["--rank-mode", "sideways"]),
+    # run: profiles
+    ("profile missing", ["run", "{dir}/nope.json"], {}, ["nope.json"]),
+    ("profile not JSON", ["run", "{p.json}"], {"p.json": "{\"sweep\": [1,"}, ["p.json", "JSON"]),
+    ("profile not an object", ["run", "{p.json}"], {"p.json": [1, 2]}, ["p.json", "object"]),
+    ("profile without sweep", ["run", "{p.json}"], {"p.json": {"name": "x"}}, ["p.json", "/sweep"]),
+    ("profile unknown field", ["run", "{p.json}"], {"p.json": {"sweeps": {}}}, ["/sweeps"]),
+    ("profile unknown axis", ["run", "{p.json}"], {"p.json": {"sweep": {"sequence": 64}}}, ["/sweep/sequence"]),
+    ("profile negative seq", ["run", "{p.json}"], {"p.json": {"sweep": {"seq": [64, -5]}}}, ["/sweep/seq/1", "-5"]),
+    ("profile string cp", ["run", "{p.json}"], {"p.json": {"sweep": {"cp": "four"}}}, ["/sweep/cp", "four"]),
+    ("profile empty list", ["run", "{p.json}"], {"p.json": {"sweep": {"split": []}}}, ["/sweep/split", "empty"]),
+    ("profile bad split name", ["run", "{p.json}"], {"p.json": {"sweep": {"split": ["zig"]}}}, ["/sweep/split/0", "zig"]),
+    ("profile causal not bool", ["run", "{p.json}"], {"p.json": {"sweep": {"causal": "yes"}}}, ["/sweep/causal", "yes"]),
+    ("profile float heads", ["run", "{p.json}"], {"p.json": {"sweep": {"heads": 2.5}}}, ["/sweep/heads", "2.5"]),
+    ("profile rule broken", ["run", "{p.json}"],
+     {"p.json": {"sweep": {**GOOD_PROFILE["sweep"], "seq": 66, "cp": 4, "split": "zigzag"}}}, ["seq", "66"]),
+    # report: results files
+    ("report missing file", ["report", "{dir}/none.json"], {}, ["none.json"]),
+    ("report not JSON", ["report", "{r.json}"], {"r.json": "not json"}, ["r.json", "JSON"]),
+    ("report wrong schema", ["report", "{r.json}"], {"r.json": results(schema="other")}, ["/schema", "other"]),
+    ("report unknown major", ["report", "{r.json}"], {"r.json": results(schema_version="1.0.0")},
+     ["/schema_version", "1.0.0"]),
+    ("report bad semver", ["report", "{r.json}"], {"r.json": results(schema_version="zero")}, ["/schema_version", "zero"]),
+    ("report runs not a list", ["report", "{r.json}"], {"r.json": results(runs={})}, ["/runs"]),
+    ("report bad status", ["report", "{r.json}"], {"r.json": results(runs__0__status="great")},
+     ["/runs/0/status", "great"]),
+    ("report missing config id", ["report", "{r.json}"], {"r.json": results(runs__0__config__id=KeyError)},
+     ["/runs/0/config/id"]),
+    ("report negative sample", ["report", "{r.json}"], {"r.json": results(runs__0__timing__samples_ms=[1.0, -2.0])},
+     ["/runs/0/timing/samples_ms/1", "-2"]),
+    ("report failed without reason", ["report", "{r.json}"], {"r.json": results(runs__0__status="failed")},
+     ["/runs/0/reason"]),
+    # compare
+    ("compare base unreadable", ["compare", "{dir}/a.json", "{r.json}"], {"r.json": results()}, ["a.json"]),
+    ("compare bad metric", ["compare", "{r.json}", "{r.json}", "--metric", "speed"], {"r.json": results()}, ["speed"]),
+    # analyze: traces
+    ("analyze missing trace", ["analyze", "{dir}/t.json"], {}, ["t.json"]),
+    ("analyze not JSON", ["analyze", "{t.json}"], {"t.json": "garbage"}, ["t.json"]),
+    ("analyze wrong shape", ["analyze", "{t.json}"], {"t.json": {"traceEvents": 5}}, ["t.json", "traceEvents"]),
+    # model
+    ("model unknown preset", ["model", "--preset", "llama4"], {}, ["--preset", "llama4"]),
+    ("model tp not dividing", ["model", "--preset", "llama3-8b", "--tp", "3"], {}, ["--tp", "3"]),
+    ("model zero seq", ["model", "--preset", "llama3-8b", "--seq", "0"], {}, ["--seq", "0"]),
+    # accept
+    ("accept missing profile", ["accept", "{dir}/acc.json"], {}, ["acc.json"]),
+    ("accept checks not an object", ["accept", "{a.json}"], {"a.json": {**GOOD_PROFILE, "checks": 3}}, ["a.json"]),
+]
+
+
+class BadInputTable(unittest.TestCase):
+    def test_at_least_thirty_cases(self):
+        self.assertGreaterEqual(len(CASES), 30)
+
+    def test_every_case_exits_2_with_one_clear_line(self):
+        for name, argv, files, words in CASES:
+            with self.subTest(name), tempdir() as d:
+                paths = {}
+                for fname, content in files.items():
+                    paths[fname] = os.path.join(d, fname)
+                    with open(paths[fname], "w") as f:
+                        f.write(content if isinstance(content, str) else json.dumps(content))
+                args = [a.replace("{dir}", d) for a in argv]
+                args = [paths[a[1:-1]] if a.startswith("{") and a[1:-1] in paths else a for a in args]
+                out = os.path.join(d, "out")
+                if args[0] == "run":
+                    args += ["--out", out]
+                p = run(*args)
+                self.assertEqual(p.returncode, 2, f"{name}: rc {p.returncode}\n{p.stderr}")
+                err = p.stderr.strip()
+                self.assertEqual(len(err.splitlines()), 1, f"{name}: {err}")
+                for w in words:
+                    self.assertIn(w, err, name)
+                self.assertFalse(os.path.exists(os.path.join(out, "results.json")), name)
+                self.assertFalse(os.path.exists(os.path.join(out, "results.jsonl")), name)
+
+
+if __name__ == "__main__":
+    unittest.main()
