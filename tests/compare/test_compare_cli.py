@@ -19,7 +19,7 @@ class CompareCli(unittest.TestCase):
         # samples; the spread between fresh executors (--rounds) has its own A/A test.
         # Passes of 10-40 ms: with sub-millisecond ones, the spread inside one run on a shared VM can
         # exceed the planted 10%, and the U test would rightly refuse to call it significant.
-        cls.base = sweep(os.path.join(cls.tmp.name, "a"), repeats=12, extra=("--rounds", "1"), shape=PLANT_SWEEP)
+        cls.base = sweep(os.path.join(cls.tmp.name, "a"), repeats=20, extra=("--rounds", "1"), shape=PLANT_SWEEP)
         cls.doc = read_json(cls.base)
 
     @classmethod
