@@ -18,6 +18,7 @@
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
+#include "ring/block_pairs.hpp"
 #include "ring/executor.hpp"
 #include "ring/steady_clock.hpp"
 #include "ring/transport_local.hpp"
@@ -76,7 +77,7 @@ class CpuExecutor final : public Executor {
         std::copy(rk.own.begin(), rk.own.begin() + kv_half, rk.all_k.begin() + kv_half * r);
         std::copy(rk.own.begin() + kv_half, rk.own.end(), rk.all_v.begin() + kv_half * r);
       }
-      rk.step_pairs = make_step_pairs(r);
+      rk.step_pairs = step_block_pairs(plan_, r);
     }
     for (int r = 0; r < c_; ++r) {
       threads_.emplace_back([this, r] { worker(r, /*comm=*/false); });
@@ -169,25 +170,6 @@ class CpuExecutor final : public Executor {
     bool aborted = false;
     std::vector<Interval> log, comm_log;
   };
-
-  std::vector<std::vector<BlockPair>> make_step_pairs(int r) const {
-    const auto& rp = plan_.ranks[r];
-    const auto q_off = row_offsets(rp.segments);
-    std::vector<std::vector<BlockPair>> out;
-    for (const auto& st : rp.steps) {
-      std::vector<BlockPair> pairs;
-      for (const auto& pp : st.pairs) {
-        const auto& ksegs = plan_.ranks[pp.k_rank].segments;
-        const auto k_off = row_offsets(ksegs);
-        // In a ring buffer the block starts at row 0; in the gathered buffer at its rank's slot.
-        const std::int64_t base = plan_.config.variant == Variant::allgather ? rows_ * pp.k_rank : 0;
-        pairs.push_back(BlockPair{rp.segments[pp.q_seg], q_off[pp.q_seg], ksegs[pp.k_seg], base + k_off[pp.k_seg],
-                                  pp.mask});
-      }
-      out.push_back(std::move(pairs));
-    }
-    return out;
-  }
 
   void worker(int r, bool comm) {
     nvtx::name_current_thread(fmt::format("rank {} {}", r, comm ? "comm" : "compute"));

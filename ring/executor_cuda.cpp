@@ -27,6 +27,7 @@
 #include "kernels/fill_inputs.cuh"
 #include "kernels/link_pace.cuh"
 #include "kernels/merge_partials.cuh"
+#include "ring/block_pairs.hpp"
 #include "ring/cuda_handles.hpp"
 
 namespace rb::ring {
@@ -172,7 +173,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
     }
     const std::int64_t sk = gathered() ? rows_ * c_ : rows_;
-    for (const auto& pairs : step_pairs(r)) rk.work.emplace_back(pairs, rows_, sk, cfg.causal);
+    for (const auto& pairs : step_block_pairs(plan_, r)) rk.work.emplace_back(pairs, rows_, sk, cfg.causal);
     for (int j = 0; j < steps(); ++j)
       rk.ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
                                  make_event(true), make_event(false), make_event(false)});
@@ -180,25 +181,6 @@ class CudaExecutorImpl final : public CudaExecutor {
     rk.end = make_event(true);
     rk.fork = make_event(false);
     rk.join = make_event(false);
-  }
-
-  // As the CPU backend: key rows start at 0 in a ring buffer, at the source's slot when gathered.
-  std::vector<std::vector<BlockPair>> step_pairs(int r) const {
-    const auto& rp = plan_.ranks[r];
-    const auto q_off = row_offsets(rp.segments);
-    std::vector<std::vector<BlockPair>> out;
-    for (const auto& st : rp.steps) {
-      std::vector<BlockPair> pairs;
-      for (const auto& pp : st.pairs) {
-        const auto& ksegs = plan_.ranks[pp.k_rank].segments;
-        const auto k_off = row_offsets(ksegs);
-        const std::int64_t base = gathered() ? rows_ * pp.k_rank : 0;
-        pairs.push_back(BlockPair{rp.segments[pp.q_seg], q_off[pp.q_seg], ksegs[pp.k_seg], base + k_off[pp.k_seg],
-                                  pp.mask});
-      }
-      out.push_back(std::move(pairs));
-    }
-    return out;
   }
 
   // --- enqueueing one pass -------------------------------------------------------------------
