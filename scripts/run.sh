@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out="${1:-results/$(date +%Y%m%d-%H%M%S)}"
 bash scripts/setup.sh
 cmake --preset default >/dev/null
-cmake --build --preset default
+cmake --build --preset default --target ringbench  # the tests are the other command's
 bin=build/default/bench/ringbench
 profile=profiles/smoke.json
 if [ -f profiles/nightly.json ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
