@@ -43,8 +43,11 @@ class Measurement(unittest.TestCase):
             self.assertGreaterEqual(pr["exposed_comm_ms"], 0.9 * expect, pr)
             self.assertLessEqual(pr["exposed_comm_ms"], pr["comm_time_ms"] + 1e-9)
         # The simulator, fed the measured per-step times, predicts the same exposure and pass time.
+        # (Tolerance relative to the comm time: in an unoptimised sanitizer build compute outgrows the
+        # transfer, exposure tends to 0 and a relative tolerance on it would be meaningless.)
         model = r["model"]
-        self.assertAlmostEqual(model["exposed_comm_ms_mean"], m["exposed_comm_ms"], delta=0.15 * m["exposed_comm_ms"])
+        self.assertAlmostEqual(model["exposed_comm_ms_mean"], m["exposed_comm_ms"],
+                               delta=max(0.15 * m["exposed_comm_ms"], 0.05 * m["comm_time_ms"]))
         self.assertGreater(model["measured_over_model"], 0.8)
         self.assertLess(model["measured_over_model"], 1.25)
 
