@@ -35,6 +35,10 @@ nlohmann::json read_json_file(const std::string& path) {
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(fmt::format("{}: byte {}", path, e.byte), "<malformed JSON>",
                      fmt::format("the profile must be valid JSON ({})", e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // Valid syntax the library still refuses, e.g. a number beyond double range.
+    throw InputError(path, "<unrepresentable JSON>",
+                     fmt::format("the profile must be valid JSON ({})", e.what()));
   }
 }
 

@@ -127,6 +127,10 @@ SweepSpec load_profile(const std::filesystem::path& path) {
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("{}: byte {}", path.string(), e.byte), "<malformed JSON>",
                      fmt::format("the profile must be valid JSON ({})", e.what()));
+  } catch (const json::exception& e) {
+    // Valid syntax the library still refuses, e.g. a number beyond double range.
+    throw InputError(path.string(), "<unrepresentable JSON>",
+                     fmt::format("the profile must be valid JSON ({})", e.what()));
   }
   return parse_profile(doc, path.string());
 }

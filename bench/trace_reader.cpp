@@ -31,6 +31,13 @@ std::string trim(std::string s) {
   return s.substr(i);
 }
 
+// A string member, or "" when it is missing or not a string: json::value() would throw type_error
+// on a member of the wrong type, and these lookups only ask "is it this name?".
+std::string string_member(const json& obj, const char* key) {
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string shown(const json& v) {
   std::string s = v.dump();
   if (s.size() > 80) s = s.substr(0, 77) + "...";
@@ -84,7 +91,7 @@ class Reader {
       fail("", shown(doc), "a trace must be a JSON object with traceEvents, or an array of events");
     }
 
-    const bool ours = other && other->value("producer", "") == "ringbench";
+    const bool ours = other && string_member(*other, "producer") == "ringbench";
     out.format = ours ? "ringbench" : "kineto";
     std::int64_t origin = 0;
     int file_rank = opt_.default_rank;
@@ -112,7 +119,7 @@ class Reader {
       if (!ev.is_object()) fail(at, shown(ev), "every trace event must be a JSON object");
       auto ph = ev.find("ph");
       if (ph == ev.end() || !ph->is_string()) fail(at + "/ph", ph == ev.end() ? "missing" : shown(*ph), "every trace event needs a string 'ph'");
-      if (*ph == "M" && ev.value("name", "") == "thread_name") {
+      if (*ph == "M" && string_member(ev, "name") == "thread_name") {
         const json* args = ev.contains("args") ? &ev["args"] : nullptr;
         if (args && args->is_object() && args->contains("name") && (*args)["name"].is_string()) {
           thread_names[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] = trim((*args)["name"].get<std::string>());
@@ -247,7 +254,7 @@ TraceFile parse_trace_text(std::string_view text, const std::string& source, con
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     throw InputError(source, fmt::format("text ({} bytes) that does not parse: {}", text.size(), e.what()),
                      "a trace must be Chrome trace JSON, plain or gzip-compressed");
   }

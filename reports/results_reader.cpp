@@ -102,6 +102,10 @@ ResultsFile read_results(const std::filesystem::path& path) {
     } catch (const json::parse_error& e) {
       throw InputError(fmt::format("{}: byte {}", path.string(), e.byte), "<malformed JSON>",
                        fmt::format("a results file must be valid JSON ({})", e.what()));
+    } catch (const json::exception& e) {
+      // Valid syntax the library still refuses, e.g. a number beyond double range.
+      throw InputError(path.string(), "<unrepresentable JSON>",
+                       fmt::format("a results file must be valid JSON ({})", e.what()));
     }
   }
   validate_results(f.doc, path.string(), &f);

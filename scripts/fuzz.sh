@@ -13,10 +13,18 @@ mkdir -p "$artifacts"
 for target in profile results trace; do
   scratch=$(mktemp -d)
   echo "fuzz: $target for ${seconds}s"
+  log="$artifacts/$target.log"
+  rc=0
   build/fuzz/tests/fuzz/fuzz_$target -max_total_time="$seconds" -max_len=65536 -print_final_stats=1 \
-    -artifact_prefix="$artifacts/${target}-" "$scratch" tests/fuzz/corpus/$target 2>&1 | tail -n 4
-  rc=${PIPESTATUS[0]}
+    -artifact_prefix="$artifacts/${target}-" "$scratch" tests/fuzz/corpus/$target >"$log" 2>&1 || rc=$?
   rm -rf "$scratch"
-  [ "$rc" -eq 0 ] || { echo "fuzz: $target found a failure (see $artifacts)"; exit 1; }
+  if [ "$rc" -ne 0 ]; then
+    # The whole report, so a CI log alone is enough to reproduce: the exception or sanitizer
+    # message, the stack, and the path of the saved input.
+    grep -v '^#' "$log" | tail -n 60
+    echo "fuzz: $target found a failure (exit $rc; input saved under $artifacts)"
+    exit 1
+  fi
+  tail -n 4 "$log"
 done
 echo "fuzz: no failure found"

@@ -53,6 +53,7 @@ CASES = [
     # run: profiles
     ("profile missing", ["run", "{dir}/nope.json"], {}, ["nope.json"]),
     ("profile not JSON", ["run", "{p.json}"], {"p.json": "{\"sweep\": [1,"}, ["p.json", "JSON"]),
+    ("profile number out of range", ["run", "{p.json}"], {"p.json": '{"sweep": {"seq": 7e705}}'}, ["p.json", "7e705"]),
     ("profile not an object", ["run", "{p.json}"], {"p.json": [1, 2]}, ["p.json", "object"]),
     ("profile without sweep", ["run", "{p.json}"], {"p.json": {"name": "x"}}, ["p.json", "/sweep"]),
     ("profile unknown field", ["run", "{p.json}"], {"p.json": {"sweeps": {}}}, ["/sweeps"]),
@@ -68,6 +69,8 @@ CASES = [
     # report: results files
     ("report missing file", ["report", "{dir}/none.json"], {}, ["none.json"]),
     ("report not JSON", ["report", "{r.json}"], {"r.json": "not json"}, ["r.json", "JSON"]),
+    ("report number out of range", ["report", "{r.json}"],
+     {"r.json": json.dumps(results()).replace('"median_ms": 1.0', '"median_ms": 1e400')}, ["r.json", "1e400"]),
     ("report wrong schema", ["report", "{r.json}"], {"r.json": results(schema="other")}, ["/schema", "other"]),
     ("report unknown major", ["report", "{r.json}"], {"r.json": results(schema_version="1.0.0")},
      ["/schema_version", "1.0.0"]),
@@ -87,6 +90,8 @@ CASES = [
     # analyze: traces
     ("analyze missing trace", ["analyze", "{dir}/t.json"], {}, ["t.json"]),
     ("analyze not JSON", ["analyze", "{t.json}"], {"t.json": "garbage"}, ["t.json"]),
+    ("analyze number out of range", ["analyze", "{t.json}"], {"t.json": '{"traceEvents": [{"ts": 1e999}]}'},
+     ["t.json", "1e999"]),
     ("analyze wrong shape", ["analyze", "{t.json}"], {"t.json": {"traceEvents": 5}}, ["t.json", "traceEvents"]),
     # model
     ("model unknown preset", ["model", "--preset", "llama4"], {}, ["--preset", "llama4"]),
@@ -94,6 +99,8 @@ CASES = [
     ("model zero seq", ["model", "--preset", "llama3-8b", "--seq", "0"], {}, ["--seq", "0"]),
     # accept
     ("accept missing profile", ["accept", "{dir}/acc.json"], {}, ["acc.json"]),
+    ("accept number out of range", ["accept", "{a.json}"], {"a.json": '{"sweep": {}, "checks": [{"min": 1e999}]}'},
+     ["a.json", "1e999"]),
     ("accept checks not an object", ["accept", "{a.json}"], {"a.json": {**GOOD_PROFILE, "checks": 3}}, ["a.json"]),
 ]
 
