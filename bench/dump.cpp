@@ -9,8 +9,13 @@
 
 namespace rb::bench {
 
-void dump_configuration(const std::filesystem::path& dir, const ring::Plan& plan, const ring::Executor& exec) {
+void dump_configuration(const std::filesystem::path& dir, const ring::Plan& plan, const ring::Executor& exec,
+                        bool write_files) {
   const Config& cfg = plan.config;
+  std::vector<std::int64_t> all(cfg.seq);
+  std::iota(all.begin(), all.end(), 0);
+  const auto o = exec.output_rows(all);  // collective on a distributed executor: every process asks
+  if (!write_files) return;
   const auto sub = dir / reports::config_id(cfg);
   std::filesystem::create_directories(sub);
   const SegmentList whole{Segment{0, 1, cfg.seq}};
@@ -23,9 +28,6 @@ void dump_configuration(const std::filesystem::path& dir, const ring::Plan& plan
   tensor(kref::Tensor::q, cfg.heads, "q.npy");
   tensor(kref::Tensor::k, cfg.kv_heads, "k.npy");
   tensor(kref::Tensor::v, cfg.kv_heads, "v.npy");
-  std::vector<std::int64_t> all(cfg.seq);
-  std::iota(all.begin(), all.end(), 0);
-  const auto o = exec.output_rows(all);
   const std::vector<std::int64_t> shape{cfg.seq, cfg.heads, cfg.head_dim};
   if (cfg.dtype == DType::float64) {
     reports::write_npy<double>(sub / "o.npy", o, shape);

@@ -6,7 +6,8 @@
 
 namespace rb::bench {
 
-Progress::Progress(int total, std::FILE* out) : total_(total), out_(out), tty_(::isatty(::fileno(out)) != 0) {}
+Progress::Progress(int total, std::FILE* out)
+    : total_(total), out_(out), tty_(out != nullptr && ::isatty(::fileno(out)) != 0) {}
 
 void Progress::start(int index, const std::string& label) {
   started_ = std::chrono::steady_clock::now();
@@ -16,6 +17,7 @@ void Progress::start(int index, const std::string& label) {
 }
 
 void Progress::finish(int index, const std::string& label, const std::string& verdict, const std::string& detail) {
+  if (!out_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const int width = static_cast<int>(fmt::formatted_size("{}", total_));
   fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_, verdict,

@@ -10,7 +10,7 @@ namespace rb::bench {
 
 class Progress {
  public:
-  Progress(int total, std::FILE* out = stderr);
+  Progress(int total, std::FILE* out = stderr);  // out == nullptr: silent (MPI ranks other than 0)
   void start(int index, const std::string& label);
   // verdict: "ok", "FAILED", "skipped"; detail: timing and error summary or the reason.
   void finish(int index, const std::string& label, const std::string& verdict, const std::string& detail);

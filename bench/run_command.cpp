@@ -1,10 +1,12 @@
 // `ringbench run [PROFILE.json] [flags]`: a sweep from a profile, from flags, or a profile with
 // flags overriding its axes. Prints where the results are; exits 1 if any configuration failed.
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "bench/command.hpp"
+#include "bench/distributed.hpp"
 #include "bench/profile.hpp"
 #include "bench/sweep_runner.hpp"
 #include "common/error.hpp"
@@ -44,8 +46,26 @@ std::vector<E> parse_names(const std::vector<std::string>& v, const char* flag, 
   return out;
 }
 
-int run(const RunFlags& f) {
-  SweepSpec spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
+// What every MPI rank must have been given alike: the sweep and the options that change results.
+std::string canonical(const SweepSpec& spec, const RunOptions& o) {
+  return nlohmann::json{{"profile", to_json(spec)},
+                        {"full_check_limit", o.full_check_limit},
+                        {"check_rows", o.check_sample},
+                        {"rounds", o.rounds},
+                        {"timeout_s", o.timeout_s},
+                        {"memory_limit_bytes", o.memory_limit_bytes},
+                        {"inject_fault", fmt::format("{}@{}", o.fault.kind, o.fault.index)},
+                        {"skip_invalid", o.skip_invalid},
+                        {"trace", o.trace},
+                        {"dump", o.dump_dir.has_value()},
+                        {"rank_mode", o.rank_mode},
+                        {"launch", o.launch},
+                        {"l2_flush", o.l2_flush}}
+      .dump();
+}
+
+void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
+  spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
   if (f.given("--seq")) spec.seq = f.seq;
   if (f.given("--cp")) spec.cp = f.cp;
   if (f.given("--split")) spec.split = parse_names(f.split, "--split", parse_split);
@@ -66,7 +86,6 @@ int run(const RunFlags& f) {
     throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
   if (f.check_sample < 1) throw InputError("--check-rows", std::to_string(f.check_sample), "must be at least 1");
 
-  RunOptions opts;
   opts.out_dir = f.out;
   if (!f.dump.empty()) opts.dump_dir = f.dump;
   opts.skip_invalid = f.skip_invalid;
@@ -85,13 +104,27 @@ int run(const RunFlags& f) {
   opts.rank_mode = f.rank_mode;
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
+}
+
+int run(const RunFlags& f) {
+  SweepSpec spec;
+  RunOptions opts;
+  std::optional<InputError> bad;
+  try {
+    build(f, spec, opts);
+  } catch (const InputError& e) {
+    bad = e;
+  }
+  agree_on_input(bad, bad ? "" : canonical(spec, opts));
+  if (bad) throw *bad;
   const SweepOutcome res = run_sweep(spec, opts);
+  const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
+  if (!is_primary()) return rc;  // rank 0 writes and says where
   fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
              res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
   if (!res.report_html.empty()) fmt::print("report: {}\n", std::filesystem::absolute(res.report_html).string());
   fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
-  if (res.interrupted_by) return 128 + res.interrupted_by;
-  return res.failed > 0 ? kExitCheckFailed : kExitOk;
+  return rc;
 }
 
 }  // namespace

@@ -19,6 +19,12 @@
 #include "reports/config_json.hpp"
 #include "ring/executor.hpp"
 #include "ring/executor_cuda.hpp"
+#ifdef RINGBENCH_HAVE_MPI
+#include "ring/mpi_world.hpp"
+#endif
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+#include "ring/executor_nccl.hpp"
+#endif
 
 namespace rb::bench {
 namespace {
@@ -82,8 +88,27 @@ json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
 }  // namespace
 
 std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,
-                                              const ring::CpuOptions& cpu) {
+                                              const ring::CpuOptions& cpu, ring::ProcessGroup* group) {
+  if (plan.config.transport == Transport::mpi) {
+#ifdef RINGBENCH_HAVE_MPI
+    if (!group) throw Error("the mpi transport needs the MPI job's process group");
+    return ring::make_cpu_executor(plan, cpu, *group, ring::make_mpi_transport(*group, plan.config.link_gbps));
+#else
+    throw InputError("transport", "mpi", "this build has no MPI (it was not found when ringbench was configured)");
+#endif
+  }
   if (plan.config.backend != Backend::cuda) return ring::make_cpu_executor(plan, cpu);
+  if (plan.config.transport == Transport::nccl) {
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+    if (!group) throw Error("the nccl transport needs the MPI job's process group");
+    ring::CudaOptions c;
+    c.launch = opts.launch == "eager" ? ring::CudaLaunch::eager : ring::CudaLaunch::graph;
+    c.l2_flush = opts.l2_flush;
+    return ring::make_nccl_executor(plan, c, *group);
+#else
+    throw InputError("transport", "nccl", "this build has no NCCL transport (it needs CUDA, NCCL and MPI)");
+#endif
+  }
 #ifdef RINGBENCH_HAVE_CUDA
   ring::CudaOptions c;
   c.mode = opts.rank_mode == "concurrent" ? ring::CudaRankMode::concurrent : ring::CudaRankMode::isolated;
@@ -147,15 +172,16 @@ json correctness_to_json(const ring::Correctness& c) {
 json skipped_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "skipped", reason); }
 json failed_record(const Config& cfg, const std::string& reason) { return base_record(cfg, "failed", reason); }
 
-std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts) {
+std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts, int processes) {
   const Config& c = plan.config;
   const std::int64_t rows = c.seq <= opts.full_check_limit ? c.seq : std::min(c.seq, opts.check_sample);
   // Reference: whole-sequence K and V in float64, and the checked rows' Q, O and the run's O.
   const std::int64_t reference = 8 * (2 * c.seq * c.kv_heads * c.head_dim + 3 * rows * c.heads * c.head_dim);
-  return ring::cpu_executor_bytes(plan) + reference;
+  return ring::cpu_executor_bytes(plan) / std::max(1, processes) + reference;
 }
 
-json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference, int index) {
+json run_configuration(const Config& cfg, const RunOptions& opts, const ReferenceProvider& reference, int index,
+                       ring::ProcessGroup* group) {
   const ring::Plan plan = ring::make_plan(cfg);
   json rec = base_record(cfg, "ok", "");
   rec["plan"] = plan_to_json(plan);
@@ -164,11 +190,12 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   ring::CpuOptions copts;
   if (faulty && opts.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
   if (faulty && opts.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
-  auto exec = make_executor(plan, opts, copts);
+  auto exec = make_executor(plan, opts, copts, group);
   std::mutex exec_mu;  // the watchdog may abort while a new round swaps the executor
   Watchdog watchdog(opts.timeout_s, [&] {
     std::lock_guard lk(exec_mu);
     exec->abort();
+    if (group) group->abort();  // also ends waits outside the executor (a collective, a peer)
   });
   // An abort surfaces as an executor error; name the watchdog's reason instead.
   auto pass = [&](bool record) {
@@ -188,7 +215,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   if (faulty && opts.fault.kind == "corrupt") out[out.size() / 2] += 1.0;
   const auto corr = ring::compare_to_reference(out, reference(rows), cfg, rows);
   rec["correctness"] = correctness_to_json(corr);
-  if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, *exec);
+  if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, *exec, opts.primary);
 
   // 2. Timed passes in rounds, each on a fresh executor (new buffers, new threads) after its own
   // warm-up: a single instance can sit in a fast or a slow mode for its whole life (placement,
@@ -201,7 +228,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   std::vector<double> samples_ms;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
-      auto fresh = make_executor(plan, opts, copts);
+      auto fresh = make_executor(plan, opts, copts, group);
       std::lock_guard lk(exec_mu);
       exec = std::move(fresh);
     }
@@ -221,10 +248,13 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   timing_ms["warmup"] = cfg.warmup;
   timing_ms["rounds"] = rounds;
   if (cfg.backend == Backend::cuda) {
-    timing_ms["clock"] = "CUDA events around the pass";
-    timing_ms["rank_mode"] = opts.rank_mode;
+    timing_ms["clock"] = group ? "CUDA events around each rank's pass, from a common barrier; the slowest rank's"
+                               : "CUDA events around the pass";
+    timing_ms["rank_mode"] = group ? "one rank per process" : opts.rank_mode;
     timing_ms["launch"] = opts.launch;
     timing_ms["l2"] = opts.l2_flush ? "flushed (cold)" : "warm";
+  } else if (group) {
+    timing_ms["clock"] = "steady_clock on each rank's process, from a common barrier; the slowest rank's pass";
   } else {
     timing_ms["clock"] = "steady_clock, whole pass (all ranks), wall";
   }
@@ -242,7 +272,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   metrics["timeline_pass_ms"] = static_cast<double>(median_pass.wall_ns) / 1e6;
   rec["metrics"] = std::move(metrics);
   rec["model"] = simulator_check(plan, median_pass);
-  if (opts.trace) {
+  if (opts.trace && opts.primary) {
     const auto dir = opts.out_dir / "traces";
     std::filesystem::create_directories(dir);
     reports::write_chrome_trace(dir / (reports::config_id(cfg) + ".json"), {median_pass.timeline});

@@ -1,12 +1,15 @@
 // The sweep runner.
 #include "bench/sweep_runner.hpp"
 
+#include <algorithm>
 #include <csignal>
+#include <optional>
 #include <fstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "bench/distributed.hpp"
 #include "bench/environment.hpp"
 #include "bench/interrupt.hpp"
 #include "common/nvtx.hpp"
@@ -18,6 +21,9 @@
 #include "reports/results_writer.hpp"
 #include "ring/executor.hpp"
 #include "ring/executor_cuda.hpp"
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+#include "ring/executor_nccl.hpp"
+#endif
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
 
@@ -28,9 +34,37 @@ using nlohmann::json;
 
 // Throws InputError for a configuration this build cannot run or that breaks a rule.
 void check_runnable(const Config& cfg) {
-  if (cfg.transport != Transport::local)
-    throw InputError("transport", std::string(to_string(cfg.transport)),
-                     "this build runs ranks in one process: the local transport (mpi and nccl are not built yet)");
+  const ring::World* w = world();
+  const int procs = w ? w->size() : 1;
+  const std::string transport(to_string(cfg.transport));
+  if (cfg.transport == Transport::local) {
+    if (procs > 1)
+      throw InputError("transport", transport,
+                       fmt::format("launched as {} MPI processes, the local transport would run {} copies of one sweep: "
+                                   "use --transport mpi (cpu backend) or nccl (cuda backend)",
+                                   procs, procs));
+  } else {
+#ifndef RINGBENCH_HAVE_MPI
+    throw InputError("transport", transport, "this build has no MPI (it was not found when ringbench was configured)");
+#endif
+#ifndef RINGBENCH_HAVE_NCCL_TRANSPORT
+    if (cfg.transport == Transport::nccl)
+      throw InputError("transport", transport, "this build has no NCCL transport (it needs CUDA, NCCL and MPI found)");
+#endif
+    if (!w)
+      throw InputError("transport", transport,
+                       fmt::format("runs one rank per process: launch with `mpirun -np {} ringbench run ...` (or srun)",
+                                   cfg.cp));
+    if (cfg.transport == Transport::mpi && cfg.backend != Backend::cpu)
+      throw InputError("transport", transport, "the mpi transport carries the cpu backend; the cuda backend uses nccl");
+    if (cfg.transport == Transport::nccl && cfg.backend != Backend::cuda)
+      throw InputError("transport", transport, "the nccl transport carries the cuda backend; the cpu backend uses mpi");
+    if (cfg.cp != procs)
+      throw InputError("cp", std::to_string(cfg.cp),
+                       fmt::format("with the {} transport each rank is a process: cp must equal the {} MPI processes "
+                                   "launched",
+                                   transport, procs));
+  }
   if (cfg.backend == Backend::cuda) {
 #ifdef RINGBENCH_HAVE_CUDA
     if (!ring::cuda_device_available()) throw InputError("backend", "cuda", "no CUDA device is available on this machine");
@@ -50,12 +84,30 @@ void check_runnable(const Config& cfg) {
 // Full-attention reference rows, kept while consecutive configurations share inputs and rows.
 class ReferenceCache {
  public:
-  const std::vector<double>& rows(const Config& cfg, const ring::CheckRows& check) {
+  // With a group, each process computes a slice of the rows and the slices are summed: every
+  // process ends with all of them, for 1/c of the work each.
+  const std::vector<double>& rows(const Config& cfg, const ring::CheckRows& check, ring::ProcessGroup* group,
+                                  int threads) {
     const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", cfg.seq, cfg.heads, cfg.kv_heads, cfg.head_dim,
                                         cfg.causal, cfg.seed, to_string(cfg.dtype), check.positions.size());
     if (key != key_ || check.positions != positions_) {
-      const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-      value_ = ring::reference_rows(cfg, check.positions, threads);
+      if (!group) {
+        value_ = ring::reference_rows(cfg, check.positions, threads);
+      } else {
+        const std::size_t n = check.positions.size(), p = static_cast<std::size_t>(group->size());
+        const std::size_t r = static_cast<std::size_t>(group->rank()), lo = n * r / p, hi = n * (r + 1) / p;
+        const std::vector<std::int64_t> mine(check.positions.begin() + lo, check.positions.begin() + hi);
+        const std::size_t width = static_cast<std::size_t>(cfg.heads) * cfg.head_dim;
+        value_.assign(n * width, 0.0);
+        const auto part = ring::reference_rows(cfg, mine, threads);
+        std::copy(part.begin(), part.end(), value_.begin() + lo * width);
+        try {
+          group->sum(value_);
+        } catch (...) {
+          key_.clear();  // a half-summed value must not be reused
+          throw;
+        }
+      }
       key_ = key;
       positions_ = check.positions;
     }
@@ -106,73 +158,169 @@ FaultSpec parse_fault(const std::string& s) {
   }
 }
 
-SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
+namespace {
+
+// What one process saw of a configuration, for the agreement that follows it on an MPI job.
+struct RankOutcome {
+  bool threw = false;    // the configuration failed on this process with an exception
+  bool induced = false;  // ... because a peer failed first (PeerFailure)
+  bool fatal = false;
+  int signal = 0;
+  std::string reason;
+};
+
+// Every process brings its outcome; all leave with the same record and the same decision to stop.
+// The cause named is the first rank whose failure was its own, not a peer's echo.
+void reconcile(ring::World& w, const Config& cfg, const RankOutcome& mine, json& rec, bool& fatal, int& signal) {
+  const json j{{"threw", mine.threw}, {"induced", mine.induced}, {"fatal", mine.fatal}, {"signal", mine.signal},
+               {"reason", mine.reason}};
+  const auto all = w.allgather_strings(j.dump());
+  int cause = -1;
+  for (int pass = 0; pass < 2 && cause < 0; ++pass)
+    for (std::size_t k = 0; k < all.size() && cause < 0; ++k) {
+      const json o = json::parse(all[k]);
+      if (o["threw"].get<bool>() && (pass == 1 || !o["induced"].get<bool>())) cause = static_cast<int>(k);
+    }
+  for (const auto& s : all) {
+    const json o = json::parse(s);
+    fatal = fatal || o["fatal"].get<bool>();
+    signal = std::max(signal, o["signal"].get<int>());
+  }
+  if (cause >= 0) {
+    const json o = json::parse(all[static_cast<std::size_t>(cause)]);
+    rec = failed_record(cfg, fmt::format("rank {}: {}", cause, o["reason"].get<std::string>()));
+  }
+}
+
+json distributed_info(const ring::World& w) {
+  json ranks = json::array();
+  for (int r = 0; r < w.size(); ++r)
+    ranks.push_back({{"rank", r},
+                     {"host", w.hosts()[static_cast<std::size_t>(r)]},
+                     {"clock_offset_ns", w.clock_offsets_ns()[static_cast<std::size_t>(r)]},
+                     {"clock_rtt_ns", w.clock_rtt_ns()[static_cast<std::size_t>(r)]}});
+  return {{"library", w.library()},
+          {"world_size", w.size()},
+          {"clock_sync",
+           "ping-pong with rank 0, best of 16 rounds; offset uncertain by at most rtt/2 (docs/distributed.md)"},
+          {"ranks", ranks}};
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
+  ring::World* w = world();
+  RunOptions opts = opts_in;
+  opts.primary = is_primary();
   const auto configs = expand(spec);
   // Validate everything before writing anything, so bad input never leaves a results file behind.
+  // Every MPI rank validates the same configurations (agreed in run_command), so all fail alike.
   std::vector<std::string> invalid(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
     try {
       check_runnable(configs[i]);
     } catch (const InputError& e) {
       if (!opts.skip_invalid)
-        throw InputError(e.where(), e.value(), fmt::format("{} (configuration {})", e.rule(), configs[i].label()));
+        throw AgreedInputError(e.where(), e.value(),
+                               fmt::format("{} (configuration {})", e.rule(), configs[i].label()));
       invalid[i] = e.what();
     }
   }
 
-  reports::ResultsWriter writer(opts.out_dir);
-  Progress progress(static_cast<int>(configs.size()));
+  std::optional<reports::ResultsWriter> writer;
+  if (opts.primary) writer.emplace(opts.out_dir);
+  Progress progress(static_cast<int>(configs.size()), opts.primary ? stderr : nullptr);
   ReferenceCache refs;
   SweepOutcome outcome;
   InterruptGuard interrupts;
-  const std::int64_t memory_limit =
-      opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9;
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int on_host = w ? w->ranks_on_this_host() : 1;
+  const int ref_threads = std::max(1, hardware / on_host);
+  std::int64_t memory_limit =
+      opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9 / on_host;
+  if (w) memory_limit = w->min(memory_limit);  // every rank skips the same configurations
   std::string stopped;  // why the rest of the sweep is not run
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& cfg = configs[i];
     const int idx = static_cast<int>(i);
+    const bool distributed = cfg.transport != Transport::local;
     progress.start(idx, cfg.label());
     json rec;
     std::string skip = !stopped.empty() ? "not run: " + stopped : invalid[i];
     if (skip.empty() && memory_limit > 0) {
-      const auto need = estimated_bytes(ring::make_plan(cfg), opts);
+      const auto need = estimated_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
       if (need > memory_limit)
         skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used", static_cast<double>(need) / 1073741824.0,
                            static_cast<double>(memory_limit) / 1073741824.0);
     }
 #ifdef RINGBENCH_HAVE_CUDA
     if (skip.empty() && cfg.backend == Backend::cuda) {
-      const auto need = ring::cuda_executor_bytes(ring::make_plan(cfg));
+      const auto plan = ring::make_plan(cfg);
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+      const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan);
+#else
+      const auto need = ring::cuda_executor_bytes(plan);
+#endif
       const auto free_bytes = ring::cuda_free_memory_bytes();
       if (need > free_bytes / 10 * 9)
         skip = fmt::format("needs an estimated {:.2f} GiB of device memory; {:.2f} GiB are free",
                            static_cast<double>(need) / 1073741824.0, static_cast<double>(free_bytes) / 1073741824.0);
     }
 #endif
+    if (w && distributed) {
+      // Device memory differs per rank: every rank skips if any must, with that rank's reason.
+      const auto reasons = w->allgather_strings(skip);
+      for (std::size_t k = 0; k < reasons.size() && skip.empty(); ++k)
+        if (!reasons[k].empty()) skip = fmt::format("rank {}: {}", k, reasons[k]);
+    }
     if (!skip.empty()) {
       rec = skipped_record(cfg, skip);
       ++outcome.skipped;
-      writer.append(rec);
+      if (writer) writer->append(rec);
       progress.finish(idx, cfg.label(), "skipped", skip);
       continue;
     }
+    std::unique_ptr<ring::ProcessGroup> group = distributed && w ? w->open_group() : nullptr;
+    RankOutcome mine;
+    auto failed_here = [&](const std::string& reason) {
+      mine.threw = true;
+      mine.reason = reason;
+      if (group) group->notify_failure(reason);  // peers waiting on this rank stop now
+    };
     try {
       nvtx::ScopedRange range(std::string(nvtx::kRangeConfig) + " " + cfg.label());
       rec = run_configuration(
-          cfg, opts, [&](const ring::CheckRows& rows) -> const std::vector<double>& { return refs.rows(cfg, rows); },
-          idx);
+          cfg, opts,
+          [&](const ring::CheckRows& rows) -> const std::vector<double>& {
+            return refs.rows(cfg, rows, group.get(), ref_threads);
+          },
+          idx, group.get());
     } catch (const FatalError& e) {
       rec = failed_record(cfg, fmt::format("fatal: {}", e.what()));
-      outcome.fatal = true;
-      stopped = fmt::format("the sweep stopped after a fatal error in {}", cfg.label());
+      mine.fatal = true;
+      failed_here(fmt::format("fatal: {}", e.what()));
+    } catch (const ring::PeerFailure& e) {
+      rec = failed_record(cfg, e.what());
+      mine.threw = mine.induced = true;
+      mine.reason = e.what();
     } catch (const std::exception& e) {
       rec = failed_record(cfg, e.what());
+      failed_here(e.what());
     }
-    if (const int sig = interrupt_signal(); sig != 0 && stopped.empty()) {
-      outcome.interrupted_by = sig;
-      stopped = fmt::format("the sweep was interrupted by {}", signal_name(sig));
+    mine.signal = interrupt_signal();
+    bool fatal = mine.fatal;
+    int signal = mine.signal;
+    if (w && distributed) reconcile(*w, cfg, mine, rec, fatal, signal);
+    group.reset();
+    if (fatal && stopped.empty()) {
+      outcome.fatal = true;
+      stopped = fmt::format("the sweep stopped after a fatal error in {}", cfg.label());
     }
-    writer.append(rec);
+    if (signal != 0 && stopped.empty()) {
+      outcome.interrupted_by = signal;
+      stopped = fmt::format("the sweep was interrupted by {}", signal_name(signal));
+    }
+    if (writer) writer->append(rec);
     if (rec["status"] == "ok") {
       ++outcome.ok;
       progress.finish(idx, cfg.label(), "ok", ok_detail(rec));
@@ -181,12 +329,14 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts) {
       progress.finish(idx, cfg.label(), "FAILED", rec["reason"].get<std::string>());
     }
   }
+  if (!writer) return outcome;
   json header{{"tool", tool_info(opts.argv)},
               {"host", host_info()},
               {"profile", to_json(spec)},
               {"stopped", stopped.empty() ? json(nullptr) : json(stopped)}};
-  outcome.results_json = writer.finish(header);
-  outcome.results_jsonl = writer.jsonl_path();
+  if (w) header["distributed"] = distributed_info(*w);
+  outcome.results_json = writer->finish(header);
+  outcome.results_jsonl = writer->jsonl_path();
   // The report is a view of what was measured: a problem rendering it never fails the sweep.
   try {
     outcome.report_html = reports::write_report_next_to(outcome.results_json);

@@ -42,6 +42,7 @@ struct RunOptions {
   std::string rank_mode = "isolated";
   std::string launch = "graph";
   bool l2_flush = false;
+  bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
 };
 
 struct SweepOutcome {

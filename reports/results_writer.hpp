@@ -13,7 +13,7 @@ namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "0.1.0";
+inline constexpr const char* kResultsSchemaVersion = "0.2.0";
 
 class ResultsWriter {
  public:

@@ -3,6 +3,7 @@
 // creation goes through RB_CUDA_CHECK.
 #pragma once
 
+#include <functional>
 #include <utility>
 
 #include <cuda_runtime_api.h>
@@ -52,6 +53,34 @@ inline CudaEvent make_event(bool timing) {
   cudaEvent_t e = nullptr;
   RB_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   return CudaEvent(e);
+}
+
+// Captures what `enqueue` issues on `s` (which forks and joins any other stream it uses) into a
+// graph, instantiates it and uploads it to the device. `capturing` is true while the capture is
+// open, for code that must not synchronise then. If `enqueue` throws, the capture is ended and its
+// graph dropped, so the stream stays usable and the error in flight is the one reported.
+inline std::pair<CudaGraph, CudaGraphExec> capture_graph(cudaStream_t s, bool& capturing,
+                                                         const std::function<void()>& enqueue) {
+  RB_CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+  capturing = true;
+  try {
+    enqueue();
+  } catch (...) {
+    capturing = false;
+    cudaGraph_t g = nullptr;
+    cudaStreamEndCapture(s, &g);
+    if (g) cudaGraphDestroy(g);
+    throw;
+  }
+  capturing = false;
+  cudaGraph_t g = nullptr;
+  RB_CUDA_CHECK(cudaStreamEndCapture(s, &g));
+  CudaGraph graph(g);
+  cudaGraphExec_t e = nullptr;
+  RB_CUDA_CHECK(cudaGraphInstantiate(&e, graph.get(), 0));
+  CudaGraphExec exec(e);
+  RB_CUDA_CHECK(cudaGraphUpload(exec.get(), s));
+  return {std::move(graph), std::move(exec)};
 }
 
 }  // namespace rb::ring

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "ring/kv_transport.hpp"
 #include "ring/plan.hpp"
+#include "ring/process_group.hpp"
 
 namespace rb::ring {
 
@@ -41,6 +43,12 @@ struct CpuOptions {
 
 // The CPU backend with the local transport: one compute thread and one comm thread per rank.
 std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts = {});
+
+// The CPU backend on a distributed transport: this process hosts ring rank group.rank() (the group
+// has c processes) and `transport` carries its K/V. run_pass and output_rows are collective: every
+// process of the group calls them, in the same order, and gets the whole ring's timeline and rows.
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
+                                            std::unique_ptr<KvTransport> transport);
 
 // Bytes the CPU backend allocates for a plan (all ranks' buffers), to skip what cannot fit.
 std::int64_t cpu_executor_bytes(const Plan& plan);

@@ -1,7 +1,10 @@
-// The CPU backend with the local transport. Each rank has a compute thread and a comm thread, kept
-// alive across passes. K/V arrive double-buffered: while the compute thread attends to the block of
-// step j, the comm thread receives the block of step j+1 into the other buffer, and waits for step
-// j-1 to release that buffer first. Intervals are taken with the steady clock on both threads.
+// The CPU backend. Each hosted rank has a compute thread and a comm thread, kept alive across
+// passes. K/V arrive double-buffered: while the compute thread attends to the block of step j, the
+// comm thread receives the block of step j+1 into the other buffer, and waits for step j-1 to
+// release that buffer first. Intervals are taken with the steady clock on both threads.
+// With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
+// the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
+// slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -20,6 +23,7 @@
 #include "kernels/merge_partials_ref.hpp"
 #include "ring/block_pairs.hpp"
 #include "ring/executor.hpp"
+#include "ring/interval_pack.hpp"
 #include "ring/steady_clock.hpp"
 #include "ring/transport_local.hpp"
 
@@ -41,18 +45,24 @@ std::span<std::byte> bytes_of(std::vector<T>& v) {
 template <typename T>
 class CpuExecutor final : public Executor {
  public:
-  CpuExecutor(const Plan& plan, const CpuOptions& opts)
+  // group == nullptr: every rank in this process, over `transport` (the local one).
+  CpuExecutor(const Plan& plan, const CpuOptions& opts, ProcessGroup* group, std::unique_ptr<KvTransport> transport)
       : plan_(plan),
         opts_(opts),
+        group_(group),
         c_(plan.config.cp),
         rows_(plan.ranks.at(0).tokens),
-        transport_(plan.config.cp, plan.config.link_gbps),
+        transport_(std::move(transport)),
         ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
     for (const auto& rp : plan_.ranks)
       if (rp.tokens != rows_) throw Error("cpu executor: ranks must hold equal token counts");
+    if (group_ && group_->size() != c_)
+      throw Error(fmt::format("cpu executor: {} processes for {} ranks", group_->size(), c_));
+    for (int r = 0; r < c_; ++r)
+      if (!group_ || r == group_->rank()) hosted_.push_back(r);
     const std::int64_t kv_half = rows_ * cfg.kv_heads * cfg.head_dim;
-    for (int r = 0; r < c_; ++r) {
+    for (const int r : hosted_) {
       Rank& rk = ranks_[r];
       const auto& segs = plan_.ranks[r].segments;
       rk.q.resize(rows_ * cfg.heads * cfg.head_dim);
@@ -79,7 +89,7 @@ class CpuExecutor final : public Executor {
       }
       rk.step_pairs = step_block_pairs(plan_, r);
     }
-    for (int r = 0; r < c_; ++r) {
+    for (const int r : hosted_) {
       threads_.emplace_back([this, r] { worker(r, /*comm=*/false); });
       threads_.emplace_back([this, r] { worker(r, /*comm=*/true); });
     }
@@ -92,13 +102,23 @@ class CpuExecutor final : public Executor {
       gate_cv_.notify_all();
     }
     for (auto& t : threads_) t.join();
+    // An aborted wait may have left a send or collective pending on these buffers (mpi); MPI may
+    // still read or write them, so they are kept until the process exits.
+    if (group_ && group_->left_requests_behind()) {
+      static std::mutex mu;
+      static auto* kept = new std::vector<std::vector<T>>();
+      std::lock_guard lk(mu);
+      for (auto& rk : ranks_)
+        for (auto* v : {&rk.own, &rk.buf[0], &rk.buf[1], &rk.all_k, &rk.all_v}) kept->push_back(std::move(*v));
+    }
   }
 
   const Plan& plan() const override { return plan_; }
 
   void abort() override {
     aborting_ = true;
-    transport_.abort();
+    transport_->abort();
+    if (group_) group_->abort();
     for (auto& rk : ranks_) {
       std::lock_guard rl(rk.mu);
       rk.aborted = true;
@@ -114,30 +134,44 @@ class CpuExecutor final : public Executor {
       rk.comm_log.clear();
     }
     record_ = record;
+    if (error_) std::rethrow_exception(error_);
+    if (group_) group_->barrier();  // every rank starts the pass together
     const std::int64_t t0 = steady_ns();
     {
       std::unique_lock lk(gate_mu_);
       finished_ = 0;
       ++generation_;
       gate_cv_.notify_all();
-      gate_cv_.wait(lk, [&] { return finished_ == 2 * c_; });
+      gate_cv_.wait(lk, [&] { return finished_ == 2 * static_cast<int>(hosted_.size()); });
     }
     const std::int64_t t1 = steady_ns();
     if (error_) std::rethrow_exception(error_);  // the executor stays failed
     if (aborting_) throw Error("cpu executor: aborted");
     PassRecord rec;
     rec.wall_ns = t1 - t0;
+    std::vector<Interval> mine;
+    if (record)
+      for (const int r : hosted_)
+        for (auto* log : {&ranks_[r].log, &ranks_[r].comm_log}) mine.insert(mine.end(), log->begin(), log->end());
+    if (!group_) {
+      if (record) rec.timeline = relative_to(std::move(mine), t0, t1);
+      return rec;
+    }
+    // The slowest rank's pass is the ring's; each on its own clock, so no offset error enters it.
+    rec.wall_ns = group_->max(t1 - t0);
     if (record) {
-      rec.timeline.window_begin_ns = 0;
-      rec.timeline.window_end_ns = t1 - t0;
-      for (auto& rk : ranks_) {
-        for (auto* log : {&rk.log, &rk.comm_log})
-          for (auto iv : *log) {
-            iv.begin_ns -= t0;
-            iv.end_ns -= t0;
-            rec.timeline.intervals.push_back(std::move(iv));
-          }
+      // On rank 0's clock (offsets estimated per job), from the earliest rank's start.
+      const std::int64_t off = group_->clock_offset_ns();
+      for (auto& iv : mine) {
+        iv.begin_ns -= off;
+        iv.end_ns -= off;
       }
+      const std::int64_t begin = group_->min(t0 - off), end = group_->max(t1 - off);
+      std::vector<std::int64_t> sizes;
+      const auto all = group_->allgather(pack_intervals(mine), sizes);
+      std::vector<Interval> ring;
+      unpack_intervals(all, ring);
+      rec.timeline = relative_to(std::move(ring), begin, end);
     }
     return rec;
   }
@@ -146,12 +180,15 @@ class CpuExecutor final : public Executor {
     const Config& cfg = plan_.config;
     const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
     const auto where = locate_rows(plan_, positions);
-    std::vector<double> out(positions.size() * width);
+    std::vector<double> out(positions.size() * width, 0.0);
     for (std::size_t i = 0; i < positions.size(); ++i) {
       const auto [r, row] = where[i];
+      if (group_ && r != group_->rank()) continue;  // another process's row: its owner adds it
       const T* src = ranks_[r].o_acc.data() + row * width;
       std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
     }
+    // Each row is non-zero on its owner only, so the sum is exact: every process gets the rows.
+    if (group_) group_->sum(out);
     return out;
   }
 
@@ -215,6 +252,19 @@ class CpuExecutor final : public Executor {
     rk.cv.notify_all();
   }
 
+  static Timeline relative_to(std::vector<Interval> ivs, std::int64_t begin, std::int64_t end) {
+    Timeline tl;
+    tl.window_begin_ns = 0;
+    tl.window_end_ns = end - begin;
+    for (auto& iv : ivs) {
+      iv.begin_ns -= begin;
+      iv.end_ns -= begin;
+    }
+    std::stable_sort(ivs.begin(), ivs.end(), [](const Interval& a, const Interval& b) { return a.rank < b.rank; });
+    tl.intervals = std::move(ivs);
+    return tl;
+  }
+
   // The block rank r attends to at step j: its own at step 0, then the ring buffers in turn.
   const T* ring_block(Rank& rk, int j) { return j == 0 ? rk.own.data() : rk.buf[j % 2].data(); }
 
@@ -231,8 +281,8 @@ class CpuExecutor final : public Executor {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
       auto own = std::span<const T>(rk.own);
       nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
-      auto k = transport_.allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
-      auto v = transport_.allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
+      auto k = transport_->allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
+      auto v = transport_->allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
       log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
                    v.end_ns);
       publish(rk, &Rank::recv_done, 1);
@@ -245,7 +295,7 @@ class CpuExecutor final : public Executor {
       const T* send = ring_block(rk, j);
       auto send_span = std::as_bytes(std::span<const T>(send, rk.own.size()));
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
-      auto span = transport_.exchange(r, j, send_span, dst, bytes_of(rk.buf[(j + 1) % 2]), src);
+      auto span = transport_->exchange(r, j, send_span, dst, bytes_of(rk.buf[(j + 1) % 2]), src);
       log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
                    span.end_ns);
       publish(rk, &Rank::recv_done, j + 1);
@@ -298,11 +348,13 @@ class CpuExecutor final : public Executor {
 
   Plan plan_;
   CpuOptions opts_;
+  ProcessGroup* group_;
   std::atomic<bool> aborting_{false};
   int c_;
   std::int64_t rows_;
-  LocalTransport transport_;
-  std::vector<Rank> ranks_;
+  std::unique_ptr<KvTransport> transport_;
+  std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
+  std::vector<int> hosted_;
   std::vector<std::thread> threads_;
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;
@@ -325,14 +377,28 @@ std::int64_t cpu_executor_bytes(const Plan& plan) {
   return elems * c.cp * dtype_bytes(c.dtype);
 }
 
-std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts) {
+namespace {
+
+std::unique_ptr<Executor> make(const Plan& plan, const CpuOptions& opts, ProcessGroup* group,
+                               std::unique_ptr<KvTransport> transport) {
   switch (plan.config.dtype) {
-    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan, opts);
-    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan, opts);
+    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan, opts, group, std::move(transport));
+    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan, opts, group, std::move(transport));
     case DType::bfloat16: break;
   }
   throw InputError("dtype", std::string(to_string(plan.config.dtype)),
                    "the cpu backend runs float64 or float32; bfloat16 needs --backend cuda");
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts) {
+  return make(plan, opts, nullptr, std::make_unique<LocalTransport>(plan.config.cp, plan.config.link_gbps));
+}
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
+                                            std::unique_ptr<KvTransport> transport) {
+  return make(plan, opts, &group, std::move(transport));
 }
 
 }  // namespace rb::ring

@@ -366,29 +366,13 @@ class CudaExecutorImpl final : public CudaExecutor {
   void capture() {
     const cudaStream_t o = origin_.get();
     auto one_graph = [&](std::span<const int> which, bool concurrent) {
-      RB_CUDA_CHECK(cudaStreamBeginCapture(o, cudaStreamCaptureModeThreadLocal));
-      capturing_ = true;
-      try {
+      auto [graph, exec] = capture_graph(o, capturing_, [&] {
         if (concurrent) timing(pass_begin_, o);
         enqueue(which, o, concurrent);
         if (concurrent) timing(pass_end_, o);
-      } catch (...) {
-        capturing_ = false;
-        cudaGraph_t g = nullptr;
-        cudaStreamEndCapture(o, &g);  // leave the stream usable; the error in flight is the one to report
-        if (g) cudaGraphDestroy(g);
-        throw;
-      }
-      capturing_ = false;
-      cudaGraph_t g = nullptr;
-      RB_CUDA_CHECK(cudaStreamEndCapture(o, &g));
-      CudaGraph graph(g);
-      cudaGraphExec_t e = nullptr;
-      RB_CUDA_CHECK(cudaGraphInstantiate(&e, graph.get(), 0));
-      CudaGraphExec exec(e);
-      RB_CUDA_CHECK(cudaGraphUpload(exec.get(), o));
+      });
       graphs_.push_back(std::move(graph));  // kept: labels_ point at its nodes
-      return exec;
+      return std::move(exec);
     };
     if (opts_.mode == CudaRankMode::concurrent) {
       const auto all = all_ranks();
