@@ -120,8 +120,22 @@ std::string config_label(const json& c) {
                      s("kv_heads"), s("head_dim"), s("dtype"), causal ? "causal" : "full");
 }
 
+std::optional<double> machine_probe(const json& run) {
+  const json& t = field(run, "timing");
+  if (!t.is_object() || !t.contains("machine_probe_ms") || !t.at("machine_probe_ms").is_array()) return std::nullopt;
+  double sum = 0;
+  int n = 0;
+  for (const auto& x : t.at("machine_probe_ms"))
+    if (x.is_number() && x.get<double>() > 0) {
+      sum += x.get<double>();
+      ++n;
+    }
+  return n > 0 ? std::optional(sum / n) : std::nullopt;
+}
+
 MetricValue read_metric(const json& run, CompareMetric m) {
   MetricValue mv;
+  mv.machine_probe_ms = machine_probe(run);
   const json& metrics = field(run, "metrics");
   switch (m) {
     case CompareMetric::time:
@@ -168,6 +182,8 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     rc.change = (n - b) / std::fabs(b);
   }
   const bool beyond = !rc.change || std::fabs(*rc.change) > opts.threshold;
+  if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0)
+    rc.machine_change = *rc.neu.machine_probe_ms / *rc.base.machine_probe_ms - 1.0;
 
   const std::size_t nb = rc.base.samples.size(), nn = rc.neu.samples.size();
   if (nb > 0 && nn > 0) {
@@ -186,9 +202,20 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // slow mode. A change no larger than the spread between fresh executors of one run is not
     // evidence of a different build, however small p is.
     const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
+    // The machine itself may have changed speed between the runs (a VM's neighbours): when a
+    // fixed workload timed around the configuration moved the same way by at least half as much,
+    // the change is the machine's as much as the build's. Time-like metrics move with the probe;
+    // rates (TFLOP/s) against it.
+    const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
+    const bool machine_moved =
+        rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) && std::fabs(machine) >= 0.5 * std::fabs(*rc.change);
     if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
+    } else if (*rc.p_value < opts.alpha && machine_moved) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("the machine itself was {:.1f}% {} (machine probe): not evidence of a different build",
+                            100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
     } else if (*rc.p_value < opts.alpha) {
       rc.verdict = direction;
     } else {
@@ -307,6 +334,7 @@ json Comparison::to_json() const {
                   {"change", opt(r.change)},
                   {"p_value", opt(r.p_value)},
                   {"test", to_string(r.method)},
+                  {"machine_change", opt(r.machine_change)},
                   {"base_samples", r.base.samples.size()},
                   {"new_samples", r.neu.samples.size()},
                   {"note", r.note}});

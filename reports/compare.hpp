@@ -48,6 +48,9 @@ struct MetricValue {
   // (max - min) / median of the per-round medians, when the samples came from several fresh
   // executors (timing.rounds > 1): how far one instance of the same build can sit from another.
   std::optional<double> instance_spread;
+  // Mean of timing.machine_probe_ms (bench/machine_probe.hpp), when the run carries it: the time of
+  // a fixed workload around the configuration, i.e. how fast the machine itself was.
+  std::optional<double> machine_probe_ms;
 };
 MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
 
@@ -57,6 +60,7 @@ struct RunComparison {
   MetricValue base, neu;
   std::optional<double> change;  // (new − base) / base
   std::optional<double> p_value;
+  std::optional<double> machine_change;  // (new − base) / base of the machine probe, when both have it
   UTestMethod method = UTestMethod::none;
   Verdict verdict = Verdict::same;
   bool regression = false;

@@ -45,6 +45,46 @@ TEST(Compare, PlantedTenPercentSlowdownIsSlower) {
   EXPECT_FALSE(back.regression());
 }
 
+json with_probe(json run, double before_ms, double after_ms) {
+  run["timing"]["machine_probe_ms"] = json::array({before_ms, after_ms});
+  return run;
+}
+
+TEST(Compare, ASlowerMachineIsNoisyNotSlower) {
+  // A 20% shift of every sample, with the fixed workload around the configuration 18% slower too:
+  // the VM, not the build. The note says so and gives the machine's change.
+  const auto s = samples(10.0, 0.02, 10, 5);
+  const auto cmp = compare_results(results("b", {with_probe(ok_run(kCfgA, s), 2.0, 2.0)}),
+                                   results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.20)), 2.36, 2.36)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::noisy);
+  EXPECT_NEAR(*cmp.runs[0].machine_change, 0.18, 1e-12);
+  EXPECT_NE(cmp.runs[0].note.find("machine itself was 18.0% slower"), std::string::npos) << cmp.runs[0].note;
+  EXPECT_FALSE(cmp.regression());
+  // In TFLOP/s (higher is better) the same machine change explains the drop the same way.
+  CompareOptions rate;
+  rate.metric = CompareMetric::tflops;
+  EXPECT_EQ(only_verdict(compare_results(results("b", {with_probe(ok_run(kCfgA, s), 2.0, 2.0)}),
+                                         results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.20)), 2.36, 2.36)}), rate)),
+            Verdict::noisy);
+}
+
+TEST(Compare, ASteadyMachineLeavesARegressionSlower) {
+  const auto s = samples(10.0, 0.02, 10, 6);
+  // The probe moved 2%, the configuration 10%: the build is slower.
+  auto cmp = compare_results(results("b", {with_probe(ok_run(kCfgA, s), 2.0, 2.0)}),
+                             results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 2.04, 2.04)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  EXPECT_TRUE(cmp.regression());
+  // A machine that got faster explains nothing about a slower configuration.
+  cmp = compare_results(results("b", {with_probe(ok_run(kCfgA, s), 2.0, 2.0)}),
+                        results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 1.6, 1.6)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  // Only one side measured: no machine change, the rule stays out of it.
+  cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 3, 3)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower);
+  EXPECT_FALSE(cmp.runs[0].machine_change.has_value());
+}
+
 TEST(Compare, ChangeWithinThresholdIsSameEvenWhenSignificant) {
   const auto s = samples(10.0, 0.001, 20, 4);  // tiny noise: a 3% change is highly significant
   const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), {});
