@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check of issue 5 in one go, in under 8 minutes on one H200: build (preset default), the
 # `gpu` tests, compute-sanitizer memcheck and racecheck over the gpu test binaries, the CUDA
-# micro-benchmarks, a short sweep with the cuda backend, and PyTorch SDPA at the same shapes.
+# micro-benchmarks, a short sweep with the cuda backend, PyTorch SDPA at the same shapes, and the
+# nccl transport with one rank where MPI is installed.
 # Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json, summary.txt.
 # Steps run under their own time limits and the script carries on past a failing step; it exits 1
 # when any step failed. Host libraries come from .deps/ (scripts/device-deps.sh) when it is there.
@@ -74,6 +75,16 @@ step peer-sdpa 90 python3 scripts/peer_sdpa.py --out "$OUT/peer_sdpa.json"
 # The sweep of issue 5's "must show" (once the run command accepts --backend cuda).
 step sweep 180 "$bin/bench/ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,2,4,8 \
   --split contiguous,zigzag --heads 16 --kv-heads 2 --head-dim 128 --repeats 20 --warmup 3 --out "$OUT/results"
+
+# The nccl transport with one rank (issue 6): a single H200 cannot host two NCCL ranks (NCCL refuses
+# two ranks of one communicator on one device), so c = 1 is what one GPU can show. Needs MPI, which
+# the GPU machine may lack: then the build has no nccl transport and the step says so.
+if command -v mpirun >/dev/null; then
+  step nccl-1rank 90 mpirun -np 1 --allow-run-as-root "$bin/bench/ringbench" run --backend cuda --dtype bfloat16 \
+    --transport nccl --cp 1 --seq 8192 --heads 16 --kv-heads 2 --head-dim 128 --repeats 10 --out "$OUT/results-nccl"
+else
+  printf '%-22s %-22s\n' nccl-1rank "skipped (no mpirun)" | tee -a "$summary"
+fi
 
 echo "total $(( $(date +%s) - start ))s; logs in $OUT/logs" | tee -a "$summary"
 exit $failed
