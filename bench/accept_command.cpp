@@ -52,6 +52,7 @@ int run_accept(const AcceptFlags& f) {
     RunOptions opts;
     opts.out_dir = f.out;
     opts.argv = f.argv;
+    opts.cupti = !f.no_cupti;
     const SweepOutcome res = run_sweep(spec, opts);
     fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped);
     results_path = res.results_json;

@@ -55,18 +55,26 @@ void CuptiRecordConverter::add_interval(std::uint32_t device, std::uint32_t stre
                                         std::uint64_t graph_node) {
   Interval iv;
   const IntervalKind by_name = classify_kernel_name(name);
-  if (auto it = opt_.streams.find({device, stream}); it != opt_.streams.end()) {
-    iv.rank = it->second.rank;
-    iv.kind = it->second.kind;
-    iv.lane = it->second.lane;
+  if (auto n = opt_.nodes.find(graph_node); graph_node != 0 && n != opt_.nodes.end()) {
+    iv.rank = n->second.rank;
+    iv.step = n->second.step;
+    iv.kind = n->second.kind;
+    iv.lane = n->second.lane;
+    iv.name = n->second.name.empty() ? std::move(name) : n->second.name;
     if (iv.kind != by_name) ++differing_;
   } else {
-    iv.rank = static_cast<int>(device);
-    iv.kind = by_name;
-    iv.lane = fmt::format("stream {}", stream);
+    if (auto it = opt_.streams.find({device, stream}); it != opt_.streams.end()) {
+      iv.rank = it->second.rank;
+      iv.kind = it->second.kind;
+      iv.lane = it->second.lane;
+      if (iv.kind != by_name) ++differing_;
+    } else {
+      iv.rank = static_cast<int>(device);
+      iv.kind = by_name;
+      iv.lane = fmt::format("stream {}", stream);
+    }
+    iv.name = std::move(name);
   }
-  if (auto s = opt_.node_steps.find(graph_node); graph_node != 0 && s != opt_.node_steps.end()) iv.step = s->second;
-  iv.name = std::move(name);
   iv.bytes = bytes;
   iv.begin_ns = to_ns(start);
   iv.end_ns = to_ns(end);

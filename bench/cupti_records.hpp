@@ -36,12 +36,23 @@ struct CuptiStreamRole {
   std::string lane;  // e.g. "rank 1 comm"
 };
 
+// What the executor recorded about one captured graph node. Virtual ranks share one device and a
+// replayed graph's work is not reported on the capturing streams, so for graph replays only the
+// node says whose work a record is and what it was.
+struct CuptiNodeRole {
+  int rank = 0;
+  int step = -1;
+  IntervalKind kind = IntervalKind::compute;
+  std::string lane;  // e.g. "comm"
+  std::string name;  // e.g. "attention", "kv_recv": the names the metrics look for; empty keeps the record's
+};
+
 struct CuptiConversionOptions {
   // (deviceId, streamId) → role. Streams not listed: rank = device id, lane "stream N", kind by
   // kernel name (HTA's rule, bench/kernel_classify.hpp).
   std::map<std::pair<std::uint32_t, std::uint32_t>, CuptiStreamRole> streams;
-  // Graph node id → ring step, where the executor recorded it at capture time.
-  std::map<std::uint64_t, int> node_steps;
+  // CUPTI graph node id → role; takes precedence over the stream's role and the kernel name.
+  std::map<std::uint64_t, CuptiNodeRole> nodes;
   int marker_rank = 0;        // markers carry no device: the rank they are filed under
   std::string marker_domain;  // keep only markers of this NVTX domain; empty keeps all
 };
@@ -63,7 +74,7 @@ class CuptiRecordConverter {
   Timeline take(std::int64_t window_begin_ns = 0, std::int64_t window_end_ns = 0);
 
   std::size_t ignored_records() const { return ignored_; }
-  // Intervals on streams with a stated role whose kernel-name class differs from it.
+  // Intervals with a stated role (node or stream) whose kernel-name class differs from it.
   std::size_t differing() const { return differing_; }
   std::size_t open_markers() const { return open_markers_.size(); }
 

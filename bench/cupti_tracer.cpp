@@ -121,6 +121,63 @@ Timeline CuptiTracer::take(std::int64_t window_begin_ns, std::int64_t window_end
   return converter_.take(window_begin_ns, window_end_ns);
 }
 
+std::uint64_t cupti_graph_node_id(void* graph_node) {
+  std::uint64_t id = 0;
+  RB_CUPTI_CHECK(cuptiGetGraphNodeId(static_cast<CUgraphNode>(graph_node), &id));
+  return id;
+}
+
+namespace {
+
+void CUPTIAPI on_resource(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
+  const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
+  static_cast<CuptiCloneRecorder*>(userdata)->on_cloned(*static_cast<const CUpti_GraphData*>(resource->resourceDescriptor));
+}
+
+}  // namespace
+
+CuptiCloneRecorder::CuptiCloneRecorder() {
+  RB_CUPTI_CHECK(cuptiSubscribe(&subscriber_, on_resource, this));
+  try {
+    RB_CUPTI_CHECK(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED));
+  } catch (...) {
+    cuptiUnsubscribe(subscriber_);
+    throw;
+  }
+}
+
+CuptiCloneRecorder::~CuptiCloneRecorder() { cuptiUnsubscribe(subscriber_); }
+
+void CuptiCloneRecorder::on_cloned(const CUpti_GraphData& graph) noexcept {
+  std::lock_guard lock(mu_);
+  try {
+    std::uint64_t original = 0, clone = 0;
+    RB_CUPTI_CHECK(cuptiGetGraphNodeId(graph.originalNode, &original));
+    RB_CUPTI_CHECK(cuptiGetGraphNodeId(graph.node, &clone));
+    clones_.emplace(original, clone);
+  } catch (const std::exception& e) {
+    if (callback_error_.empty()) callback_error_ = e.what();
+  }
+}
+
+std::multimap<std::uint64_t, std::uint64_t> CuptiCloneRecorder::clones() const {
+  std::lock_guard lock(mu_);
+  if (!callback_error_.empty()) throw Error(fmt::format("recording CUDA graph node clones failed: {}", callback_error_));
+  return clones_;
+}
+
+std::vector<std::uint64_t> with_clones(std::uint64_t id, const std::multimap<std::uint64_t, std::uint64_t>& clones) {
+  std::vector<std::uint64_t> out{id};
+  // Ids are unique, so the clone relation is a forest; the size bound only guards against a
+  // cycle that a CUPTI bug could introduce.
+  for (std::size_t i = 0; i < out.size() && out.size() <= clones.size() + 1; ++i) {
+    const auto [lo, hi] = clones.equal_range(out[i]);
+    for (auto it = lo; it != hi; ++it) out.push_back(it->second);
+  }
+  return out;
+}
+
 std::uint64_t CuptiTracer::dropped_records() const {
   std::lock_guard lock(mu_);
   return dropped_;

@@ -6,8 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
+#include <vector>
+
+#include <cupti_callbacks.h>
 
 #include "bench/cupti_records.hpp"
 #include "common/timeline.hpp"
@@ -53,5 +57,38 @@ class CuptiTracer {
   std::uint64_t dropped_ = 0;
   std::string callback_error_;
 };
+
+// CUPTI's id of a CUDA graph node (pass the cudaGraphNode_t). Throws rb::ApiError.
+std::uint64_t cupti_graph_node_id(void* graph_node);
+
+// cudaGraphInstantiate clones every node of the captured graph, and CUPTI files a replayed node's
+// work under the clone's id, not under the id of the node the executor labelled at capture. While
+// a recorder lives, every clone made on any thread is noted, so labels can follow their nodes
+// into the executable graphs; it must therefore exist while the executor captures and
+// instantiates. Only the graph-node-cloned resource callback is enabled, so launches never pass
+// through it. A CUPTI subscriber, hence process-wide: constructing one throws rb::ApiError when
+// another subscriber (e.g. Nsight Systems) holds CUPTI.
+class CuptiCloneRecorder {
+ public:
+  CuptiCloneRecorder();
+  ~CuptiCloneRecorder();  // unsubscribes; never throws
+  CuptiCloneRecorder(const CuptiCloneRecorder&) = delete;
+  CuptiCloneRecorder& operator=(const CuptiCloneRecorder&) = delete;
+
+  // Original id → ids of its clones, as noted so far. Throws rb::Error if a callback failed.
+  std::multimap<std::uint64_t, std::uint64_t> clones() const;
+
+  // Called from CUPTI's callback.
+  void on_cloned(const CUpti_GraphData& graph) noexcept;
+
+ private:
+  CUpti_SubscriberHandle subscriber_ = nullptr;
+  mutable std::mutex mu_;
+  std::multimap<std::uint64_t, std::uint64_t> clones_;
+  std::string callback_error_;
+};
+
+// `id` and every id cloned from it, directly or through clones of clones.
+std::vector<std::uint64_t> with_clones(std::uint64_t id, const std::multimap<std::uint64_t, std::uint64_t>& clones);
 
 }  // namespace rb::bench

@@ -60,7 +60,8 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"dump", o.dump_dir.has_value()},
                         {"rank_mode", o.rank_mode},
                         {"launch", o.launch},
-                        {"l2_flush", o.l2_flush}}
+                        {"l2_flush", o.l2_flush},
+                        {"cupti", o.cupti}}
       .dump();
 }
 
@@ -104,6 +105,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.rank_mode = f.rank_mode;
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
+  opts.cupti = !f.no_cupti;
 }
 
 int run(const RunFlags& f) {
@@ -165,7 +167,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
   sub->add_flag("--no-cupti", f->no_cupti,
-                "Leave CUPTI off so Nsight Systems can attach (the CPU backend never uses CUPTI)");
+                "cuda: skip the CUPTI-traced pass and leave CUPTI off, so Nsight Systems can attach "
+                "(the CPU backend never uses CUPTI)");
   sub->add_option("--rank-mode", f->rank_mode, "cuda: measure virtual ranks one at a time or all at once")
       ->check(CLI::IsMember({"isolated", "concurrent"}))
       ->capture_default_str();

@@ -2,13 +2,20 @@
 #include "bench/run_record.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "bench/dump.hpp"
 #include "bench/metrics.hpp"
+#ifdef RINGBENCH_HAVE_CUPTI
+#include "bench/cupti_tracer.hpp"
+#endif
 #include "common/nvtx.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
@@ -40,7 +47,8 @@ json base_record(const Config& cfg, const char* status, const std::string& reaso
           {"plan", nullptr},
           {"metrics", nullptr},
           {"timeline", nullptr},
-          {"model", nullptr}};
+          {"model", nullptr},
+          {"cupti", nullptr}};
 }
 
 // The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
@@ -84,6 +92,69 @@ json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
           {"overlap_fraction", sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr)},
           {"idle_ms_max", sim.idle_max_s * 1e3}};
 }
+
+#ifdef RINGBENCH_HAVE_CUPTI
+// DESIGN §7 step 4: one more pass with CUPTI activity tracing on, after the timed ones so that
+// tracing never touches them. Replayed graph work is classified by the executor's node labels,
+// carried over to the clones instantiation made (`clones`); eager work by the executor's streams.
+// A CUPTI failure becomes {"error": ...}: profiling must not fail the configuration. The pass
+// itself runs even then, because a collective executor's ranks must all run it.
+json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
+                       const std::multimap<std::uint64_t, std::uint64_t>& clones, const std::string& clone_error,
+                       const MetricsInputs& in, double clean_median_ms) {
+  std::optional<CuptiTracer> tracer;
+  std::string error = clone_error;
+  std::set<std::uint64_t> labelled;  // CUPTI ids with a role, to count what they classified
+  auto* cuda = dynamic_cast<ring::CudaExecutor*>(&exec);
+  if (error.empty() && cuda == nullptr) error = "the executor is not a CUDA executor";
+  if (error.empty()) {
+    try {
+      CuptiConversionOptions opt;
+      opt.marker_domain = nvtx::kDomain;
+      for (const auto& label : cuda->graph_nodes()) {
+        const CuptiNodeRole role{label.rank, label.step, label.kind, label.lane, label.name};
+        for (const std::uint64_t id : with_clones(cupti_graph_node_id(label.node), clones)) opt.nodes[id] = role;
+      }
+      for (const auto& [id, role] : opt.nodes) labelled.insert(id);
+      tracer.emplace(std::move(opt));
+      for (const auto& s : cuda->streams()) tracer->set_stream_role(s.stream, {s.rank, s.kind, s.lane});
+    } catch (const Error& e) {
+      tracer.reset();
+      error = e.what();
+    }
+  }
+  std::int64_t before = 0;
+  if (tracer) {
+    try {
+      before = CuptiTracer::now_ns();
+    } catch (const Error& e) {
+      tracer.reset();
+      error = e.what();
+    }
+  }
+  const ring::PassRecord traced = run_pass();
+  if (!tracer) return {{"error", error}};
+  try {
+    const std::int64_t after = CuptiTracer::now_ns();
+    const Timeline tl = tracer->take(before, after);
+    const double traced_ms = static_cast<double>(traced.wall_ns) / 1e6;
+    std::size_t by_node = 0;
+    for (const auto& iv : tl.intervals) by_node += iv.graph_node_id != 0 && labelled.contains(iv.graph_node_id);
+    return {{"traced_pass_ms", traced_ms},
+            {"clean_median_ms", clean_median_ms},
+            {"overhead_pct", clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0)
+                                                 : json(nullptr)},
+            {"window_ms", static_cast<double>(after - before) / 1e6},
+            {"dropped_records", tracer->dropped_records()},
+            {"ignored_records", tracer->ignored_records()},
+            {"intervals", tl.intervals.size()},
+            {"intervals_by_node", by_node},
+            {"metrics", compute_metrics(tl, in).to_json()}};
+  } catch (const Error& e) {
+    return {{"error", e.what()}};
+  }
+}
+#endif
 
 }  // namespace
 
@@ -190,7 +261,37 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   ring::CpuOptions copts;
   if (faulty && opts.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
   if (faulty && opts.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
-  auto exec = make_executor(plan, opts, copts, group);
+  const int rounds = std::clamp(opts.rounds, 1, cfg.repeats);
+  // The traced pass runs on the last executor made; CUPTI must watch that one capture and
+  // instantiate its graphs to tell which clones its node labels became (cupti_tracer.hpp).
+#ifdef RINGBENCH_HAVE_CUPTI
+  const bool traced = cfg.backend == Backend::cuda && opts.cupti;
+  std::multimap<std::uint64_t, std::uint64_t> clones;
+  std::string clone_error;
+#endif
+  auto new_executor = [&](bool last) {
+#ifdef RINGBENCH_HAVE_CUPTI
+    if (last && traced && opts.launch == "graph") {
+      std::optional<CuptiCloneRecorder> recorder;
+      try {
+        recorder.emplace();
+      } catch (const Error& e) {
+        clone_error = e.what();
+      }
+      auto made = make_executor(plan, opts, copts, group);
+      try {
+        if (recorder) clones = recorder->clones();
+      } catch (const Error& e) {
+        clone_error = e.what();
+      }
+      return made;
+    }
+#else
+    (void)last;
+#endif
+    return make_executor(plan, opts, copts, group);
+  };
+  auto exec = new_executor(rounds == 1);
   std::mutex exec_mu;  // the watchdog may abort while a new round swaps the executor
   Watchdog watchdog(opts.timeout_s, [&] {
     std::lock_guard lk(exec_mu);
@@ -223,12 +324,11 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   // from one instance understate the run-to-run spread and make A/A comparisons cry wolf. This is
   // asv's answer (several processes per benchmark) within one process. Every pass records its
   // timeline; the median pass's is kept.
-  const int rounds = std::clamp(opts.rounds, 1, cfg.repeats);
   std::vector<ring::PassRecord> passes;
   std::vector<double> samples_ms;
   for (int round = 0; round < rounds; ++round) {
     if (round > 0) {
-      auto fresh = make_executor(plan, opts, copts, group);
+      auto fresh = new_executor(round == rounds - 1);
       std::lock_guard lk(exec_mu);
       exec = std::move(fresh);
     }
@@ -272,6 +372,9 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   metrics["timeline_pass_ms"] = static_cast<double>(median_pass.wall_ns) / 1e6;
   rec["metrics"] = std::move(metrics);
   rec["model"] = simulator_check(plan, median_pass);
+#ifdef RINGBENCH_HAVE_CUPTI
+  if (traced) rec["cupti"] = cupti_traced_pass(*exec, [&] { return pass(false); }, clones, clone_error, in, st.median);
+#endif
   if (opts.trace && opts.primary) {
     const auto dir = opts.out_dir / "traces";
     std::filesystem::create_directories(dir);

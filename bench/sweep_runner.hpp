@@ -42,6 +42,9 @@ struct RunOptions {
   std::string rank_mode = "isolated";
   std::string launch = "graph";
   bool l2_flush = false;
+  // DESIGN §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
+  // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.
+  bool cupti = true;
   bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
 };
 

@@ -7,8 +7,10 @@
 #include <unistd.h>
 
 #include <nvtx3/nvToolsExt.h>
-#if __has_include(<cuda.h>)
-#include <nvtx3/nvToolsExtCuda.h>
+// Only where this library is itself built with CUDA: the CPU-only build finds the NVTX headers
+// next to cuda_runtime.h and must still not compile against CUDA's headers.
+#ifdef RINGBENCH_HAVE_CUDA
+#include <nvtx3/nvToolsExtCudaRt.h>
 #define RINGBENCH_NVTX_STREAMS 1
 #endif
 #endif
@@ -53,8 +55,7 @@ void name_current_thread(const std::string& name) {
 
 void name_stream(void* cuda_stream, const std::string& name) {
 #ifdef RINGBENCH_NVTX_STREAMS
-  // cudaStream_t and CUstream are the same handle type.
-  nvtxNameCuStreamA(static_cast<CUstream>(cuda_stream), name.c_str());
+  nvtxNameCudaStreamA(static_cast<cudaStream_t>(cuda_stream), name.c_str());
 #else
   (void)cuda_stream;
   (void)name;

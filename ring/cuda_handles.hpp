@@ -1,12 +1,17 @@
 // Owning wrappers for CUDA streams, events, graphs and graph executables, so an executor that
 // throws halfway through setup (or capture) releases what it created. Destructors do not throw;
-// creation goes through RB_CUDA_CHECK.
+// creation goes through RB_CUDA_CHECK. Also the NVTX name of a stream, kept here rather than in
+// common/nvtx so that only CUDA translation units see the CUDA-flavoured NVTX header.
 #pragma once
 
 #include <functional>
+#include <string>
 #include <utility>
 
 #include <cuda_runtime_api.h>
+#ifdef RINGBENCH_HAVE_NVTX
+#include <nvtx3/nvToolsExtCudaRt.h>
+#endif
 
 #include "kernels/cuda_check.hpp"
 
@@ -53,6 +58,17 @@ inline CudaEvent make_event(bool timing) {
   cudaEvent_t e = nullptr;
   RB_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming));
   return CudaEvent(e);
+}
+
+// Names a stream on the Nsight Systems timeline (DESIGN §7.5, e.g. "rank 3 comm"); a no-op
+// without NVTX. NVTX only records the name for a tool, so there is no status to check.
+inline void name_stream(cudaStream_t s, const std::string& name) {
+#ifdef RINGBENCH_HAVE_NVTX
+  nvtxNameCudaStreamA(s, name.c_str());
+#else
+  (void)s;
+  (void)name;
+#endif
 }
 
 // Captures what `enqueue` issues on `s` (which forks and joins any other stream it uses) into a

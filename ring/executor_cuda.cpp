@@ -99,6 +99,14 @@ class CudaExecutorImpl final : public CudaExecutor {
   const CudaOptions& options() const override { return opts_; }
   const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
   std::int64_t last_raw_ns() const override { return raw_ns_; }
+  std::vector<StreamLabel> streams() const override {
+    std::vector<StreamLabel> out;
+    for (int r = 0; r < c_; ++r) {
+      out.push_back({ranks_[r].compute.get(), r, IntervalKind::compute, "compute"});
+      out.push_back({ranks_[r].comm.get(), r, IntervalKind::comm, "comm"});
+    }
+    return out;
+  }
 
   // The GPU work already queued finishes; the pass in progress throws at its next wait.
   void abort() override { aborted_ = true; }
@@ -146,6 +154,8 @@ class CudaExecutorImpl final : public CudaExecutor {
     const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
     rk.compute = make_stream();
     rk.comm = make_stream();
+    name_stream(rk.compute.get(), fmt::format("rank {} compute", r));
+    name_stream(rk.comm.get(), fmt::format("rank {} comm", r));
     rk.q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
     rk.own = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
     kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};

@@ -45,11 +45,22 @@ struct GraphNodeLabel {
   std::string name;  // "attention", "merge", "kv_recv", "kv_allgather", "link_pace"
 };
 
+// One stream of the executor and what runs on it. Eager launches are reported by CUPTI on the
+// stream they were issued to, so a tracer classifies them by these when there are no graph nodes.
+struct StreamLabel {
+  void* stream = nullptr;  // cudaStream_t
+  int rank = 0;
+  IntervalKind kind = IntervalKind::compute;
+  std::string lane;  // "compute" or "comm", as in the event timeline
+};
+
 class CudaExecutor : public Executor {
  public:
   virtual const CudaOptions& options() const = 0;
   // Labels of every kernel and copy node captured (all rank graphs); empty in eager mode.
   virtual const std::vector<GraphNodeLabel>& graph_nodes() const = 0;
+  // Every rank's compute and comm stream (in the nccl executor, this process's rank only).
+  virtual std::vector<StreamLabel> streams() const = 0;
   // Sum over ranks of each rank's measured pass (isolated mode) next to the composed wall time
   // run_pass reports; equal to wall_ns in concurrent mode. From the last run_pass.
   virtual std::int64_t last_raw_ns() const = 0;

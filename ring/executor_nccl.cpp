@@ -123,6 +123,9 @@ class NcclExecutor final : public CudaExecutor {
   const CudaOptions& options() const override { return opts_; }
   const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
   std::int64_t last_raw_ns() const override { return raw_ns_; }
+  std::vector<StreamLabel> streams() const override {
+    return {{compute_.get(), r_, IntervalKind::compute, "compute"}, {comm_stream_.get(), r_, IntervalKind::comm, "comm"}};
+  }
 
   // The watchdog's path, from any thread. The host never blocks inside NCCL (the communicator is
   // non-blocking, and every wait here polls aborted_), so what must be stopped is device work: NCCL
@@ -296,6 +299,8 @@ class NcclExecutor final : public CudaExecutor {
     origin_ = make_stream();
     compute_ = make_stream();
     comm_stream_ = make_stream();
+    name_stream(compute_.get(), fmt::format("rank {} compute", r_));
+    name_stream(comm_stream_.get(), fmt::format("rank {} comm", r_));
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
     fork_ = make_event(false);

@@ -1,10 +1,15 @@
 // CUPTI activity records built in memory → Timeline intervals: kernels with graph node ids,
-// memcpy and peer copies, memsets, NVTX markers, stream roles versus kernel names. Runs on the CPU.
+// memcpy and peer copies, memsets, NVTX markers, node roles versus stream roles versus kernel
+// names. Runs on the CPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <map>
+#include <vector>
 
 #include "bench/cupti_records.hpp"
+#include "bench/cupti_tracer.hpp"
 
 namespace rb::bench {
 namespace {
@@ -35,7 +40,7 @@ TEST(CuptiRecords, KernelsTakeRankLaneAndKindFromTheStreamRole) {
   CuptiConversionOptions opt;
   opt.streams[{0, 13}] = {2, IntervalKind::compute, "rank 2 compute"};
   opt.streams[{0, 14}] = {2, IntervalKind::comm, "rank 2 comm"};
-  opt.node_steps[501] = 3;
+  opt.nodes[501] = {2, 3, IntervalKind::compute, "rank 2 compute", ""};  // keeps the kernel's name
   CuptiRecordConverter conv(opt);
   const auto a = kernel("_Z13attention_fwdIfEvPKT_i", 0, 13, 1'000'000'000'000, 1'000'000'050'000, 501);
   const auto b = kernel("copy_kv_kernel", 0, 14, 1'000'000'010'000, 1'000'000'020'000);
@@ -115,6 +120,114 @@ TEST(CuptiRecords, MemcpyPeerCopyAndMemset) {
   EXPECT_EQ(t.intervals[2].name, "Memset");
   EXPECT_EQ(t.intervals[2].kind, IntervalKind::memory);
   EXPECT_EQ(t.intervals[2].bytes, 512);
+}
+
+CuptiMemcpyRecord memcpy_record(std::uint32_t device, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
+                                std::uint64_t node) {
+  auto c = zeroed<CuptiMemcpyRecord>(CUPTI_ACTIVITY_KIND_MEMCPY);
+  c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_DTOD;
+  c.bytes = 8192;
+  c.deviceId = device;
+  c.streamId = stream;
+  c.start = start;
+  c.end = end;
+  c.graphNodeId = node;
+  return c;
+}
+
+// Virtual ranks share device 0 and a replayed graph reports its work on the launching stream, so
+// the node's role must win over both the stream's role and the name rule; ids the executor did
+// not label fall back as before.
+TEST(CuptiRecords, GraphNodeRoleWinsOverStreamRoleAndKernelName) {
+  CuptiConversionOptions opt;
+  opt.streams[{0, 13}] = {0, IntervalKind::compute, "origin"};
+  opt.nodes[700] = {3, 2, IntervalKind::compute, "compute", "attention"};
+  opt.nodes[701] = {3, 2, IntervalKind::comm, "comm", "kv_recv"};
+  opt.nodes[702] = {1, 4, IntervalKind::comm, "comm", "link_pace"};
+  CuptiRecordConverter conv(opt);
+  const auto attn = kernel("_Z13attention_fwdIfEvPKT_i", 0, 13, 100, 200, 700);
+  const auto copy = memcpy_record(0, 13, 120, 180, 701);    // name rule: memory; stream role: compute
+  const auto pace = kernel("ncclDevKernel_Generic", 0, 9, 200, 210, 702);  // unmapped stream, nccl name
+  const auto unknown_on_role = kernel("gemm", 0, 13, 300, 310, 999);         // unlabelled node id
+  const auto unknown_copy = memcpy_record(0, 5, 320, 330, 998);              // unlabelled, unmapped
+  for (const void* r : {static_cast<const void*>(&attn), static_cast<const void*>(&copy),
+                        static_cast<const void*>(&pace), static_cast<const void*>(&unknown_on_role),
+                        static_cast<const void*>(&unknown_copy)}) {
+    conv.add(as_record(r));
+  }
+  const Timeline t = conv.take();
+  ASSERT_EQ(t.intervals.size(), 5u);
+
+  const auto& a = t.intervals[0];
+  EXPECT_EQ(a.rank, 3);  // not the device's 0, not the stream role's 0
+  EXPECT_EQ(a.step, 2);
+  EXPECT_EQ(a.kind, IntervalKind::compute);
+  EXPECT_EQ(a.lane, "compute");
+  EXPECT_EQ(a.name, "attention");
+  EXPECT_EQ(a.graph_node_id, 700u);
+
+  const auto& c = t.intervals[1];
+  EXPECT_EQ(c.rank, 3);
+  EXPECT_EQ(c.step, 2);
+  EXPECT_EQ(c.kind, IntervalKind::comm);  // over the stream's compute and the name's memory
+  EXPECT_EQ(c.lane, "comm");
+  EXPECT_EQ(c.name, "kv_recv");
+  EXPECT_EQ(c.bytes, 8192);
+  EXPECT_EQ(c.begin_ns, 120);
+  EXPECT_EQ(c.end_ns, 180);
+
+  const auto& p = t.intervals[2];
+  EXPECT_EQ(p.rank, 1);
+  EXPECT_EQ(p.step, 4);
+  EXPECT_EQ(p.kind, IntervalKind::comm);
+  EXPECT_EQ(p.name, "link_pace");
+
+  const auto& u = t.intervals[3];  // the stream role, as without nodes
+  EXPECT_EQ(u.rank, 0);
+  EXPECT_EQ(u.step, -1);
+  EXPECT_EQ(u.kind, IntervalKind::compute);
+  EXPECT_EQ(u.lane, "origin");
+  EXPECT_EQ(u.name, "gemm");
+  EXPECT_EQ(u.graph_node_id, 999u);
+
+  const auto& m = t.intervals[4];  // the device and the name rule, as without nodes
+  EXPECT_EQ(m.rank, 0);
+  EXPECT_EQ(m.step, -1);
+  EXPECT_EQ(m.kind, IntervalKind::memory);
+  EXPECT_EQ(m.lane, "stream 5");
+  EXPECT_EQ(m.name, "Memcpy DtoD");
+
+  // The copy's node says comm where its name says memory; the others agree with their names.
+  EXPECT_EQ(conv.differing(), 1u);
+}
+
+// Node id 0 means "not from a graph": a role filed under 0 must never apply.
+TEST(CuptiRecords, NodeIdZeroIsNeverLookedUp) {
+  CuptiConversionOptions opt;
+  opt.nodes[0] = {5, 1, IntervalKind::comm, "comm", "kv_recv"};
+  CuptiRecordConverter conv(opt);
+  const auto k = kernel("gemm", 2, 7, 10, 20, 0);
+  conv.add(as_record(&k));
+  const Timeline t = conv.take();
+  ASSERT_EQ(t.intervals.size(), 1u);
+  EXPECT_EQ(t.intervals[0].rank, 2);
+  EXPECT_EQ(t.intervals[0].step, -1);
+  EXPECT_EQ(t.intervals[0].kind, IntervalKind::compute);
+  EXPECT_EQ(t.intervals[0].name, "gemm");
+}
+
+// Labels follow their node into every clone instantiation made, clones of clones included; an id
+// nobody cloned stands alone, and a cycle (never made by CUDA) still ends.
+TEST(CuptiRecords, LabelsFollowNodesIntoTheirClones) {
+  const std::multimap<std::uint64_t, std::uint64_t> clones{{1, 5}, {1, 6}, {5, 9}, {2, 3}, {10, 11}, {11, 10}};
+  auto sorted = [](std::vector<std::uint64_t> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted(with_clones(1, clones)), (std::vector<std::uint64_t>{1, 5, 6, 9}));
+  EXPECT_EQ(with_clones(7, clones), std::vector<std::uint64_t>{7});
+  EXPECT_EQ(with_clones(9, clones), std::vector<std::uint64_t>{9});
+  EXPECT_LE(with_clones(10, clones).size(), clones.size() + 2);
 }
 
 CuptiMarkerRecord marker(CUpti_ActivityFlag flags, std::uint32_t id, std::uint64_t ts, const char* name,
