@@ -28,6 +28,7 @@ struct RunFlags {
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
   bool trace = false, no_cupti = false, l2_flush = false;
+  int devices = 1;
   int rounds = 3;
   std::string rank_mode = "isolated", launch = "graph";
   std::int64_t full_check_limit = 8192, check_sample = 512;
@@ -61,6 +62,7 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"rank_mode", o.rank_mode},
                         {"launch", o.launch},
                         {"l2_flush", o.l2_flush},
+                        {"devices", o.devices},
                         {"cupti", o.cupti}}
       .dump();
 }
@@ -105,6 +107,8 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.rank_mode = f.rank_mode;
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
+  if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
+  opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
 }
 
@@ -176,6 +180,10 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"graph", "eager"}))
       ->capture_default_str();
   sub->add_flag("--l2-flush", f->l2_flush, "cuda: flush L2 before each timed replay (cold) instead of warm");
+  sub->add_option("--devices", f->devices,
+                  "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
+                  "between them (0: every visible GPU)")
+      ->capture_default_str();
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");

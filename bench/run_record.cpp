@@ -185,6 +185,7 @@ std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunO
   c.mode = opts.rank_mode == "concurrent" ? ring::CudaRankMode::concurrent : ring::CudaRankMode::isolated;
   c.launch = opts.launch == "eager" ? ring::CudaLaunch::eager : ring::CudaLaunch::graph;
   c.l2_flush = opts.l2_flush;
+  c.devices = opts.devices;
   return ring::make_cuda_executor(plan, c);
 #else
   (void)opts;
@@ -353,6 +354,8 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
     timing_ms["rank_mode"] = group ? "one rank per process" : opts.rank_mode;
     timing_ms["launch"] = opts.launch;
     timing_ms["l2"] = opts.l2_flush ? "flushed (cold)" : "warm";
+    if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
+      timing_ms["devices"] = ce->options().devices;
   } else if (group) {
     timing_ms["clock"] = "steady_clock on each rank's process, from a common barrier; the slowest rank's pass";
   } else {

@@ -240,6 +240,9 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   std::int64_t memory_limit =
       opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9 / on_host;
   if (w) memory_limit = w->min(memory_limit);  // every rank skips the same configurations
+#ifdef RINGBENCH_HAVE_CUDA
+  const int local_devices = opts.devices == 0 ? std::max(1, ring::cuda_device_count()) : opts.devices;
+#endif
   std::string stopped;  // why the rest of the sweep is not run
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& cfg = configs[i];
@@ -258,9 +261,9 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     if (skip.empty() && cfg.backend == Backend::cuda) {
       const auto plan = ring::make_plan(cfg);
 #ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-      const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan);
+      const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan, local_devices);
 #else
-      const auto need = ring::cuda_executor_bytes(plan);
+      const auto need = ring::cuda_executor_bytes(plan, local_devices);
 #endif
       const auto free_bytes = ring::cuda_free_memory_bytes();
       if (need > free_bytes / 10 * 9)

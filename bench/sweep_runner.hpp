@@ -42,6 +42,7 @@ struct RunOptions {
   std::string rank_mode = "isolated";
   std::string launch = "graph";
   bool l2_flush = false;
+  int devices = 1;  // cuda, local transport: devices the virtual ranks are dealt over (0: all visible)
   // DESIGN §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
   // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.
   bool cupti = true;

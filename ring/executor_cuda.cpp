@@ -28,7 +28,9 @@
 #include "kernels/link_pace.cuh"
 #include "kernels/merge_partials.cuh"
 #include "ring/block_pairs.hpp"
+#include "ring/cuda_devices.hpp"
 #include "ring/cuda_handles.hpp"
+#include "ring/rank_placement.hpp"
 
 namespace rb::ring {
 
@@ -60,7 +62,9 @@ struct Rank {
   CudaStream compute, comm;
   std::vector<StepEvents> ev;  // per step
   CudaEvent begin, end, fork, join;
+  CudaStream origin;   // isolated mode: this rank's passes fork from and join into it
   CudaGraphExec exec;  // isolated mode: this rank's pass
+  int device = 0;
 };
 
 class CudaExecutorImpl final : public CudaExecutor {
@@ -74,17 +78,28 @@ class CudaExecutorImpl final : public CudaExecutor {
       throw InputError("head_dim", std::to_string(cfg.head_dim), "the cuda backend runs D = 64 or 128");
     for (const auto& rp : plan_.ranks)
       if (rp.tokens != rows_) throw Error("cuda executor: ranks must hold equal token counts");
-    RB_CUDA_CHECK(cudaSetDevice(opts_.device));
+    int visible = 0;
+    RB_CUDA_CHECK(cudaGetDeviceCount(&visible));
+    const auto placement = place_ranks(c_, opts_.devices, visible, opts_.device);
+    devices_ = devices_used(placement);
+    opts_.devices = static_cast<int>(devices_.size());  // what options() reports: the devices in use
+    for (int r = 0; r < c_; ++r) ranks_[r].device = placement[r];
+    enable_peer_access(devices_);
+    on(opts_.device);
     origin_ = make_stream();
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
     for (int r = 0; r < c_; ++r) setup_rank(r);
     if (opts_.l2_flush) {
-      int l2 = 0;
-      RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, opts_.device));
-      flush_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+      flush_.resize(static_cast<std::size_t>(visible));
+      for (int d : devices_) {
+        on(d);
+        int l2 = 0;
+        RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
+        flush_[d] = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+      }
     }
-    RB_CUDA_CHECK(cudaDeviceSynchronize());  // fills done before the first pass reads them
+    synchronize_devices();  // fills done before the first pass reads them
 
     run_eager();  // DESIGN §7 step 1: one eager pass (the caller checks it via output_rows)
     if (opts_.launch == CudaLaunch::graph) {
@@ -93,7 +108,10 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
   }
 
-  ~CudaExecutorImpl() override { cudaDeviceSynchronize(); }  // nothing in flight when buffers go
+  ~CudaExecutorImpl() override {  // nothing in flight when buffers go; never throws
+    for (int d : devices_)
+      if (cudaSetDevice(d) == cudaSuccess) cudaDeviceSynchronize();
+  }
 
   const Plan& plan() const override { return plan_; }
   const CudaOptions& options() const override { return opts_; }
@@ -124,7 +142,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     const Config& cfg = plan_.config;
     const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
     const auto where = locate_rows(plan_, positions);
-    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    synchronize_devices();
     std::vector<std::vector<float>> host(c_);
     std::vector<double> out(positions.size() * width);
     for (std::size_t i = 0; i < positions.size(); ++i) {
@@ -147,9 +165,22 @@ class CudaExecutorImpl final : public CudaExecutor {
   bool gathered() const { return plan_.config.variant == Variant::allgather; }
   int steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
 
+  // Kernel launches and stream operations go to the current device, which must be the stream's.
+  static void on(int device) { use_device(device); }
+  void synchronize_devices() const { ring::synchronize_devices(devices_); }
+
   void setup_rank(int r) {
     const Config& cfg = plan_.config;
     Rank& rk = ranks_[r];
+    // Events recorded on a stream must belong to its device: the fork is recorded on the origin
+    // stream, the rank's own in concurrent mode and the shared one (origin device) otherwise.
+    on(opts_.device);
+    if (opts_.mode == CudaRankMode::concurrent) rk.fork = make_event(false);
+    on(rk.device);
+    if (opts_.mode == CudaRankMode::isolated) {
+      rk.origin = make_stream();
+      rk.fork = make_event(false);
+    }
     const auto& segs = plan_.ranks[r].segments;
     const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
     rk.compute = make_stream();
@@ -189,7 +220,6 @@ class CudaExecutorImpl final : public CudaExecutor {
                                  make_event(true), make_event(false), make_event(false)});
     rk.begin = make_event(true);
     rk.end = make_event(true);
-    rk.fork = make_event(false);
     rk.join = make_event(false);
   }
 
@@ -212,11 +242,17 @@ class CudaExecutorImpl final : public CudaExecutor {
       labels_.push_back(GraphNodeLabel{static_cast<void*>(deps[0]), r, step, kind, lane, name});
   }
 
-  void copy(void* dst, const void* src, std::int64_t bytes, Rank& rk, int r, int step, const char* name) {
+  // A copy into rank r's buffer from a buffer on `src_device`: a device-to-device copy on one GPU,
+  // a peer copy between two.
+  void copy(void* dst, const void* src, int src_device, std::int64_t bytes, Rank& rk, int r, int step,
+            const char* name) {
     const cudaStream_t s = rk.comm.get();
     const std::int64_t pace = kernels::link_ns(bytes, plan_.config.link_gbps);
     if (pace > 0) kernels::link_stamp(rk.stamp.get() + step, s);
-    RB_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, s));
+    if (src_device == rk.device)
+      RB_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, s));
+    else
+      RB_CUDA_CHECK(cudaMemcpyPeerAsync(dst, rk.device, src, src_device, static_cast<std::size_t>(bytes), s));
     label(s, r, step, IntervalKind::comm, "comm", name);
     if (pace > 0) {
       kernels::link_pace(rk.stamp.get() + step, pace, s);
@@ -230,6 +266,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   void attend(int r, int j) {
     const Config& cfg = plan_.config;
     Rank& rk = ranks_[r];
+    on(rk.device);
     const cudaStream_t s = rk.compute.get();
     const std::int64_t half = kv_half();
     kernels::AttentionBlockParams ap;
@@ -265,6 +302,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   // Rank r's comm work issued during step j: the block for step j+1 (ring), or the whole gather.
   void transfer(int r, int j, bool concurrent) {
     Rank& rk = ranks_[r];
+    on(rk.device);
     const cudaStream_t s = rk.comm.get();
     const std::int64_t half = kv_half(), block_bytes = 2 * half * static_cast<std::int64_t>(sizeof(bf16));
     StepEvents& ev = rk.ev[j];
@@ -273,8 +311,9 @@ class CudaExecutorImpl final : public CudaExecutor {
       for (int src = 0; src < c_; ++src) {
         if (src == r) continue;
         const bf16* own = ranks_[src].own.get();
-        copy(rk.all_k.get() + half * src, own, half * 2, rk, r, j, "kv_allgather");
-        copy(rk.all_v.get() + half * src, own + half, half * 2, rk, r, j, "kv_allgather");
+        const int from = ranks_[src].device;
+        copy(rk.all_k.get() + half * src, own, from, half * 2, rk, r, j, "kv_allgather");
+        copy(rk.all_v.get() + half * src, own + half, from, half * 2, rk, r, j, "kv_allgather");
       }
       timing(ev.copy_end, s);
       RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
@@ -284,18 +323,22 @@ class CudaExecutorImpl final : public CudaExecutor {
     // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the ring buffers).
     if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
     const bf16* src = nullptr;
+    int src_device = rk.device;
     if (concurrent) {
       // A true ring: forward what rank r-1 holds at step j, once it has arrived there, and only
       // after rank r+1 has finished reading our buffer that this copy overwrites.
       src = block(ranks_[prev], j);
+      src_device = ranks_[prev].device;
       if (j >= 1) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[prev].ev[j - 1].recv_done.get(), 0));
       if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[next].ev[j - 1].recv_done.get(), 0));
     } else {
       // Alone on the GPU: the same bytes straight from the block's origin rank, which never changes.
-      src = ranks_[((r - j - 1) % c_ + c_) % c_].own.get();
+      const Rank& origin = ranks_[((r - j - 1) % c_ + c_) % c_];
+      src = origin.own.get();
+      src_device = origin.device;
     }
     timing(ev.copy_begin, s);
-    copy(rk.buf[(j + 1) % 2].get(), src, block_bytes, rk, r, j + 1, "kv_recv");
+    copy(rk.buf[(j + 1) % 2].get(), src, src_device, block_bytes, rk, r, j + 1, "kv_recv");
     timing(ev.copy_end, s);
     RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
   }
@@ -305,7 +348,9 @@ class CudaExecutorImpl final : public CudaExecutor {
   void enqueue(std::span<const int> which, cudaStream_t origin, bool concurrent) {
     for (int r : which) {
       Rank& rk = ranks_[r];
+      on(origin_device(rk));
       RB_CUDA_CHECK(cudaEventRecord(rk.fork.get(), origin));
+      on(rk.device);
       RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.fork.get(), 0));
       RB_CUDA_CHECK(cudaStreamWaitEvent(rk.comm.get(), rk.fork.get(), 0));
       timing(rk.begin, rk.compute.get());
@@ -324,11 +369,16 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
     for (int r : which) {
       Rank& rk = ranks_[r];
+      on(rk.device);
       timing(rk.end, rk.compute.get());
-      RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), rk.comm.get()));
-      RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
-      RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), rk.compute.get()));
-      RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
+      // The origin waits on the rank's device's event (cross-device waits are allowed); the record
+      // itself is issued with the rank's device current, the wait with the origin's.
+      for (const CudaStream* st : {&rk.comm, &rk.compute}) {
+        on(rk.device);
+        RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), st->get()));
+        on(origin_device(rk));
+        RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
+      }
     }
   }
 
@@ -343,8 +393,25 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
   }
 
-  void flush_l2(cudaStream_t s) {
-    if (opts_.l2_flush) RB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), s));
+  // Ordered before the pass on `s`, a stream of `device`.
+  void flush_l2(cudaStream_t s, int device) {
+    if (!opts_.l2_flush) return;
+    on(device);
+    RB_CUDA_CHECK(cudaMemsetAsync(flush_[device].get(), 0, flush_[device].bytes(), s));
+  }
+  // Every device's L2, finished before the host launches the pass (the concurrent pass's streams
+  // span devices, so no single stream orders them).
+  void flush_l2_all() {
+    if (!opts_.l2_flush) return;
+    for (int d : devices_) {
+      on(d);
+      RB_CUDA_CHECK(cudaMemset(flush_[d].get(), 0, flush_[d].bytes()));
+      RB_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+  }
+  // The device of the stream rank r's pass forks from.
+  int origin_device(const Rank& rk) const {
+    return opts_.mode == CudaRankMode::concurrent ? opts_.device : rk.device;
   }
 
   std::vector<int> all_ranks() const {
@@ -353,61 +420,74 @@ class CudaExecutorImpl final : public CudaExecutor {
     return v;
   }
 
+  // Isolated mode: each rank's pass forks from its own origin stream, on its own device, and runs
+  // alone (the next starts when it has finished).
   void run_eager() {
-    const cudaStream_t o = origin_.get();
     if (opts_.mode == CudaRankMode::concurrent) {
-      flush_l2(o);
+      const cudaStream_t o = origin_.get();
+      flush_l2_all();
+      on(opts_.device);
       timing(pass_begin_, o);
       const auto all = all_ranks();
       enqueue(all, o, true);
+      on(opts_.device);
       timing(pass_end_, o);
+      wait(o);
     } else {
       for (int r = 0; r < c_; ++r) {
-        flush_l2(o);
+        Rank& rk = ranks_[r];
+        flush_l2(rk.origin.get(), rk.device);
         const int one[1] = {r};
-        enqueue(one, o, false);
+        enqueue(one, rk.origin.get(), false);
+        wait(rk.origin.get());
       }
     }
-    wait(o);
   }
 
   // DESIGN §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
   // calls cannot invalidate it), instantiate, upload.
+  // With several devices the concurrent graph spans all of them (the fork and join events carry
+  // the dependencies across); each isolated graph stays on its rank's device but for the peer
+  // reads of its copies.
   void capture() {
-    const cudaStream_t o = origin_.get();
-    auto one_graph = [&](std::span<const int> which, bool concurrent) {
+    auto one_graph = [&](std::span<const int> which, cudaStream_t o, int device, bool concurrent) {
+      on(device);
       auto [graph, exec] = capture_graph(o, capturing_, [&] {
         if (concurrent) timing(pass_begin_, o);
         enqueue(which, o, concurrent);
+        on(device);
         if (concurrent) timing(pass_end_, o);
       });
       graphs_.push_back(std::move(graph));  // kept: labels_ point at its nodes
+      RB_CUDA_CHECK(cudaStreamSynchronize(o));
       return std::move(exec);
     };
     if (opts_.mode == CudaRankMode::concurrent) {
       const auto all = all_ranks();
-      concurrent_exec_ = one_graph(all, true);
+      concurrent_exec_ = one_graph(all, origin_.get(), opts_.device, true);
     } else {
       for (int r = 0; r < c_; ++r) {
         const int one[1] = {r};
-        ranks_[r].exec = one_graph(one, false);
+        ranks_[r].exec = one_graph(one, ranks_[r].origin.get(), ranks_[r].device, false);
       }
     }
-    RB_CUDA_CHECK(cudaStreamSynchronize(o));
   }
 
   void replay() {
-    const cudaStream_t o = origin_.get();
     if (opts_.mode == CudaRankMode::concurrent) {
-      flush_l2(o);
+      const cudaStream_t o = origin_.get();
+      flush_l2_all();
+      on(opts_.device);
       RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
+      wait(o);
     } else {
       for (auto& rk : ranks_) {
-        flush_l2(o);
-        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), o));
+        flush_l2(rk.origin.get(), rk.device);
+        on(rk.device);
+        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), rk.origin.get()));
+        wait(rk.origin.get());
       }
     }
-    wait(o);
   }
 
   // --- reading the events back ----------------------------------------------------------------
@@ -450,9 +530,12 @@ class CudaExecutorImpl final : public CudaExecutor {
     if (opts_.mode == CudaRankMode::concurrent) {
       rec.wall_ns = ns_between(pass_begin_, pass_end_);
       raw_ns_ = rec.wall_ns;
+      // Events of two devices cannot be compared: a rank on another device is placed from its own
+      // begin, recorded as the fork reaches it (the fork's cross-device latency is not shown).
       if (record)
         for (int r = 0; r < c_; ++r)
-          for (auto& t : rank_intervals(r, pass_begin_)) rec.timeline.intervals.push_back(std::move(t.iv));
+          for (auto& t : rank_intervals(r, ranks_[r].device == opts_.device ? pass_begin_ : ranks_[r].begin))
+            rec.timeline.intervals.push_back(std::move(t.iv));
     } else {
       // Step j of rank r lasts from the end of its step j-1 (or its start) to the end of step j;
       // the ring's step j lasts the longest of these, and the pass their sum.
@@ -491,9 +574,10 @@ class CudaExecutorImpl final : public CudaExecutor {
   int c_;
   std::int64_t rows_;
   std::vector<Rank> ranks_;
-  CudaStream origin_;
+  std::vector<int> devices_;  // the devices the ranks live on (one, or a node's)
+  CudaStream origin_;          // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_;
-  DeviceBuffer<std::byte> flush_;
+  std::vector<DeviceBuffer<std::byte>> flush_;  // by device id
   std::vector<CudaGraph> graphs_;
   CudaGraphExec concurrent_exec_;
   std::vector<GraphNodeLabel> labels_;
@@ -511,13 +595,19 @@ std::int64_t cuda_free_memory_bytes(int device) {
   return static_cast<std::int64_t>(free_bytes);
 }
 
-std::int64_t cuda_executor_bytes(const Plan& plan) {
+int cuda_device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
   const Config& cfg = plan.config;
   const std::int64_t c = cfg.cp, rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
   const std::int64_t q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
   const std::int64_t blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
   const std::int64_t per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
-  return per_rank * c;
+  const std::int64_t n = std::max<std::int64_t>(1, std::min<std::int64_t>(devices, c));
+  return per_rank * ((c + n - 1) / n);  // the fullest device holds ceil(c / n) ranks
 }
 
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {

@@ -31,6 +31,10 @@ struct CudaOptions {
   CudaLaunch launch = CudaLaunch::graph;
   bool l2_flush = false;  // overwrite 2x the L2 before each timed replay (outside the timed events)
   int device = 0;
+  // Devices the virtual ranks are dealt over, round-robin (ring/rank_placement.hpp): 1 keeps them
+  // all on `device`; 0 uses every visible device, one process driving a node's GPUs with peer
+  // copies between them (docs/distributed.md).
+  int devices = 1;
   // The link model is Config::link_gbps: each transfer is paced to bytes / link (kernels/link_pace).
 };
 
@@ -71,8 +75,12 @@ class CudaExecutor : public Executor {
 // other than bfloat16 or D other than 64/128, ApiError for CUDA failures.
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts);
 
-// Device bytes the CUDA backend allocates for a plan (all virtual ranks), to skip what cannot fit.
-std::int64_t cuda_executor_bytes(const Plan& plan);
+// Device bytes the CUDA backend allocates on its fullest device for a plan whose ranks are dealt
+// over `devices` devices, to skip what cannot fit.
+std::int64_t cuda_executor_bytes(const Plan& plan, int devices = 1);
+
+// CUDA devices visible to this process (0 when none or no driver).
+int cuda_device_count();
 
 // True when the CUDA runtime finds at least one device (false, not an error, when it finds none).
 bool cuda_device_available();
