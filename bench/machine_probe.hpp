@@ -8,9 +8,9 @@
 
 namespace rb::bench {
 
-// Median of five timed runs of the fixed workload (about 1-3 ms each on a current x86 core):
-// a dependent float32 multiply-add chain over a 64 KiB array (core speed) and a copy of 8 MiB
-// (memory bandwidth).
+// Median of five timed runs of the fixed workload on every hardware thread at once (a few ms each
+// on a current x86 core): float32 multiply-add chains over a 64 KiB array (core speed) and a copy
+// of 8 MiB per thread (memory bandwidth).
 double machine_probe_ms();
 
 }  // namespace rb::bench

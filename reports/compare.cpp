@@ -207,8 +207,10 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // the change is the machine's as much as the build's. Time-like metrics move with the probe;
     // rates (TFLOP/s) against it.
     const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
-    const bool machine_moved =
-        rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) && std::fabs(machine) >= 0.5 * std::fabs(*rc.change);
+    // It must also have moved by twice the threshold: a steady machine's probe wanders a few
+    // percent, and that must never hide a real regression.
+    const bool machine_moved = rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
+                               std::fabs(machine) >= std::max(0.5 * std::fabs(*rc.change), 2 * opts.threshold);
     if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
