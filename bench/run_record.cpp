@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "bench/dump.hpp"
+#include "bench/machine_probe.hpp"
 #include "bench/metrics.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
 #include "bench/cupti_tracer.hpp"
@@ -327,7 +328,13 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
   // timeline; the median pass's is kept.
   std::vector<ring::PassRecord> passes;
   std::vector<double> samples_ms;
+  // The machine's own speed between the rounds (CPU backend: a GPU pass does not depend on the
+  // host's cores), so that a neighbour's burst over this configuration's rounds shows in the probe
+  // as well as in the samples (bench/machine_probe.hpp, docs/compare.md).
+  const bool probe = cfg.backend == Backend::cpu;
+  std::vector<double> probes;
   for (int round = 0; round < rounds; ++round) {
+    if (probe) probes.push_back(machine_probe_ms());
     if (round > 0) {
       auto fresh = new_executor(round == rounds - 1);
       std::lock_guard lk(exec_mu);
@@ -341,6 +348,7 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
       samples_ms.push_back(static_cast<double>(passes.back().wall_ns) / 1e6);
     }
   }
+  if (probe) probes.push_back(machine_probe_ms());
   const SampleStats st = summarize(samples_ms);
   json timing = to_json(st);
   json timing_ms;
@@ -357,8 +365,10 @@ json run_configuration(const Config& cfg, const RunOptions& opts, const Referenc
     if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
       timing_ms["devices"] = ce->options().devices;
   } else if (group) {
+    timing_ms["machine_probe_ms"] = probes;
     timing_ms["clock"] = "steady_clock on each rank's process, from a common barrier; the slowest rank's pass";
   } else {
+    timing_ms["machine_probe_ms"] = probes;
     timing_ms["clock"] = "steady_clock, whole pass (all ranks), wall";
   }
   rec["timing"] = timing_ms;

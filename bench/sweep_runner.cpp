@@ -12,7 +12,6 @@
 #include "bench/distributed.hpp"
 #include "bench/environment.hpp"
 #include "bench/interrupt.hpp"
-#include "bench/machine_probe.hpp"
 #include "common/nvtx.hpp"
 #include "bench/progress.hpp"
 #include "bench/run_record.hpp"
@@ -291,10 +290,6 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       mine.reason = reason;
       if (group) group->notify_failure(reason);  // peers waiting on this rank stop now
     };
-    // The machine's own speed around the configuration, for compare to tell a slower machine from
-    // slower code (CPU backend only: a GPU run does not depend on the host core's speed).
-    const bool probe = cfg.backend == Backend::cpu;
-    const double probe_before = probe ? machine_probe_ms() : 0.0;
     try {
       nvtx::ScopedRange range(std::string(nvtx::kRangeConfig) + " " + cfg.label());
       rec = run_configuration(
@@ -315,8 +310,6 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       rec = failed_record(cfg, e.what());
       failed_here(e.what());
     }
-    if (probe && rec["timing"].is_object())
-      rec["timing"]["machine_probe_ms"] = json::array({probe_before, machine_probe_ms()});
     mine.signal = interrupt_signal();
     bool fatal = mine.fatal;
     int signal = mine.signal;
