@@ -71,6 +71,25 @@ inline void name_stream(cudaStream_t s, const std::string& name) {
 #endif
 }
 
+// Records a timing event; under capture as an event-record node (cudaEventRecordExternal), so
+// every replay of the graph leaves its times behind.
+inline void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
+  if (capturing)
+    RB_CUDA_CHECK(cudaEventRecordWithFlags(e, s, cudaEventRecordExternal));
+  else
+    RB_CUDA_CHECK(cudaEventRecord(e, s));
+}
+
+// The graph node the last call on `s` added while `s` is capturing, or nullptr (not capturing, or
+// the call left several dependencies), for labelling nodes by what they are.
+inline void* last_captured_node(cudaStream_t s) {
+  cudaStreamCaptureStatus status{};
+  const cudaGraphNode_t* deps = nullptr;
+  std::size_t n = 0;
+  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
+  return status == cudaStreamCaptureStatusActive && n == 1 ? static_cast<void*>(deps[0]) : nullptr;
+}
+
 // Captures what `enqueue` issues on `s` (which forks and joins any other stream it uses) into a
 // graph, instantiates it and uploads it to the device. `capturing` is true while the capture is
 // open, for code that must not synchronise then. If `enqueue` throws, the capture is ended and its

@@ -226,20 +226,12 @@ class CudaExecutorImpl final : public CudaExecutor {
   // --- enqueueing one pass -------------------------------------------------------------------
 
   void timing(const CudaEvent& e, cudaStream_t s) {
-    if (capturing_)
-      RB_CUDA_CHECK(cudaEventRecordWithFlags(e.get(), s, cudaEventRecordExternal));
-    else
-      RB_CUDA_CHECK(cudaEventRecord(e.get(), s));
+    record_timing(e.get(), s, capturing_);
   }
   // Names the node the last call on s added (capture only), for GraphNodeLabel.
   void label(cudaStream_t s, int r, int step, IntervalKind kind, const char* lane, const char* name) {
     if (!capturing_) return;
-    cudaStreamCaptureStatus status{};
-    const cudaGraphNode_t* deps = nullptr;
-    std::size_t n = 0;
-    RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
-    if (status == cudaStreamCaptureStatusActive && n == 1)
-      labels_.push_back(GraphNodeLabel{static_cast<void*>(deps[0]), r, step, kind, lane, name});
+    if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r, step, kind, lane, name});
   }
 
   // A copy into rank r's buffer from a buffer on `src_device`: a device-to-device copy on one GPU,

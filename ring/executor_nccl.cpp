@@ -347,22 +347,14 @@ class NcclExecutor final : public CudaExecutor {
   // --- enqueueing one pass -------------------------------------------------------------------
 
   void timing(const CudaEvent& e, cudaStream_t s) {
-    if (capturing_)
-      RB_CUDA_CHECK(cudaEventRecordWithFlags(e.get(), s, cudaEventRecordExternal));
-    else
-      RB_CUDA_CHECK(cudaEventRecord(e.get(), s));
+    record_timing(e.get(), s, capturing_);
   }
   // Names the node the last call on s added (capture only), for GraphNodeLabel. NCCL may end a
   // launch with a node of its own; then the label names that node and the tracer finds no kernel
   // under it, which loses a label but misnames nothing.
   void label(cudaStream_t s, int step, IntervalKind kind, const char* lane, const char* name) {
     if (!capturing_) return;
-    cudaStreamCaptureStatus status{};
-    const cudaGraphNode_t* deps = nullptr;
-    std::size_t n = 0;
-    RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
-    if (status == cudaStreamCaptureStatusActive && n == 1)
-      labels_.push_back(GraphNodeLabel{static_cast<void*>(deps[0]), r_, step, kind, lane, name});
+    if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r_, step, kind, lane, name});
   }
 
   void attend(int j) {
