@@ -9,14 +9,25 @@ namespace rb::bench {
 Progress::Progress(int total, std::FILE* out)
     : total_(total), out_(out), tty_(out != nullptr && ::isatty(::fileno(out)) != 0) {}
 
-void Progress::start(int index, const std::string& label) {
+void Progress::start(int index, const std::string& label, int round, int rounds) {
   started_ = std::chrono::steady_clock::now();
   if (!tty_) return;
-  fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
+  if (rounds > 1)
+    fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1, rounds);
+  else
+    fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
   std::fflush(out_);
 }
 
+void Progress::round(int index, const std::string& label, int round, int rounds, const std::string& detail) {
+  line(index, fmt::format("r{}/{}", round + 1, rounds), label, detail);
+}
+
 void Progress::finish(int index, const std::string& label, const std::string& verdict, const std::string& detail) {
+  line(index, verdict, label, detail);
+}
+
+void Progress::line(int index, const std::string& verdict, const std::string& label, const std::string& detail) {
   if (!out_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const int width = static_cast<int>(fmt::formatted_size("{}", total_));

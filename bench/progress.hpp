@@ -1,5 +1,6 @@
-// Progress of a sweep on stderr: one line per configuration with its verdict, and on a terminal a
-// live line naming the configuration that is running.
+// Progress of a sweep on stderr: one line per configuration with its verdict when it ends, one per
+// earlier round ("r1/3") so a long interleaved sweep shows it is alive, and on a terminal a live
+// line naming the configuration and round that is running.
 #pragma once
 
 #include <chrono>
@@ -11,7 +12,9 @@ namespace rb::bench {
 class Progress {
  public:
   Progress(int total, std::FILE* out = stderr);  // out == nullptr: silent (MPI ranks other than 0)
-  void start(int index, const std::string& label);
+  void start(int index, const std::string& label, int round = 0, int rounds = 1);
+  // A round other than the configuration's last has ended (detail: its timing so far).
+  void round(int index, const std::string& label, int round, int rounds, const std::string& detail);
   // verdict: "ok", "FAILED", "skipped"; detail: timing and error summary or the reason.
   void finish(int index, const std::string& label, const std::string& verdict, const std::string& detail);
 
@@ -19,6 +22,7 @@ class Progress {
   int total_;
   std::FILE* out_;
   bool tty_;
+  void line(int index, const std::string& verdict, const std::string& label, const std::string& detail);
   std::chrono::steady_clock::time_point started_;
 };
 

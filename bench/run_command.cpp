@@ -30,6 +30,7 @@ struct RunFlags {
   bool trace = false, no_cupti = false, l2_flush = false;
   int devices = 1;
   int rounds = 3;
+  bool no_interleave = false;
   std::string rank_mode = "isolated", launch = "graph";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
@@ -53,6 +54,7 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"full_check_limit", o.full_check_limit},
                         {"check_rows", o.check_sample},
                         {"rounds", o.rounds},
+                        {"interleave", o.interleave},
                         {"timeout_s", o.timeout_s},
                         {"memory_limit_bytes", o.memory_limit_bytes},
                         {"inject_fault", fmt::format("{}@{}", o.fault.kind, o.fault.index)},
@@ -104,6 +106,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.trace = f.trace;
   if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
   opts.rounds = f.rounds;
+  opts.interleave = !f.no_interleave;
   opts.rank_mode = f.rank_mode;
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
@@ -169,6 +172,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                   "Spread the timed passes over this many fresh executors (each warmed up), as asv spreads "
                   "samples over processes")
       ->capture_default_str();
+  sub->add_flag("--no-interleave", f->no_interleave,
+                "Run each configuration's rounds back to back instead of round 1 of every configuration, then "
+                "round 2, ... (interleaved rounds spread a shared machine's bursts over many configurations)");
   sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
   sub->add_flag("--no-cupti", f->no_cupti,
                 "cuda: skip the CUPTI-traced pass and leave CUPTI off, so Nsight Systems can attach "

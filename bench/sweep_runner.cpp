@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <csignal>
-#include <optional>
 #include <fstream>
+#include <optional>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "bench/config_run.hpp"
 #include "bench/distributed.hpp"
 #include "bench/environment.hpp"
 #include "bench/interrupt.hpp"
@@ -147,15 +149,22 @@ FaultSpec parse_fault(const std::string& s) {
   const auto at = s.find('@');
   const std::string kind = s.substr(0, at);
   if (at == std::string::npos || (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal"))
-    throw InputError("--inject-fault", s, "must be KIND@N with KIND one of throw, hang, corrupt, fatal");
-  try {
-    std::size_t used = 0;
-    const int n = std::stoi(s.substr(at + 1), &used);
-    if (n < 0 || used != s.size() - at - 1) throw std::invalid_argument("n");
-    return {kind, n};
-  } catch (const std::logic_error&) {
-    throw InputError("--inject-fault", s, "N must be a configuration index >= 0");
-  }
+    throw InputError("--inject-fault", s, "must be KIND@N or KIND@N/R with KIND one of throw, hang, corrupt, fatal");
+  auto number = [&](const std::string& text, int least, const char* rule) {
+    try {
+      std::size_t used = 0;
+      const int n = std::stoi(text, &used);
+      if (n < least || used != text.size()) throw std::invalid_argument("n");
+      return n;
+    } catch (const std::logic_error&) {
+      throw InputError("--inject-fault", s, rule);
+    }
+  };
+  const std::string rest = s.substr(at + 1);
+  const auto slash = rest.find('/');
+  FaultSpec f{kind, number(rest.substr(0, slash), 0, "N must be a configuration index >= 0"), -1};
+  if (slash != std::string::npos) f.round = number(rest.substr(slash + 1), 1, "R must be a round >= 1") - 1;
+  return f;
 }
 
 namespace {
@@ -169,9 +178,10 @@ struct RankOutcome {
   std::string reason;
 };
 
-// Every process brings its outcome; all leave with the same record and the same decision to stop.
-// The cause named is the first rank whose failure was its own, not a peer's echo.
-void reconcile(ring::World& w, const Config& cfg, const RankOutcome& mine, json& rec, bool& fatal, int& signal) {
+// Every process brings its outcome of a round; all leave with the same failure (empty: none) and
+// the same decision to stop. The cause named is the first rank whose failure was its own, not a
+// peer's echo.
+std::string reconcile(ring::World& w, const RankOutcome& mine, bool& fatal, int& signal) {
   const json j{{"threw", mine.threw}, {"induced", mine.induced}, {"fatal", mine.fatal}, {"signal", mine.signal},
                {"reason", mine.reason}};
   const auto all = w.allgather_strings(j.dump());
@@ -186,10 +196,27 @@ void reconcile(ring::World& w, const Config& cfg, const RankOutcome& mine, json&
     fatal = fatal || o["fatal"].get<bool>();
     signal = std::max(signal, o["signal"].get<int>());
   }
-  if (cause >= 0) {
-    const json o = json::parse(all[static_cast<std::size_t>(cause)]);
-    rec = failed_record(cfg, fmt::format("rank {}: {}", cause, o["reason"].get<std::string>()));
-  }
+  if (cause < 0) return "";
+  const json o = json::parse(all[static_cast<std::size_t>(cause)]);
+  return fmt::format("rank {}: {}", cause, o["reason"].get<std::string>());
+}
+
+// A sweep lists each configuration once: an axis value given twice would give two runs one id.
+std::vector<Config> unique_configs(const std::vector<Config>& all) {
+  std::vector<Config> out;
+  std::set<std::string> seen;
+  for (const auto& c : all)
+    if (seen.insert(reports::config_id(c)).second) out.push_back(c);
+  return out;
+}
+
+// The order of the rounds: (configuration, round) pairs.
+std::vector<std::pair<std::size_t, int>> round_order(std::size_t configs, int rounds, bool interleave) {
+  std::vector<std::pair<std::size_t, int>> order;
+  for (int a = 0; a < (interleave ? rounds : static_cast<int>(configs)); ++a)
+    for (int b = 0; b < (interleave ? static_cast<int>(configs) : rounds); ++b)
+      order.emplace_back(static_cast<std::size_t>(interleave ? b : a), interleave ? a : b);
+  return order;
 }
 
 json distributed_info(const ring::World& w) {
@@ -212,7 +239,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   ring::World* w = world();
   RunOptions opts = opts_in;
   opts.primary = is_primary();
-  const auto configs = expand(spec);
+  const auto configs = unique_configs(expand(spec));
   // Validate everything before writing anything, so bad input never leaves a results file behind.
   // Every MPI rank validates the same configurations (agreed in run_command), so all fail alike.
   std::vector<std::string> invalid(configs.size());
@@ -242,47 +269,72 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
 #ifdef RINGBENCH_HAVE_CUDA
   const int local_devices = opts.devices == 0 ? std::max(1, ring::cuda_device_count()) : opts.devices;
 #endif
+  // Per configuration: its run, from its first round until its last, and its final status.
+  struct Slot {
+    std::unique_ptr<ConfigRun> run;
+    std::string status;  // "ok", "failed" or "skipped" once closed; empty while open
+  };
+  std::vector<Slot> slots(configs.size());
+  int max_repeats = 1;
+  for (const auto& c : configs) max_repeats = std::max(max_repeats, c.repeats);
   std::string stopped;  // why the rest of the sweep is not run
-  for (std::size_t i = 0; i < configs.size(); ++i) {
+  for (const auto& [i, round] : round_order(configs.size(), std::clamp(opts.rounds, 1, max_repeats), opts.interleave)) {
+    Slot& slot = slots[i];
     const Config& cfg = configs[i];
     const int idx = static_cast<int>(i);
     const bool distributed = cfg.transport != Transport::local;
-    progress.start(idx, cfg.label());
-    json rec;
-    std::string skip = !stopped.empty() ? "not run: " + stopped : invalid[i];
-    if (skip.empty() && memory_limit > 0) {
-      const auto need = estimated_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
-      if (need > memory_limit)
-        skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used", static_cast<double>(need) / 1073741824.0,
-                           static_cast<double>(memory_limit) / 1073741824.0);
-    }
-#ifdef RINGBENCH_HAVE_CUDA
-    if (skip.empty() && cfg.backend == Backend::cuda) {
-      const auto plan = ring::make_plan(cfg);
-#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-      const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan, local_devices);
-#else
-      const auto need = ring::cuda_executor_bytes(plan, local_devices);
-#endif
-      const auto free_bytes = ring::cuda_free_memory_bytes();
-      if (need > free_bytes / 10 * 9)
-        skip = fmt::format("needs an estimated {:.2f} GiB of device memory; {:.2f} GiB are free",
-                           static_cast<double>(need) / 1073741824.0, static_cast<double>(free_bytes) / 1073741824.0);
-    }
-#endif
-    if (w && distributed) {
-      // Device memory differs per rank: every rank skips if any must, with that rank's reason.
-      const auto reasons = w->allgather_strings(skip);
-      for (std::size_t k = 0; k < reasons.size() && skip.empty(); ++k)
-        if (!reasons[k].empty()) skip = fmt::format("rank {}: {}", k, reasons[k]);
-    }
-    if (!skip.empty()) {
-      rec = skipped_record(cfg, skip);
-      ++outcome.skipped;
-      if (writer) writer->append(rec);
-      progress.finish(idx, cfg.label(), "skipped", skip);
+    if (!slot.status.empty() || (round > 0 && (!slot.run || round >= slot.run->rounds()))) continue;
+    auto close = [&](const json& rec, bool write, const std::string& verdict, const std::string& detail) {
+      if (write && writer) writer->append(rec);
+      slot.status = rec["status"].get<std::string>();
+      slot.run.reset();  // its candidate passes are not needed any more
+      progress.finish(idx, cfg.label(), verdict, detail);
+    };
+    if (round > 0 && !stopped.empty()) {
+      // The rounds it ran stay: its last line in results.jsonl is its record.
+      const json rec = slot.run->record();
+      progress.start(idx, cfg.label());
+      close(rec, false, rec["status"] == "ok" ? "ok" : "FAILED",
+            fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), slot.run->rounds_done(), slot.run->rounds(),
+                        stopped));
       continue;
     }
+    if (round == 0) {
+      std::string skip = !stopped.empty() ? "not run: " + stopped : invalid[i];
+      if (skip.empty() && memory_limit > 0) {
+        const auto need = estimated_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
+        if (need > memory_limit)
+          skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used",
+                             static_cast<double>(need) / 1073741824.0, static_cast<double>(memory_limit) / 1073741824.0);
+      }
+#ifdef RINGBENCH_HAVE_CUDA
+      if (skip.empty() && cfg.backend == Backend::cuda) {
+        const auto plan = ring::make_plan(cfg);
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+        const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan, local_devices);
+#else
+        const auto need = ring::cuda_executor_bytes(plan, local_devices);
+#endif
+        const auto free_bytes = ring::cuda_free_memory_bytes();
+        if (need > free_bytes / 10 * 9)
+          skip = fmt::format("needs an estimated {:.2f} GiB of device memory; {:.2f} GiB are free",
+                             static_cast<double>(need) / 1073741824.0, static_cast<double>(free_bytes) / 1073741824.0);
+      }
+#endif
+      if (w && distributed) {
+        // Device memory differs per rank: every rank skips if any must, with that rank's reason.
+        const auto reasons = w->allgather_strings(skip);
+        for (std::size_t k = 0; k < reasons.size() && skip.empty(); ++k)
+          if (!reasons[k].empty()) skip = fmt::format("rank {}: {}", k, reasons[k]);
+      }
+      if (!skip.empty()) {
+        progress.start(idx, cfg.label());
+        close(skipped_record(cfg, skip), true, "skipped", skip);
+        continue;
+      }
+      slot.run = std::make_unique<ConfigRun>(cfg, opts, idx);
+    }
+    progress.start(idx, cfg.label(), round, slot.run->rounds());
     std::unique_ptr<ring::ProcessGroup> group = distributed && w ? w->open_group() : nullptr;
     RankOutcome mine;
     auto failed_here = [&](const std::string& reason) {
@@ -291,29 +343,26 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       if (group) group->notify_failure(reason);  // peers waiting on this rank stop now
     };
     try {
-      nvtx::ScopedRange range(std::string(nvtx::kRangeConfig) + " " + cfg.label());
-      rec = run_configuration(
-          cfg, opts,
+      nvtx::ScopedRange range(fmt::format("{} {} round {}", nvtx::kRangeConfig, cfg.label(), round + 1));
+      slot.run->run_round(
           [&](const ring::CheckRows& rows) -> const std::vector<double>& {
             return refs.rows(cfg, rows, group.get(), ref_threads);
           },
-          idx, group.get());
+          group.get());
     } catch (const FatalError& e) {
-      rec = failed_record(cfg, fmt::format("fatal: {}", e.what()));
       mine.fatal = true;
       failed_here(fmt::format("fatal: {}", e.what()));
     } catch (const ring::PeerFailure& e) {
-      rec = failed_record(cfg, e.what());
       mine.threw = mine.induced = true;
       mine.reason = e.what();
     } catch (const std::exception& e) {
-      rec = failed_record(cfg, e.what());
       failed_here(e.what());
     }
     mine.signal = interrupt_signal();
     bool fatal = mine.fatal;
     int signal = mine.signal;
-    if (w && distributed) reconcile(*w, cfg, mine, rec, fatal, signal);
+    std::string failure = mine.threw ? mine.reason : "";
+    if (w && distributed) failure = reconcile(*w, mine, fatal, signal);
     group.reset();
     if (fatal && stopped.empty()) {
       outcome.fatal = true;
@@ -323,14 +372,34 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       outcome.interrupted_by = signal;
       stopped = fmt::format("the sweep was interrupted by {}", signal_name(signal));
     }
-    if (writer) writer->append(rec);
-    if (rec["status"] == "ok") {
-      ++outcome.ok;
-      progress.finish(idx, cfg.label(), "ok", ok_detail(rec));
+    const int done = slot.run->rounds_done();
+    if (!failure.empty() && signal != 0 && done > 0) {
+      // The signal cut this round short, not a fault of the configuration: its earlier rounds stand.
+      const json rec = slot.run->record();
+      close(rec, false, rec["status"] == "ok" ? "ok" : "FAILED",
+            fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), done, slot.run->rounds(), stopped));
+    } else if (!failure.empty()) {
+      // A failure in a later round keeps the earlier rounds' timing beside its reason.
+      json rec = done > 0 ? slot.run->record() : failed_record(cfg, failure);
+      rec["status"] = "failed";
+      rec["reason"] = done > 0 ? fmt::format("round {} of {}: {}", round + 1, slot.run->rounds(), failure) : failure;
+      close(rec, true, "FAILED", rec["reason"].get<std::string>());
     } else {
-      ++outcome.failed;
-      progress.finish(idx, cfg.label(), "FAILED", rec["reason"].get<std::string>());
+      const json rec = slot.run->record();
+      if (slot.run->finished())
+        close(rec, true, rec["status"] == "ok" ? "ok" : "FAILED",
+              rec["status"] == "ok" ? ok_detail(rec) : rec["reason"].get<std::string>());
+      else {
+        if (writer) writer->append(rec);  // what is measured so far survives a kill
+        progress.round(idx, cfg.label(), round, slot.run->rounds(), ok_detail(rec));
+      }
     }
+  }
+  for (auto& slot : slots) {
+    if (slot.status.empty() && slot.run) slot.status = slot.run->record()["status"].get<std::string>();
+    if (slot.status == "ok") ++outcome.ok;
+    else if (slot.status == "skipped") ++outcome.skipped;
+    else ++outcome.failed;
   }
   if (!writer) return outcome;
   json header{{"tool", tool_info(opts.argv)},

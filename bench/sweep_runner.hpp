@@ -1,6 +1,8 @@
-// Runs a sweep: validates every configuration before anything is written, then for each one plans,
-// executes, checks against the float64 reference, times the repeats and appends its result; a
-// configuration that fails is recorded with its reason and the sweep goes on.
+// Runs a sweep: validates every configuration before anything is written, then runs the
+// configurations' rounds (interleaved by default): the first round of each plans, executes and
+// checks it against the float64 reference, every round times its share of the repeats on a fresh
+// executor and appends the configuration's record so far to results.jsonl (results.json keeps the
+// last line of each). A configuration that fails is recorded with its reason and the sweep goes on.
 #pragma once
 
 #include <cstdint>
@@ -18,10 +20,13 @@ namespace rb::bench {
 // `--inject-fault KIND@N`: make configuration N (0-based, in sweep order) fail on purpose. Kinds:
 // throw (an error inside the pass), hang (a rank never receives; the watchdog ends it), corrupt
 // (the output is perturbed, so the correctness check fails), fatal (a device-fatal error that stops
-// the sweep). For the tests of docs/failures.md.
+// the sweep). `KIND@N/R` limits it to round R (1-based) of that configuration. For the tests of
+// docs/failures.md.
 struct FaultSpec {
   std::string kind;  // empty: none
   int index = -1;
+  int round = -1;  // 0-based; -1: every round (corrupt acts in the first, where the check is)
+  bool hits(int config, int r) const { return index == config && (round < 0 || round == r); }
 };
 FaultSpec parse_fault(const std::string& s);
 
@@ -36,6 +41,10 @@ struct RunOptions {
   std::int64_t memory_limit_bytes = 0;   // skip configurations estimated above this; 0: 90% of MemAvailable
   FaultSpec fault;
   int rounds = 3;      // fresh executors per configuration; the repeats are spread over them
+  // Round-robin: round 1 of every configuration, then round 2, ... (asv's interleaved rounds), so a
+  // burst on a shared machine hits a round of several configurations, not every round of one.
+  // --no-interleave runs each configuration's rounds back to back (one at a time, e.g. under nsys).
+  bool interleave = true;
   bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
   // CUDA backend (DESIGN §7): virtual ranks measured one at a time (isolated) or all at once
   // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.

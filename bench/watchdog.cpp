@@ -1,6 +1,7 @@
 // The watchdog thread: wakes every 50 ms to look for a stop signal, and at the deadline.
 #include "bench/watchdog.hpp"
 
+#include <algorithm>
 #include <csignal>
 
 #include <fmt/format.h>
@@ -9,8 +10,8 @@
 
 namespace rb::bench {
 
-Watchdog::Watchdog(double timeout_s, std::function<void()> on_fire)
-    : on_fire_(std::move(on_fire)), thread_([this, timeout_s] { loop(timeout_s); }) {}
+Watchdog::Watchdog(double timeout_s, std::function<void()> on_fire, double used_s)
+    : on_fire_(std::move(on_fire)), thread_([this, timeout_s, used_s] { loop(timeout_s, used_s); }) {}
 
 Watchdog::~Watchdog() {
   {
@@ -26,10 +27,11 @@ std::string Watchdog::reason() const {
   return reason_;
 }
 
-void Watchdog::loop(double timeout_s) {
+void Watchdog::loop(double timeout_s, double used_s) {
   using clock = std::chrono::steady_clock;
+  const double left_s = std::max(0.0, timeout_s - used_s);
   const auto deadline = timeout_s > 0 ? clock::now() + std::chrono::duration_cast<clock::duration>(
-                                                           std::chrono::duration<double>(timeout_s))
+                                                           std::chrono::duration<double>(left_s))
                                       : clock::time_point::max();
   std::unique_lock lk(mu_);
   while (!done_) {

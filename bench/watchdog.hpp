@@ -1,4 +1,4 @@
-// A watchdog for one configuration: calls `on_fire` once when the time limit passes or a stop
+// A watchdog for one configuration (or one round of it): calls `on_fire` once when the time limit passes or a stop
 // signal arrives, so a hung transfer or a runaway configuration is aborted and recorded instead of
 // stalling the sweep.
 #pragma once
@@ -14,8 +14,9 @@ namespace rb::bench {
 
 class Watchdog {
  public:
-  // timeout_s <= 0: no time limit (signals still fire it).
-  Watchdog(double timeout_s, std::function<void()> on_fire);
+  // timeout_s <= 0: no time limit (signals still fire it). `used_s`: already spent against the
+  // limit (a configuration's earlier rounds), so it fires timeout_s - used_s from now.
+  Watchdog(double timeout_s, std::function<void()> on_fire, double used_s = 0);
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;
@@ -24,7 +25,7 @@ class Watchdog {
   std::string reason() const;
 
  private:
-  void loop(double timeout_s);
+  void loop(double timeout_s, double used_s);
 
   std::function<void()> on_fire_;
   mutable std::mutex mu_;

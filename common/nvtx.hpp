@@ -12,7 +12,7 @@ namespace rb::nvtx {
 inline constexpr const char* kDomain = "ringbench";
 
 // Range names, exactly as docs/nsight.md lists them.
-inline constexpr const char* kRangeConfig = "config";      // one configuration; message "config <label>"
+inline constexpr const char* kRangeConfig = "config";      // one round of a configuration; message "config <label> round <k>"
 inline constexpr const char* kRangeReplay = "replay";      // one graph replay around cudaGraphLaunch; payload = replay index
 inline constexpr const char* kRangeStep = "step";          // one ring step of an eager pass; payload = step
 inline constexpr const char* kRangeTransfer = "transfer";  // one K/V transfer of an eager pass; payload = step it feeds

@@ -2,6 +2,7 @@
 #include "reports/results_writer.hpp"
 
 #include <fstream>
+#include <map>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -38,6 +39,10 @@ nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohma
   std::ifstream in(jsonl);
   if (!in) throw InputError("results.jsonl", jsonl.string(), "cannot be opened for reading");
   int bad = 0;
+  // A configuration's rounds each append its record so far: the last line of an id is its record,
+  // kept at the place of its first line, so the runs stay in sweep order.
+  std::map<std::string, std::size_t> place;
+  auto& runs = doc["runs"];
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
     auto run = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
@@ -45,7 +50,18 @@ nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohma
       ++bad;
       continue;
     }
-    doc["runs"].push_back(std::move(run));
+    const auto* id = run.is_object() && run.contains("config") && run["config"].is_object() &&
+                             run["config"].contains("id") && run["config"]["id"].is_string()
+                         ? run["config"]["id"].get_ptr<const std::string*>()
+                         : nullptr;
+    if (id) {
+      const auto [it, fresh] = place.emplace(*id, runs.size());
+      if (!fresh) {
+        runs[it->second] = std::move(run);
+        continue;
+      }
+    }
+    runs.push_back(std::move(run));
   }
   if (skipped) *skipped = bad;
   return doc;

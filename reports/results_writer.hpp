@@ -1,6 +1,7 @@
-// The one writer of results.jsonl and results.json (DESIGN §8). Every finished configuration is
-// appended to results.jsonl and flushed at once, so a crash or a kill loses nothing already
-// measured; results.json is rebuilt from results.jsonl at the end (or by `ringbench report`).
+// The one writer of results.jsonl and results.json (DESIGN §8). Every round of a configuration
+// appends its record so far to results.jsonl, flushed at once, so a crash or a kill loses nothing
+// already measured; results.json is rebuilt from results.jsonl at the end (or by `ringbench
+// report`), keeping the last line of each configuration.
 #pragma once
 
 #include <cstdio>
@@ -13,7 +14,7 @@ namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "0.2.0";
+inline constexpr const char* kResultsSchemaVersion = "0.3.0";
 
 class ResultsWriter {
  public:
@@ -39,6 +40,7 @@ class ResultsWriter {
 
 // Builds results.json from a results.jsonl and a header; used by finish() and to recover a sweep
 // that was killed. Lines that do not parse (a torn last line after a kill) are skipped and counted.
+// Of several lines with one config.id the last is kept, in the place of the first.
 nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohmann::json& header,
                                 int* skipped_lines = nullptr);
 

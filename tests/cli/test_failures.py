@@ -19,12 +19,18 @@ class Failures(unittest.TestCase):
             p = run("run", *SMALL, *extra, "--out", out)
             return p, read_json(os.path.join(out, "results.json")), read_jsonl(os.path.join(out, "results.jsonl"))
 
-    def assert_isolated(self, fault, reason_part):
+    def assert_isolated(self, fault, reason_part, failed_lines=1):
         p, doc, lines = self.sweep("--inject-fault", fault, "--timeout", "5")
         self.assertEqual(p.returncode, 1, p.stderr)
         self.assertEqual([r["status"] for r in doc["runs"]], ["ok", "failed", "ok"])
         self.assertIn(reason_part, doc["runs"][1]["reason"])
-        self.assertEqual(len(lines), 3)
+        # Two repeats are two rounds, each appending its configuration's record so far; a
+        # configuration that throws in its first round has that one line.
+        per_id = {}
+        for line in lines:
+            per_id.setdefault(line["config"]["id"], []).append(line)
+        self.assertEqual([len(v) for v in per_id.values()], [2, failed_lines, 2])
+        self.assertEqual(doc["runs"], [v[-1] for v in per_id.values()])
         self.assertIsNone(doc["stopped"])
         return doc
 
@@ -32,7 +38,7 @@ class Failures(unittest.TestCase):
         self.assert_isolated("throw@1", "injected fault")
 
     def test_correctness_failure_keeps_the_timing(self):
-        doc = self.assert_isolated("corrupt@1", "correctness: 1 of")
+        doc = self.assert_isolated("corrupt@1", "correctness: 1 of", failed_lines=2)
         bad = doc["runs"][1]
         self.assertEqual(bad["correctness"]["over_tolerance"], 1)
         self.assertFalse(bad["correctness"]["passed"])
@@ -76,6 +82,11 @@ class Failures(unittest.TestCase):
             statuses = [r["status"] for r in doc["runs"]]
             self.assertGreaterEqual(statuses.count("ok"), 2)
             self.assertGreater(statuses.count("skipped"), 0)
+            # A configuration that had run rounds keeps them, and says how many of how many.
+            for r in doc["runs"]:
+                if r["status"] == "ok":
+                    self.assertLessEqual(r["timing"]["rounds"], r["timing"]["rounds_planned"])
+                    self.assertEqual(len(r["timing"]["samples_ms"]), r["timing"]["count"])
             self.assertIn("results:", stdout)
 
     def test_sigint_writes_results_json_from_what_exists(self):
