@@ -48,9 +48,17 @@ struct MetricValue {
   // (max - min) / median of the per-round medians, when the samples came from several fresh
   // executors (timing.rounds > 1): how far one instance of the same build can sit from another.
   std::optional<double> instance_spread;
+  // The median of each round's samples (for time and TFLOP/s), in run order; one entry when the
+  // run had one round.
+  std::vector<double> round_medians;
   // Mean of timing.machine_probe_ms (bench/machine_probe.hpp), when the run carries it: the time of
   // a fixed workload around the configuration, i.e. how fast the machine itself was.
   std::optional<double> machine_probe_ms;
+  int machine_probe_version = 1;  // timing.machine_probe_version; absent before 0.3.0 (version 1)
+  // Median of timing.machine_probe_core_spread: how far the machine's cores differed in speed
+  // while the configuration ran (bench/machine_probe.hpp). The median, because one probe in a
+  // dozen differs by 15% on a quiet VM, while a host that slows a vCPU does so for seconds.
+  std::optional<double> core_spread;
 };
 MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
 
@@ -60,7 +68,8 @@ struct RunComparison {
   MetricValue base, neu;
   std::optional<double> change;  // (new − base) / base
   std::optional<double> p_value;
-  std::optional<double> machine_change;  // (new − base) / base of the machine probe, when both have it
+  // (new − base) / base of the machine probe, when both have it and from the same probe version
+  std::optional<double> machine_change;
   UTestMethod method = UTestMethod::none;
   Verdict verdict = Verdict::same;
   bool regression = false;
