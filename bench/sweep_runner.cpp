@@ -213,9 +213,13 @@ std::vector<Config> unique_configs(const std::vector<Config>& all) {
 // The order of the rounds: (configuration, round) pairs.
 std::vector<std::pair<std::size_t, int>> round_order(std::size_t configs, int rounds, bool interleave) {
   std::vector<std::pair<std::size_t, int>> order;
-  for (int a = 0; a < (interleave ? rounds : static_cast<int>(configs)); ++a)
-    for (int b = 0; b < (interleave ? static_cast<int>(configs) : rounds); ++b)
-      order.emplace_back(static_cast<std::size_t>(interleave ? b : a), interleave ? a : b);
+  if (interleave) {
+    for (int r = 0; r < rounds; ++r)
+      for (std::size_t i = 0; i < configs; ++i) order.emplace_back(i, r);
+  } else {
+    for (std::size_t i = 0; i < configs; ++i)
+      for (int r = 0; r < rounds; ++r) order.emplace_back(i, r);
+  }
   return order;
 }
 
@@ -290,13 +294,17 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       slot.run.reset();  // its candidate passes are not needed any more
       progress.finish(idx, cfg.label(), verdict, detail);
     };
-    if (round > 0 && !stopped.empty()) {
-      // The rounds it ran stay: its last line in results.jsonl is its record.
+    // The sweep stopped after this configuration ran some rounds: they stay, and its last line in
+    // results.jsonl (already written) is its record.
+    auto keep_rounds_run = [&] {
       const json rec = slot.run->record();
-      progress.start(idx, cfg.label());
       close(rec, false, rec["status"] == "ok" ? "ok" : "FAILED",
             fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), slot.run->rounds_done(), slot.run->rounds(),
                         stopped));
+    };
+    if (round > 0 && !stopped.empty()) {
+      progress.start(idx, cfg.label());
+      keep_rounds_run();
       continue;
     }
     if (round == 0) {
@@ -375,9 +383,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     const int done = slot.run->rounds_done();
     if (!failure.empty() && signal != 0 && done > 0) {
       // The signal cut this round short, not a fault of the configuration: its earlier rounds stand.
-      const json rec = slot.run->record();
-      close(rec, false, rec["status"] == "ok" ? "ok" : "FAILED",
-            fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), done, slot.run->rounds(), stopped));
+      keep_rounds_run();
     } else if (!failure.empty()) {
       // A failure in a later round keeps the earlier rounds' timing beside its reason.
       json rec = done > 0 ? slot.run->record() : failed_record(cfg, failure);
