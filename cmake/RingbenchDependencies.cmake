@@ -44,6 +44,38 @@ if(RINGBENCH_HAVE_CUDA AND RINGBENCH_ENABLE_NCCL)
   endif()
 endif()
 
+# ncclCommRevoke (NCCL_REVOKE_DEFAULT) lets the watchdog stop a captured NCCL pass without freeing
+# the communicator. It is detected in the header and library that were found, not inferred from the
+# version: NCCL 2.28.3 (a stock GPU node's /usr/include) lacks it, 2.28.9 (the CUDA 13 toolkit) has
+# it. RINGBENCH_NCCL_REVOKE=OFF builds as if it were absent; RINGBENCH_CHECK_NO_REVOKE compiles the
+# transport a second time that way, so a machine with the API also proves the branch without it.
+option(RINGBENCH_NCCL_REVOKE "Use ncclCommRevoke where the NCCL found has it" ON)
+option(RINGBENCH_CHECK_NO_REVOKE "Also compile the nccl transport as if NCCL had no ncclCommRevoke" OFF)
+set(RINGBENCH_HAVE_NCCL_REVOKE OFF)
+if(RINGBENCH_HAVE_NCCL)
+  include(CheckCXXSourceCompiles)
+  set(CMAKE_REQUIRED_INCLUDES ${RINGBENCH_NCCL_INCLUDE} ${CUDAToolkit_INCLUDE_DIRS})
+  set(CMAKE_REQUIRED_LIBRARIES ${RINGBENCH_NCCL_LIBRARY} CUDA::cudart)
+  set(CMAKE_REQUIRED_QUIET ON)
+  # The result is cached under a name that carries the header's path, so pointing the build at
+  # another NCCL asks again.
+  string(MAKE_C_IDENTIFIER "RINGBENCH_NCCL_REVOKE_IN_${RINGBENCH_NCCL_INCLUDE}" _revoke_var)
+  check_cxx_source_compiles([[
+#include <nccl.h>
+int main() {
+  ncclComm_t comm = nullptr;
+  return ncclCommRevoke(comm, NCCL_REVOKE_DEFAULT) == ncclSuccess ? 0 : 1;
+}]] ${_revoke_var})
+  unset(CMAKE_REQUIRED_INCLUDES)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+  unset(CMAKE_REQUIRED_QUIET)
+  if(${_revoke_var} AND RINGBENCH_NCCL_REVOKE)
+    set(RINGBENCH_HAVE_NCCL_REVOKE ON)
+  endif()
+  message(STATUS "ringbench: NCCL at ${RINGBENCH_NCCL_INCLUDE}: ncclCommRevoke "
+                 "${${_revoke_var}}, used ${RINGBENCH_HAVE_NCCL_REVOKE}")
+endif()
+
 if(RINGBENCH_HAVE_CUDA AND RINGBENCH_ENABLE_CUPTI AND TARGET CUDA::cupti)
   set(RINGBENCH_HAVE_CUPTI ON)
 endif()

@@ -13,8 +13,9 @@
 // - NCCL 2.28 capturing send/recv and all-gather issued on a non-blocking communicator, where
 //   ncclGroupEnd answers ncclInProgress and a NCCL thread issues the launches into the capturing
 //   stream (settle() waits for that before anything else joins the stream);
-// - abort() with a captured graph: ncclCommRevoke stopping a hung pass without blocking, and
-//   teardown()'s ncclCommAbort completing once the graph is destroyed;
+// - abort() with a captured graph: ncclCommRevoke (where the NCCL found at configure time has it)
+//   stopping a hung pass without blocking, and teardown()'s ncclCommAbort completing once the
+//   graph is destroyed;
 // - the events around NCCL's kernels, the timeline's host anchoring, and the output itself.
 #include "ring/executor_nccl.hpp"
 
@@ -136,6 +137,10 @@ class NcclExecutor final : public CudaExecutor {
   // (NCCL >= 2.26 counts the graphs holding a communicator), which only the owner's thread can
   // do, so calling it here would deadlock the watchdog: the graph case revokes instead (sets the
   // same device abort flags without freeing) and teardown() aborts after destroying the graph.
+  // Where NCCL has no ncclCommRevoke (detected at configure time; NCCL 2.28.3 lacks it), the graph
+  // case does nothing more here: the pass's wait() sees aborted_ and throws on the owner's thread,
+  // whose teardown() destroys the graph and then aborts the communicator, which raises the device
+  // abort flags. A hung NCCL kernel then keeps its SMs until that teardown, not from this moment.
   void abort() override {
     aborted_ = true;
     group_.abort();
@@ -145,7 +150,7 @@ class NcclExecutor final : public CudaExecutor {
       (void)ncclCommAbort(std::exchange(comm_, nullptr));
       return;
     }
-#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 0)
+#ifdef RINGBENCH_HAVE_NCCL_REVOKE
     if (!revoked_) {
       revoked_ = true;
       (void)ncclCommRevoke(comm_, NCCL_REVOKE_DEFAULT);
