@@ -33,6 +33,7 @@ struct AttentionBlockParams {
   const tiling::TileWork* tiles = nullptr;
   const std::int32_t* pair_index = nullptr;
   std::int64_t num_tiles = 0;
+  std::int64_t pair_refs = 0;  // length of pair_index (0: no tile has a pair; pairs may be null)
 };
 
 // One step's pairs and their tiling, on the device. Built once per (rank, step) at setup, so a
@@ -42,10 +43,15 @@ class DeviceAttentionWork {
   DeviceAttentionWork() = default;
   // Validates the pairs against the buffers (throws rb::Error as the twin does) and uploads them.
   DeviceAttentionWork(std::span<const BlockPair> step_pairs, std::int64_t sq, std::int64_t sk, bool causal);
+  // Uploads a tiling already planned on the host (ring/step_launch.hpp), after checking it against
+  // its pairs (tiling::check_attention_work); throws rb::Error when it does not hold.
+  DeviceAttentionWork(std::span<const BlockPair> step_pairs, const tiling::AttentionWork& work, std::int64_t sq,
+                      bool causal);
   const BlockPair* pairs() const { return pairs_.get(); }
   const tiling::TileWork* tiles() const { return tiles_.get(); }
   const std::int32_t* pair_index() const { return index_.get(); }
   std::int64_t num_tiles() const { return static_cast<std::int64_t>(tiles_.size()); }
+  std::int64_t pair_refs() const { return static_cast<std::int64_t>(index_.size()); }
   std::int64_t key_tiles() const { return key_tiles_; }  // one head; for work accounting
   // Fills the params' work fields.
   void bind(AttentionBlockParams& p) const;
@@ -62,8 +68,9 @@ constexpr std::size_t attention_smem_bytes(int d) {
   return static_cast<std::size_t>(tiling::kBlockM + 4 * tiling::kBlockN) * d * sizeof(__nv_bfloat16);
 }
 
-// Enqueues the kernel on `stream` (capturable). Throws rb::Error on bad params and rb::ApiError
-// when the launch fails. A launch with no tiles enqueues nothing.
+// Enqueues the kernel on `stream` (capturable). Throws rb::Error on bad params (the host-side
+// contract of tiling::launch_refusal) and rb::ApiError when the launch fails. A launch with no tiles
+// enqueues nothing.
 void attention_block(const AttentionBlockParams& p, cudaStream_t stream);
 
 }  // namespace rb::kernels

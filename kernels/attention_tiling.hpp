@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "kernels/block_pair.hpp"
@@ -135,5 +136,28 @@ struct AttentionWork {
 // lies outside [0, sq) x [0, sk), as the twin does.
 AttentionWork plan_attention_work(std::span<const BlockPair> pairs, std::int64_t sq, std::int64_t sk, bool causal,
                                   int bm = kBlockM, int bn = kBlockN);
+
+// True when at least one pair gives the kernel keys to visit. A step without one (in a causal
+// contiguous ring, every block that comes from a later rank) computes nothing.
+bool has_active_pair(std::span<const BlockPair> pairs, bool causal);
+
+// What plan_attention_work promises the kernel: tiles of 1..bm rows covering [0, sq) exactly once,
+// each listing exactly the active pairs that cover its rows, and key_tiles that add up. Returns
+// what is wrong, or an empty string. The device work checks it before uploading.
+std::string check_attention_work(const AttentionWork& w, std::span<const BlockPair> pairs, std::int64_t sq,
+                                 bool causal, int bm = kBlockM, int bn = kBlockN);
+
+// The launch contract, on the host so that CPU tests reach it: which buffers a launch binds (a
+// DeviceBuffer of no elements is a null pointer) and how many pair references its tiles hold.
+struct LaunchBinding {
+  bool q = false, k = false, v = false, o = false, lse = false;
+  bool tiles = false, pairs = false, pair_index = false;
+  std::int64_t num_tiles = 0;
+  std::int64_t pair_refs = 0;  // length of the pair index: 0 when no tile has a pair
+};
+// Why such a launch must not be enqueued, or nullptr when it may (one with no tiles enqueues
+// nothing). The pair arrays are needed only when some tile refers to a pair: tiles without pairs
+// just write O = 0 and L = -inf.
+const char* launch_refusal(const LaunchBinding& b);
 
 }  // namespace rb::kernels::tiling

@@ -10,7 +10,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <exception>
-#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -21,16 +20,15 @@
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
-#include "ring/block_pairs.hpp"
 #include "ring/executor.hpp"
 #include "ring/interval_pack.hpp"
 #include "ring/steady_clock.hpp"
+#include "ring/step_launch.hpp"
 #include "ring/transport_local.hpp"
 
 namespace rb::ring {
 namespace {
 
-using kernels::BlockPair;
 namespace kref = kernels::ref;
 
 template <typename T>
@@ -87,7 +85,7 @@ class CpuExecutor final : public Executor {
         std::copy(rk.own.begin(), rk.own.begin() + kv_half, rk.all_k.begin() + kv_half * r);
         std::copy(rk.own.begin() + kv_half, rk.own.end(), rk.all_v.begin() + kv_half * r);
       }
-      rk.step_pairs = step_block_pairs(plan_, r);
+      rk.launches = step_launches(plan_, r);
     }
     for (const int r : hosted_) {
       threads_.emplace_back([this, r] { worker(r, /*comm=*/false); });
@@ -199,7 +197,7 @@ class CpuExecutor final : public Executor {
     std::vector<T> all_k, all_v;       // allgather: (c*rows, Hkv, D)
     std::vector<T> o_part, o_acc;      // (rows, Hq, D)
     std::vector<T> lse_part, lse_acc;  // (rows, Hq)
-    std::vector<std::vector<BlockPair>> step_pairs;
+    std::vector<StepLaunch> launches;  // per step: its pairs and what it computes
     std::mutex mu;
     std::condition_variable cv;
     int recv_done = 0;     // steps whose K/V have arrived (step 0's is always there)
@@ -302,17 +300,23 @@ class CpuExecutor final : public Executor {
     }
   }
 
+  // Step 0 writes the accumulators (every row: the twin overwrites rows no key reaches with O = 0,
+  // L = -inf), later steps merge into them, and a step with no active pair is skipped
+  // (step_launch.hpp).
   void compute_pass(int r) {
     Rank& rk = ranks_[r];
     const Config& cfg = plan_.config;
-    std::fill(rk.o_acc.begin(), rk.o_acc.end(), T(0));
-    std::fill(rk.lse_acc.begin(), rk.lse_acc.end(), -std::numeric_limits<T>::infinity());
     if (opts_.fault == InjectedFault::throw_in_pass && r == 0) throw Error("cpu executor: injected fault in rank 0");
-    const int steps = static_cast<int>(rk.step_pairs.size());
+    const int steps = static_cast<int>(rk.launches.size());
     for (int j = 0; j < steps; ++j) {
       if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = cfg.variant == Variant::allgather;
       if (gathered ? c_ > 1 : j > 0) wait_for(rk, &Rank::recv_done, gathered ? 1 : j);
+      const StepLaunch& sl = rk.launches[j];
+      if (sl.action == StepAction::skip) {
+        publish(rk, &Rank::compute_done, j + 1);
+        continue;
+      }
       nvtx::ScopedRange range(nvtx::kRangeStep, j);
       kref::AttentionBlockParams<T> ap;
       ap.q = rk.q.data();
@@ -325,23 +329,25 @@ class CpuExecutor final : public Executor {
         ap.v = ap.k + rk.own.size() / 2;
         ap.sk = rows_;
       }
-      ap.o = rk.o_part.data();
-      ap.lse = rk.lse_part.data();
+      const bool first = sl.action == StepAction::write;
+      ap.o = first ? rk.o_acc.data() : rk.o_part.data();
+      ap.lse = first ? rk.lse_acc.data() : rk.lse_part.data();
       ap.sq = rows_;
       ap.hq = cfg.heads;
       ap.hkv = cfg.kv_heads;
       ap.d = cfg.head_dim;
       ap.causal = cfg.causal;
       ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
-      ap.pairs = rk.step_pairs[j];
+      ap.pairs = sl.pairs;
       const std::int64_t a0 = steady_ns();
       kref::attention_block(ap);
       const std::int64_t a1 = steady_ns();
-      kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
-                                                rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
-      const std::int64_t a2 = steady_ns();
       log_interval(rk.log, r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1);
-      log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2);
+      if (!first) {
+        kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
+                                                  rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
+        log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, steady_ns());
+      }
       publish(rk, &Rank::compute_done, j + 1);
     }
   }
