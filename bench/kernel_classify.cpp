@@ -12,7 +12,8 @@ IntervalKind classify_kernel_name(std::string_view name) {
 }
 
 std::optional<IntervalKind> parse_interval_kind(std::string_view s) {
-  for (auto k : {IntervalKind::compute, IntervalKind::comm, IntervalKind::memory, IntervalKind::other}) {
+  for (auto k : {IntervalKind::compute, IntervalKind::comm, IntervalKind::memory, IntervalKind::comm_in_flight,
+                 IntervalKind::other}) {
     if (s == to_string(k)) return k;
   }
   return std::nullopt;

@@ -12,7 +12,7 @@ namespace rb::bench {
 
 IntervalKind classify_kernel_name(std::string_view name);
 
-// "compute", "comm", "memory", "other" (the to_string names) back to the kind.
+// "compute", "comm", "memory", "comm_in_flight", "other" (the to_string names) back to the kind.
 std::optional<IntervalKind> parse_interval_kind(std::string_view s);
 
 }  // namespace rb::bench

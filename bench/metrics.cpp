@@ -16,9 +16,9 @@ namespace {
 constexpr double kNsPerMs = 1e6;
 
 struct RankSpans {
-  std::vector<Span> comm, compute, memory, attention;
+  std::vector<Span> comm, compute, memory, attention, in_flight;
   std::size_t compute_count = 0;  // compute.size() before the union consumes it
-  std::int64_t comm_bytes = 0;
+  std::int64_t comm_bytes = 0, in_flight_bytes = 0;
   std::size_t count = 0;
   // Indexed by ring step (small, dense): first begin of any interval, last end of compute.
   std::vector<std::int64_t> step_first_begin, step_compute_end;
@@ -116,6 +116,10 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
         note_step(rs.step_compute_end, iv.step, s.end, false);
         break;
       case IntervalKind::memory: rs.memory.push_back(s); break;
+      case IntervalKind::comm_in_flight:
+        rs.in_flight.push_back(s);
+        rs.in_flight_bytes += iv.bytes;
+        continue;  // a bracket around a transfer, not work of its own, and not a step's start
       case IntervalKind::other: continue;  // markers and host annotations are not GPU work
     }
     note_step(rs.step_first_begin, iv.step, s.begin, true);
@@ -129,11 +133,19 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     RankMetrics m;
     m.rank = rank;
     m.interval_count = rs.count;
+    // Execution where the recorder saw it; a rank with only brackets falls back to them.
+    const bool executed = !rs.comm.empty() || rs.in_flight.empty();
+    if (!executed) {
+      rs.comm = rs.in_flight;
+      rs.comm_bytes = rs.in_flight_bytes;
+    }
     const auto comm = union_of(std::move(rs.comm));
+    m.comm_in_flight_ns = total_length(union_of_unions(comm, union_of(std::move(rs.in_flight))));
     rs.compute_count = rs.compute.size();
     const auto compute = union_of(std::move(rs.compute));
     const auto memory = union_of(std::move(rs.memory));
     m.comm_ns = total_length(comm);
+    if (m.comm_ns > 0) m.comm_basis = executed ? "execution" : "in_flight";
     m.compute_ns = total_length(compute);
     m.memory_ns = total_length(memory);
     m.overlap_ns = intersection_length(comm, compute);
@@ -163,6 +175,8 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     sum_bytes += static_cast<double>(m.comm_bytes);
     out.comm_bytes += m.comm_bytes;
     out.comm_ns_mean += static_cast<double>(m.comm_ns);
+    out.comm_in_flight_ns_mean += static_cast<double>(m.comm_in_flight_ns);
+    if (m.comm_basis) out.comm_basis = !out.comm_basis || *out.comm_basis == *m.comm_basis ? *m.comm_basis : "mixed";
     out.compute_ns_mean += static_cast<double>(m.compute_ns);
     out.memory_ns_mean += static_cast<double>(m.memory_ns);
     out.overlap_ns_mean += static_cast<double>(m.overlap_ns);
@@ -174,6 +188,7 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
   const auto n = static_cast<double>(out.per_rank.size());
   if (n > 0) {
     out.comm_ns_mean /= n;
+    out.comm_in_flight_ns_mean /= n;
     out.compute_ns_mean /= n;
     out.memory_ns_mean /= n;
     out.overlap_ns_mean /= n;
@@ -209,8 +224,17 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
 
   out.pass_time_ns = inputs.pass_time_ns > 0 ? inputs.pass_time_ns : out.window_end_ns - out.window_begin_ns;
   if (inputs.flops > 0) {
-    if (auto v = ratio(inputs.flops, static_cast<double>(out.pass_time_ns))) out.attention_tflops = *v / 1e3;
+    if (auto v = ratio(inputs.flops, static_cast<double>(out.pass_time_ns))) {
+      out.attention_tflops_aggregate = *v / 1e3;
+      const std::size_t c = !inputs.flops_per_rank.empty() ? inputs.flops_per_rank.size() : out.per_rank.size();
+      if (c > 0) out.attention_tflops = *out.attention_tflops_aggregate / static_cast<double>(c);
+    }
   }
+  for (const auto& m : out.per_rank)
+    if (m.attention_tflops && (!out.attention_tflops_slowest_rank || *m.attention_tflops < *out.attention_tflops_slowest_rank)) {
+      out.attention_tflops_slowest_rank = m.attention_tflops;
+      out.slowest_rank = m.rank;
+    }
   out.busy_ns = total_length(union_of(std::move(all_work)));
   if (inputs.pass_time_ns > 0) out.launch_overhead_ns = inputs.pass_time_ns - out.busy_ns;
   if (inputs.pass_time_ns > 0 && inputs.eager_time_ns > 0) out.eager_minus_graph_ns = inputs.eager_time_ns - inputs.pass_time_ns;
@@ -229,6 +253,8 @@ nlohmann::json Metrics::to_json() const {
         {"rank", m.rank},
         {"interval_count", m.interval_count},
         {"comm_time_ms", ms(static_cast<double>(m.comm_ns))},
+        {"comm_in_flight_ms", ms(static_cast<double>(m.comm_in_flight_ns))},
+        {"comm_basis", m.comm_basis ? json(*m.comm_basis) : json(nullptr)},
         {"compute_time_ms", ms(static_cast<double>(m.compute_ns))},
         {"memory_time_ms", ms(static_cast<double>(m.memory_ns))},
         {"overlap_time_ms", ms(static_cast<double>(m.overlap_ns))},
@@ -251,6 +277,8 @@ nlohmann::json Metrics::to_json() const {
       {"window_ms", ms(static_cast<double>(window_end_ns - window_begin_ns))},
       {"rank_count", per_rank.size()},
       {"comm_time_ms", ms(comm_ns_mean)},
+      {"comm_in_flight_ms", ms(comm_in_flight_ns_mean)},
+      {"comm_basis", comm_basis ? json(*comm_basis) : json(nullptr)},
       {"compute_time_ms", ms(compute_ns_mean)},
       {"memory_time_ms", ms(memory_ns_mean)},
       {"overlap_time_ms", ms(overlap_ns_mean)},
@@ -264,6 +292,9 @@ nlohmann::json Metrics::to_json() const {
       {"critical_path_ms", opt_ms(critical_path_ns)},
       {"pass_time_ms", ms(static_cast<double>(pass_time_ns))},
       {"attention_tflops", opt(attention_tflops)},
+      {"attention_tflops_aggregate", opt(attention_tflops_aggregate)},
+      {"attention_tflops_slowest_rank", opt(attention_tflops_slowest_rank)},
+      {"slowest_rank", slowest_rank ? json(*slowest_rank) : json(nullptr)},
       {"comm_bytes", comm_bytes},
       {"comm_bandwidth_gbyte_per_s", opt(comm_bandwidth_gbyte_per_s)},
       {"busy_time_ms", ms(static_cast<double>(busy_ns))},

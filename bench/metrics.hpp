@@ -1,6 +1,9 @@
 // The metrics of DESIGN §6 as pure functions over a Timeline: comm and compute time, overlap
 // (HTA's get_comm_comp_overlap definition), exposed comm, per-step critical path, imbalance,
 // attention TFLOP/s, comm bandwidth and launch overhead, per rank and for the whole pass.
+// Comm time has one definition, HTA's: transfers executing (comm intervals). A rank whose recorder
+// could only bracket its transfers (comm_in_flight intervals: CUDA events around NCCL calls) takes
+// them instead, and says so in comm_basis; comm in flight is reported beside it.
 // docs/metrics.md defines every field of to_json(); those names are part of the results schema.
 #pragma once
 
@@ -18,7 +21,8 @@ namespace rb::bench {
 // What the Timeline cannot know. Zero / empty means "not known" and the dependent metric is null.
 struct MetricsInputs {
   double flops = 0.0;                  // forward FLOPs of the whole pass, all ranks (DESIGN §3)
-  std::vector<double> flops_per_rank;  // indexed by rank; gives per-rank TFLOP/s and work_imbalance
+  std::vector<double> flops_per_rank;  // indexed by rank; gives per-rank TFLOP/s and work_imbalance;
+                                       // its size is c, which the per-rank headline divides by
   std::int64_t pass_time_ns = 0;       // measured pass (graph replay) time; 0: the window's length
   std::int64_t eager_time_ns = 0;      // the same pass run eagerly, for eager_minus_graph
 };
@@ -26,7 +30,9 @@ struct MetricsInputs {
 struct RankMetrics {
   int rank = 0;
   std::size_t interval_count = 0;     // after clipping, empty ones dropped
-  std::int64_t comm_ns = 0;           // |U(comm)|
+  std::int64_t comm_ns = 0;           // |U(comm)|: executing, or in flight where comm_basis says so
+  std::int64_t comm_in_flight_ns = 0; // |U(comm ∪ comm_in_flight)|: issued until done
+  std::optional<std::string> comm_basis;  // "execution" or "in_flight"; nullopt without comm
   std::int64_t compute_ns = 0;        // |U(compute)|
   std::int64_t memory_ns = 0;         // |U(memory)|
   std::int64_t overlap_ns = 0;        // |U(comm) ∩ U(compute)|
@@ -47,6 +53,8 @@ struct Metrics {
   std::vector<RankMetrics> per_rank;  // ascending rank
   // Means over ranks; overlap_fraction pooled (Σ overlap / Σ comm), so exposed = comm·(1 − overlap).
   double comm_ns_mean = 0, compute_ns_mean = 0, memory_ns_mean = 0, overlap_ns_mean = 0;
+  double comm_in_flight_ns_mean = 0;
+  std::optional<std::string> comm_basis;  // the ranks' basis; "mixed" when they differ
   double exposed_comm_ns_mean = 0;
   std::int64_t exposed_comm_ns_max = 0;
   std::optional<double> overlap_fraction;
@@ -57,7 +65,12 @@ struct Metrics {
   std::vector<std::int64_t> step_time_ns; // max over ranks, per entry of `steps`
   std::optional<std::int64_t> critical_path_ns;  // Σ step_time + max_r tail; nullopt without steps
   std::int64_t pass_time_ns = 0;          // inputs.pass_time_ns, or the window's length
-  std::optional<double> attention_tflops; // flops / pass time
+  // The headline: what one rank (one GPU) sustains, flops / c / pass time, to hold against one
+  // device's peak; c = flops_per_rank.size(), else the ranks the timeline shows.
+  std::optional<double> attention_tflops;
+  std::optional<double> attention_tflops_aggregate;     // flops / pass time: the sum over ranks
+  std::optional<double> attention_tflops_slowest_rank;  // min_r flops_r / A_r
+  std::optional<int> slowest_rank;                      // the rank that gives it
   std::int64_t comm_bytes = 0;
   std::optional<double> comm_bandwidth_gbyte_per_s;  // Σ bytes / Σ comm time
   std::int64_t busy_ns = 0;               // |U(all work of all ranks)|

@@ -9,7 +9,12 @@
 
 namespace rb {
 
-enum class IntervalKind { compute, comm, memory, other };
+// comm is a transfer executing (a copy kernel's first to last CTA, a comm thread's copy, a NCCL
+// kernel as CUPTI saw it); comm_in_flight brackets a transfer from the moment its stream reached it
+// until it was done, waiting for SMs or a peer included (CUDA events around a copy or a NCCL call).
+// Metrics take comm time from comm intervals, and from in-flight ones only where a rank has none
+// (docs/metrics.md, "Which clock is comm time").
+enum class IntervalKind { compute, comm, memory, comm_in_flight, other };
 std::string_view to_string(IntervalKind k);
 
 struct Interval {

@@ -2,7 +2,7 @@
 // copies that bypass registers, in commit groups), ldmatrix (four 8x8 bf16 tiles from shared memory
 // straight into mma fragments) and mma.sync m16n8k16 bf16 with fp32 accumulation (sm_80 and later;
 // on sm_90 these run on the same tensor cores as wgmma, at a lower issue rate). Lane layouts are in
-// kernels/attention_tiling.hpp, where the CPU tests them.
+// kernels/attention_tiling.hpp, where the CPU tests them. Also the global timer the copies stamp.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,14 @@
 #include <cuda_bf16.h>
 
 namespace rb::kernels::ptx {
+
+// The GPU's global nanosecond timer (%globaltimer): comparable across SMs and kernels of one
+// device. It may advance in steps of up to a microsecond while no profiler raises its rate.
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 // Copies 16 bytes, or writes 16 zero bytes when !valid (src-size 0: gmem is not read, but must
 // still be a valid address, so callers pass the tensor's base).

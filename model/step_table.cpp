@@ -49,15 +49,22 @@ StepTable make_step_table(int c, int steps, Variant v, std::span<const std::int6
   return t;
 }
 
+// A transfer's time is its execution; where a recorder could only bracket it (in flight), the
+// bracket stands in, as in the metrics.
 StepTable step_table_from_timeline(const Timeline& tl, int c, Variant v) {
   const int steps = v == Variant::ring ? c : 1;
   StepTable t(c, steps, v);
+  std::vector<double> in_flight(t.transfer_s.size(), 0.0);
   for (const auto& iv : tl.intervals) {
     if (iv.rank < 0 || iv.rank >= c || iv.step < 0 || iv.step >= steps) continue;
     const double len = static_cast<double>(iv.end_ns - iv.begin_ns) * 1e-9;
     if (iv.kind == IntervalKind::compute) t.compute(iv.rank, iv.step) += len;
     if (iv.kind == IntervalKind::comm) t.transfer(iv.rank, iv.step) += len;
+    if (iv.kind == IntervalKind::comm_in_flight)
+      in_flight[static_cast<std::size_t>(iv.rank) * steps + static_cast<std::size_t>(iv.step)] += len;
   }
+  for (std::size_t i = 0; i < in_flight.size(); ++i)
+    if (t.transfer_s[i] == 0.0) t.transfer_s[i] = in_flight[i];
   t.check();
   return t;
 }

@@ -17,7 +17,8 @@ using nlohmann::json;
 
 constexpr MetricInfo kMetrics[] = {
     {"time", "timing.median_ms (samples: timing.samples_ms)", "ms", true},
-    {"tflops", "metrics.attention_tflops (samples: plan.flops / timing.samples_ms)", "TFLOP/s", false},
+    {"tflops", "metrics.attention_tflops, per rank (samples: plan.flops / config.cp / timing.samples_ms)", "TFLOP/s",
+     false},
     {"overlap", "metrics.overlap_fraction", "", false},
     {"exposed_comm", "metrics.exposed_comm_ms", "ms", true},
     {"imbalance", "metrics.imbalance (else metrics.work_imbalance)", "", true},
@@ -172,15 +173,20 @@ MetricValue read_metric(const json& run, CompareMetric m) {
       // Per-sample TFLOP/s is a monotone transform of per-sample time, so the U test's p-value is
       // the same as for time; the samples are given for the record and the HTML.
       const auto flops = number(field(run, "plan"), "flops");
-      if (flops && *flops > 0)
+      const auto cp = number(field(run, "config"), "cp");
+      if (flops && *flops > 0 && cp && *cp > 0)
         for (double ms : samples_ms(run))
-          if (ms > 0) mv.samples.push_back(*flops / ms / 1e9);
+          if (ms > 0) mv.samples.push_back(*flops / *cp / ms / 1e9);
       mv.round_medians = round_medians(run, mv.samples);
       mv.instance_spread = round_spread(round_medians(run, samples_ms(run)), samples_ms(run));
       break;
     }
-    case CompareMetric::overlap: mv.value = number(metrics, "overlap_fraction"); break;
-    case CompareMetric::exposed_comm: mv.value = number(metrics, "exposed_comm_ms"); break;
+    case CompareMetric::overlap:
+    case CompareMetric::exposed_comm:
+      mv.value = number(metrics, m == CompareMetric::overlap ? "overlap_fraction" : "exposed_comm_ms");
+      if (metrics.is_object() && metrics.contains("comm_basis") && metrics.at("comm_basis").is_string())
+        mv.comm_basis = metrics.at("comm_basis").get<std::string>();
+      break;
     case CompareMetric::imbalance:
       mv.value = number(metrics, "imbalance");
       if (!mv.value) {
@@ -207,6 +213,14 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     rc.change = (n - b) / std::fabs(b);
   }
   const bool beyond = !rc.change || std::fabs(*rc.change) > opts.threshold;
+  // Comm measured on two clocks (a transfer executing against a transfer in flight, as a 0.x cuda
+  // run's event spans were) differs by up to 145x on the same pass: no verdict either way.
+  if (beyond && !rc.base.comm_basis.empty() && !rc.neu.comm_basis.empty() && rc.base.comm_basis != rc.neu.comm_basis) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("comm measured differently (BASE {}, NEW {}): not comparable", rc.base.comm_basis,
+                          rc.neu.comm_basis);
+    return;
+  }
   // Probes of different versions time different workloads: their ratio says nothing.
   if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0 &&
       rc.base.machine_probe_version == rc.neu.machine_probe_version)

@@ -59,6 +59,8 @@ struct MetricValue {
   // while the configuration ran (bench/machine_probe.hpp). The median, because one probe in a
   // dozen differs by 15% on a quiet VM, while a host that slows a vCPU does so for seconds.
   std::optional<double> core_spread;
+  // metrics.comm_basis for the comm metrics (overlap, exposed comm): "execution" or "in_flight".
+  std::string comm_basis;
 };
 MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
 

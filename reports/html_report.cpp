@@ -125,6 +125,7 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += section_time_vs_seq(runs, opt);
   html += section_rank_bars(runs, opt);
   html += section_overlap(runs);
+  html += section_cupti(runs);
   html += timelines;
   html += section_model(runs);
   if (!opt.trend_html.empty()) html += "<div id=\"trend\"><h2>Trend over the nightly history</h2>" + opt.trend_html + "</div>";

@@ -88,6 +88,19 @@ RunView view_run(const json& run, std::size_t index) {
   v.noise_pct = number_at(timing, {"noise_pct"});
   const json& m = run.contains("metrics") ? run["metrics"] : json();
   v.tflops = number_at(m, {"attention_tflops"});
+  v.tflops_slowest = number_at(m, {"attention_tflops_slowest_rank"});
+  v.comm_ms = number_at(m, {"comm_time_ms"});
+  v.comm_in_flight_ms = number_at(m, {"comm_in_flight_ms"});
+  if (m.is_object() && m.contains("comm_basis") && m["comm_basis"].is_string()) v.comm_basis = m["comm_basis"].get<std::string>();
+  if (const json& c = run.contains("cupti") ? run["cupti"] : json(); c.is_object()) {
+    if (c.contains("error") && c["error"].is_string()) v.cupti_error = c["error"].get<std::string>();
+    v.cupti_traced_ms = number_at(c, {"traced_pass_ms"});
+    v.cupti_clean_ms = number_at(c, {"clean_median_ms"});
+    v.cupti_overhead_pct = number_at(c, {"overhead_pct"});
+    v.cupti_comm_ms = number_at(c, {"metrics", "comm_time_ms"});
+    v.cupti_overlap = number_at(c, {"metrics", "overlap_fraction"});
+    v.cupti_exposed_ms = number_at(c, {"metrics", "exposed_comm_ms"});
+  }
   v.overlap = number_at(m, {"overlap_fraction"});
   v.exposed_comm_ms = first_number(m, {"exposed_comm_ms", "exposed_comm_ms_mean"});
   v.exposed_comm_max_ms = number_at(m, {"exposed_comm_ms_max"});

@@ -27,7 +27,15 @@ struct RunView {
   std::string shape_label;  // readable form of shape_key
 
   std::optional<bool> correct;  // correctness.passed
-  std::optional<double> max_abs_err, median_ms, noise_pct, tflops;
+  std::optional<double> max_abs_err, median_ms, noise_pct;
+  std::optional<double> tflops;          // metrics.attention_tflops: per rank (per GPU)
+  std::optional<double> tflops_slowest;  // metrics.attention_tflops_slowest_rank
+  std::optional<double> comm_ms, comm_in_flight_ms;  // metrics.comm_time_ms, comm_in_flight_ms
+  std::string comm_basis;                // metrics.comm_basis: execution, in_flight, mixed, or empty
+  // The CUPTI-traced pass (cuda): its time against the timed median, and its comm figures.
+  std::optional<double> cupti_traced_ms, cupti_clean_ms, cupti_overhead_pct, cupti_comm_ms, cupti_overlap,
+      cupti_exposed_ms;
+  std::string cupti_error;
   std::optional<double> overlap;          // metrics.overlap_fraction (pooled over ranks)
   std::optional<double> exposed_comm_ms;  // metrics.exposed_comm_ms (mean over ranks)
   std::optional<double> exposed_comm_max_ms;

@@ -16,6 +16,7 @@ namespace rb::reports {
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& timeline_anchor);
 std::string section_failures(const std::vector<RunView>& runs);
 std::string section_environment(const nlohmann::json& doc, const std::string& source);
+std::string section_cupti(const std::vector<RunView>& runs);
 
 // report_charts.cpp
 std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOptions& opt);

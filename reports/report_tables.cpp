@@ -83,12 +83,16 @@ std::string not_measured(const std::string& what) {
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& anchor) {
   std::string s =
       "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. Median time of the timed "
-      "passes \u00b1 their noise (stdev/mean); TFLOP/s from the plan's causal FLOPs (DESIGN \u00a73); overlap and "
-      "exposed comm from the measured timeline (DESIGN \u00a76, mean over ranks); imbalance is max/mean of the "
-      "per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
+      "passes \u00b1 their noise (stdev/mean); TFLOP/s per rank (per GPU on the cuda backend): the plan's causal FLOPs "
+      "(DESIGN \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the lowest "
+      "rank's own FLOPs over its attention time. Comm: transfers executing, mean over ranks (in flight: from issue "
+      "to done, waits included; \u2020 marks comm taken from in-flight spans, where execution was not visible, "
+      "docs/metrics.md); overlap and exposed comm from the measured timeline (DESIGN \u00a76); imbalance is max/mean "
+      "of the per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
       "(needs JavaScript).</p><div class=\"scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>";
-  for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct",
-                        "median ms", "\u00b1 noise", "TFLOP/s", "overlap", "exposed comm ms", "imbalance", "work imb."})
+  for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct", "median ms",
+                        "\u00b1 noise", "TFLOP/s per rank", "slowest rank", "comm ms", "in flight ms", "overlap",
+                        "exposed comm ms", "imbalance", "work imb."})
     s += fmt::format("<th>{}</th>", h);
   s += "</tr></thead><tbody>";
   for (const auto& r : runs) {
@@ -114,6 +118,10 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
     s += num_cell(r.median_ms, r.median_ms ? format_number(*r.median_ms, 4) : "");
     s += num_cell(r.noise_pct, r.noise_pct ? format_number(*r.noise_pct, 2) + "%" : "");
     s += num_cell(r.tflops, r.tflops ? format_number(*r.tflops, 3) : "");
+    s += num_cell(r.tflops_slowest, r.tflops_slowest ? format_number(*r.tflops_slowest, 3) : "");
+    const char* dagger = r.comm_basis == "in_flight" || r.comm_basis == "mixed" ? "\u2020" : "";
+    s += num_cell(r.comm_ms, r.comm_ms ? format_number(*r.comm_ms, 3) + dagger : "");
+    s += num_cell(r.comm_in_flight_ms, r.comm_in_flight_ms ? format_number(*r.comm_in_flight_ms, 3) : "");
     s += num_cell(r.overlap, r.overlap ? format_percent(*r.overlap) : "");
     s += num_cell(r.exposed_comm_ms, r.exposed_comm_ms ? format_number(*r.exposed_comm_ms, 3) : "");
     s += num_cell(r.imbalance, r.imbalance ? format_number(*r.imbalance, 3) + (r.imbalance_derived ? "*" : "") : "");
@@ -128,6 +136,46 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
     s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms: these results predate the "
                       "measurement layer's metrics (DESIGN \u00a76), so the overlap and exposed comm columns are empty.");
   return s + "</section>";
+}
+
+// CUPTI's figures beside the cost of getting them: the traced pass runs slower than the timed ones
+// (22-275% at S = 8192 on the first H200 run, under 1-33% at S = 32768), so its intervals describe
+// a slower pass. Shown only for runs that carry a CUPTI record.
+std::string section_cupti(const std::vector<RunView>& runs) {
+  std::string rows;
+  double worst = 0;
+  for (const auto& r : runs) {
+    if (!r.cupti_traced_ms && r.cupti_error.empty()) continue;
+    rows += fmt::format("<tr><td class=\"id\">{}</td>", html_escape(r.id));
+    if (!r.cupti_error.empty()) {
+      rows += fmt::format("<td colspan=\"6\" class=\"reason\">tracing failed: {}</td></tr>", html_escape(r.cupti_error));
+      continue;
+    }
+    if (r.cupti_overhead_pct) worst = std::max(worst, *r.cupti_overhead_pct);
+    const bool costly = r.cupti_overhead_pct && *r.cupti_overhead_pct > 10;
+    rows += num_cell(r.cupti_clean_ms, r.cupti_clean_ms ? format_number(*r.cupti_clean_ms, 4) : "");
+    rows += num_cell(r.cupti_traced_ms, r.cupti_traced_ms ? format_number(*r.cupti_traced_ms, 4) : "");
+    rows += fmt::format("<td class=\"n{}\" data-v=\"{}\">{}</td>", costly ? " fail" : "",
+                        r.cupti_overhead_pct ? format_number(*r.cupti_overhead_pct, 6) : "",
+                        r.cupti_overhead_pct ? format_number(*r.cupti_overhead_pct, 3) + "%" : "");
+    rows += num_cell(r.cupti_comm_ms, r.cupti_comm_ms ? format_number(*r.cupti_comm_ms, 3) : "");
+    rows += num_cell(r.cupti_overlap, r.cupti_overlap ? format_percent(*r.cupti_overlap) : "");
+    rows += num_cell(r.cupti_exposed_ms, r.cupti_exposed_ms ? format_number(*r.cupti_exposed_ms, 3) : "");
+    rows += "</tr>";
+  }
+  if (rows.empty()) return {};
+  std::string s =
+      "<section id=\"cupti\"><h2>The CUPTI-traced pass</h2><p class=\"note\">One extra pass per configuration, after "
+      "the timed ones, traced with CUPTI activity (docs/metrics.md). <strong>Tracing costs time:</strong> the traced "
+      "pass ran up to " +
+      format_number(worst, 3) +
+      "% slower than the timed median here (the first H200 run saw 22\u2013275% at S = 8192 and under 1\u201333% at "
+      "S = 32768), so its comm, overlap and exposed comm describe that slower pass. The headline figures come from "
+      "the timed passes; overheads above 10% are marked.</p><div class=\"scroll\"><table class=\"sortable\"><thead><tr>";
+  for (const char* h : {"configuration", "timed median ms", "traced pass ms", "overhead", "comm ms", "overlap",
+                        "exposed comm ms"})
+    s += fmt::format("<th>{}</th>", h);
+  return s + "</tr></thead><tbody>" + rows + "</tbody></table></div></section>";
 }
 
 std::string section_failures(const std::vector<RunView>& runs) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "reports/results_upgrade.hpp"
 #include "reports/results_writer.hpp"
 
 namespace rb::reports {
@@ -75,10 +76,11 @@ void validate_results(const json& doc, const std::string& source, ResultsFile* o
   if (!parse_semver(doc.at("schema_version").get<std::string>(), ma, mi, pa))
     fail(source, "/schema_version", doc.at("schema_version"), "must be MAJOR.MINOR.PATCH");
   parse_semver(kResultsSchemaVersion, our, x, y);
-  if (ma != our)
+  if (ma > our || ma < kResultsOldestMajor)
     fail(source, "/schema_version", doc.at("schema_version"),
-         fmt::format("this ringbench reads major version {} ({}); convert the file or use a matching ringbench", our,
-                     kResultsSchemaVersion));
+         fmt::format("this ringbench reads major versions {} to {} ({}; older ones converted on read); use a "
+                     "matching ringbench",
+                     kResultsOldestMajor, our, kResultsSchemaVersion));
   require(doc, source, "", "runs", &json::is_array, "an array");
   const auto& runs = doc.at("runs");
   for (std::size_t i = 0; i < runs.size(); ++i) validate_run(runs[i], source, fmt::format("/runs/{}", i));
@@ -109,6 +111,9 @@ ResultsFile read_results(const std::filesystem::path& path) {
     }
   }
   validate_results(f.doc, path.string(), &f);
+  // A results.jsonl's lines carried no version before 1.0.0: a line without one is 0.x.
+  upgrade_results(f.doc, path.extension() == ".jsonl" ? std::optional<int>(0) : std::nullopt);
+  parse_semver(f.doc.at("schema_version").get<std::string>(), f.major, f.minor, f.patch);  // as converted
   return f;
 }
 

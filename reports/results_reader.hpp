@@ -19,7 +19,8 @@ struct ResultsFile {
 };
 
 // Reads results.json, or a results.jsonl (one run per line; a torn last line is ignored), which is
-// wrapped into a document with an empty header.
+// wrapped into a document with an empty header. Runs of an older major version come back converted
+// to the current one (results_upgrade.hpp); the document then says `converted_from`.
 ResultsFile read_results(const std::filesystem::path& path);
 
 // Checks an already parsed document; `source` names it in errors.

@@ -24,7 +24,10 @@ ResultsWriter::~ResultsWriter() {
 }
 
 void ResultsWriter::append(const nlohmann::json& run) {
-  const std::string line = run.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  // Each record names its format, so a results.jsonl (which has no header) is read in the right one.
+  nlohmann::json rec = run;
+  rec["schema_version"] = kResultsSchemaVersion;
+  const std::string line = rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() || std::fflush(out_) != 0)
     throw Error(fmt::format("cannot write {}", jsonl_.string()));
   ::fsync(::fileno(out_));

@@ -31,7 +31,7 @@ struct TrendMetric {
 };
 // The metrics compare can select, under the names the results file uses.
 constexpr TrendMetric kTrendMetrics[] = {{"median_ms", "ms", true},
-                                         {"attention_tflops", "TFLOP/s", false},
+                                         {"attention_tflops", "TFLOP/s per rank", false},
                                          {"overlap_fraction", "", false},
                                          {"exposed_comm_ms", "ms", true},
                                          {"imbalance", "", true}};

@@ -1,6 +1,8 @@
 // The CUDA backend with the local transport on one device. Each virtual rank owns its Q, its own
 // K|V block, two receive buffers, partial and accumulated O/LSE, a compute stream and a comm
-// stream. A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the
+// stream. Copies on one device are stamped copy kernels, so the timeline holds each transfer twice:
+// executing (comm, from the copies' %globaltimer stamps) and in flight (comm_in_flight, from the
+// events around it); copies between devices run on the copy engines and are seen in flight only. A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the
 // block's arrival event, runs attention (step 0 writes the accumulators directly, later steps write
 // the partials and merge), and records its done event; the comm stream meanwhile copies the block
 // for step j+1 into the other buffer, after the step that last read that buffer is done (as the
@@ -13,8 +15,9 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <limits>
+#include <span>
+#include <thread>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
@@ -27,10 +30,11 @@
 #include "kernels/fill_inputs.cuh"
 #include "kernels/link_pace.cuh"
 #include "kernels/merge_partials.cuh"
-#include "ring/block_pairs.hpp"
+#include "kernels/stamped_copy.cuh"
 #include "ring/cuda_devices.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/rank_placement.hpp"
+#include "ring/step_launch.hpp"
 
 namespace rb::ring {
 
@@ -57,8 +61,10 @@ struct StepEvents {
 struct Rank {
   DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
   DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
-  DeviceBuffer<std::uint64_t> stamp;  // link model: transfer start times, one slot per step
-  std::vector<kernels::DeviceAttentionWork> work;  // per step
+  DeviceBuffer<kernels::ExecStamp> stamps;  // per copy: [step][copy of that step's transfer]
+  std::vector<kernels::ExecStamp> host_stamps;  // read back after a recorded pass
+  std::vector<StepLaunch> launches;                // per step: what it computes (step_launch.hpp)
+  std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one
   CudaStream compute, comm;
   std::vector<StepEvents> ev;  // per step
   CudaEvent begin, end, fork, join;
@@ -200,7 +206,8 @@ class CudaExecutorImpl final : public CudaExecutor {
     rk.o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
     rk.lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
     rk.lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
-    rk.stamp = DeviceBuffer<std::uint64_t>(static_cast<std::size_t>(std::max(c_, 1)));
+    rk.stamps = DeviceBuffer<kernels::ExecStamp>(static_cast<std::size_t>(steps() * copies_per_transfer()));
+    rk.host_stamps.resize(rk.stamps.size());
     if (gathered()) {
       rk.all_k = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
       rk.all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
@@ -213,8 +220,10 @@ class CudaExecutorImpl final : public CudaExecutor {
       if (c_ > 1) rk.buf[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
       if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
     }
-    const std::int64_t sk = gathered() ? rows_ * c_ : rows_;
-    for (const auto& pairs : step_block_pairs(plan_, r)) rk.work.emplace_back(pairs, rows_, sk, cfg.causal);
+    rk.launches = step_launches(plan_, r);
+    for (const auto& sl : rk.launches)
+      rk.work.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
+                                                      : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
     for (int j = 0; j < steps(); ++j)
       rk.ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
                                  make_event(true), make_event(false), make_event(false)});
@@ -234,22 +243,40 @@ class CudaExecutorImpl final : public CudaExecutor {
     if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r, step, kind, lane, name});
   }
 
-  // A copy into rank r's buffer from a buffer on `src_device`: a device-to-device copy on one GPU,
-  // a peer copy between two.
-  void copy(void* dst, const void* src, int src_device, std::int64_t bytes, Rank& rk, int r, int step,
+  // Copies per transfer, and so stamps per step: one K|V block (ring), or K and V from every other
+  // rank (all-gather, at step 0).
+  int copies_per_transfer() const { return gathered() ? std::max(2 * (c_ - 1), 1) : 1; }
+
+  // A copy into rank r's buffer from a buffer on `src_device`, stamped into slot `slot`: a stamped
+  // copy kernel on one GPU, a peer copy on the copy engines between two (only a zero-byte stamped
+  // copy marks its start then, for the link model to pace from; its stamp is not read).
+  void copy(void* dst, const void* src, int src_device, std::int64_t bytes, Rank& rk, int r, int step, int slot,
             const char* name) {
     const cudaStream_t s = rk.comm.get();
     const std::int64_t pace = kernels::link_ns(bytes, plan_.config.link_gbps);
-    if (pace > 0) kernels::link_stamp(rk.stamp.get() + step, s);
-    if (src_device == rk.device)
-      RB_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDeviceToDevice, s));
-    else
+    kernels::ExecStamp* stamp = rk.stamps.get() + slot;
+    if (src_device == rk.device) {
+      kernels::stamped_copy(kernels::StampedCopyParams{dst, src, bytes, stamp}, s);
+    } else {
+      if (pace > 0) kernels::stamped_copy(kernels::StampedCopyParams{nullptr, nullptr, 0, stamp}, s);
       RB_CUDA_CHECK(cudaMemcpyPeerAsync(dst, rk.device, src, src_device, static_cast<std::size_t>(bytes), s));
+    }
     label(s, r, step, IntervalKind::comm, "comm", name);
     if (pace > 0) {
-      kernels::link_pace(rk.stamp.get() + step, pace, s);
+      kernels::link_pace(stamp, pace, s);
       label(s, r, step, IntervalKind::comm, "comm", "link_pace");
     }
+  }
+  // Whether every copy of rank r's transfers is a stamped copy (all from r's own device).
+  bool stamped(int r, int j) const {
+    const Rank& rk = ranks_[r];
+    if (gathered()) {
+      for (int src = 0; src < c_; ++src)
+        if (src != r && ranks_[src].device != rk.device) return false;
+      return true;
+    }
+    const int from = opts_.mode == CudaRankMode::concurrent ? (r - 1 + c_) % c_ : ((r - j - 1) % c_ + c_) % c_;
+    return ranks_[from].device == rk.device;
   }
 
   // The block rank r attends to at step j.
@@ -261,13 +288,14 @@ class CudaExecutorImpl final : public CudaExecutor {
     on(rk.device);
     const cudaStream_t s = rk.compute.get();
     const std::int64_t half = kv_half();
+    const StepAction action = rk.launches[j].action;
     kernels::AttentionBlockParams ap;
     ap.q = rk.q.get();
     ap.k = gathered() ? rk.all_k.get() : block(rk, j);
     ap.v = gathered() ? rk.all_v.get() : block(rk, j) + half;
     // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
-    ap.o = j == 0 ? rk.o_acc.get() : rk.o_part.get();
-    ap.lse = j == 0 ? rk.lse_acc.get() : rk.lse_part.get();
+    ap.o = action == StepAction::write ? rk.o_acc.get() : rk.o_part.get();
+    ap.lse = action == StepAction::write ? rk.lse_acc.get() : rk.lse_part.get();
     ap.sq = rows_;
     ap.sk = gathered() ? rows_ * c_ : rows_;
     ap.hq = cfg.heads;
@@ -277,11 +305,14 @@ class CudaExecutorImpl final : public CudaExecutor {
     ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
     rk.work[j].bind(ap);
     StepEvents& ev = rk.ev[j];
+    // A skipped step keeps its events (waits and the step clock read them) and launches nothing.
     timing(ev.attn_begin, s);
-    kernels::attention_block(ap, s);
-    label(s, r, j, IntervalKind::compute, "compute", "attention");
+    if (action != StepAction::skip) {
+      kernels::attention_block(ap, s);
+      label(s, r, j, IntervalKind::compute, "compute", "attention");
+    }
     timing(ev.attn_end, s);
-    if (j > 0) {
+    if (action == StepAction::merge) {
       kernels::merge_partials(kernels::MergeParams{rk.o_acc.get(), rk.lse_acc.get(), rk.o_part.get(),
                                                    rk.lse_part.get(), rows_, cfg.heads, cfg.head_dim},
                               s);
@@ -300,12 +331,13 @@ class CudaExecutorImpl final : public CudaExecutor {
     StepEvents& ev = rk.ev[j];
     if (gathered()) {
       timing(ev.copy_begin, s);
+      int slot = j * copies_per_transfer();
       for (int src = 0; src < c_; ++src) {
         if (src == r) continue;
         const bf16* own = ranks_[src].own.get();
         const int from = ranks_[src].device;
-        copy(rk.all_k.get() + half * src, own, from, half * 2, rk, r, j, "kv_allgather");
-        copy(rk.all_v.get() + half * src, own + half, from, half * 2, rk, r, j, "kv_allgather");
+        copy(rk.all_k.get() + half * src, own, from, half * 2, rk, r, j, slot++, "kv_allgather");
+        copy(rk.all_v.get() + half * src, own + half, from, half * 2, rk, r, j, slot++, "kv_allgather");
       }
       timing(ev.copy_end, s);
       RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
@@ -330,7 +362,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       src_device = origin.device;
     }
     timing(ev.copy_begin, s);
-    copy(rk.buf[(j + 1) % 2].get(), src, src_device, block_bytes, rk, r, j + 1, "kv_recv");
+    copy(rk.buf[(j + 1) % 2].get(), src, src_device, block_bytes, rk, r, j + 1, j * copies_per_transfer(), "kv_recv");
     timing(ev.copy_end, s);
     RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
   }
@@ -391,6 +423,15 @@ class CudaExecutorImpl final : public CudaExecutor {
     on(device);
     RB_CUDA_CHECK(cudaMemsetAsync(flush_[device].get(), 0, flush_[device].bytes(), s));
   }
+  // Every stamp back to "never ran" (exec_stamp.hpp) before a pass, from the host and finished
+  // before the launch, so the pass itself holds no extra node and the stamps hold its copies only.
+  void reset_stamps() {
+    for (auto& rk : ranks_) {
+      on(rk.device);
+      RB_CUDA_CHECK(cudaMemset(rk.stamps.get(), 0, rk.stamps.bytes()));
+    }
+    synchronize_devices();  // a device-memory cudaMemset may return before it has run
+  }
   // Every device's L2, finished before the host launches the pass (the concurrent pass's streams
   // span devices, so no single stream orders them).
   void flush_l2_all() {
@@ -415,6 +456,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   // Isolated mode: each rank's pass forks from its own origin stream, on its own device, and runs
   // alone (the next starts when it has finished).
   void run_eager() {
+    reset_stamps();
     if (opts_.mode == CudaRankMode::concurrent) {
       const cudaStream_t o = origin_.get();
       flush_l2_all();
@@ -466,6 +508,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   }
 
   void replay() {
+    reset_stamps();
     if (opts_.mode == CudaRankMode::concurrent) {
       const cudaStream_t o = origin_.get();
       flush_l2_all();
@@ -503,21 +546,36 @@ class CudaExecutorImpl final : public CudaExecutor {
       const StepEvents& ev = rk.ev[j];
       const auto a0 = ns_between(ref, ev.attn_begin), a1 = ns_between(ref, ev.attn_end),
                  a2 = ns_between(ref, ev.merge_end);
-      out.push_back({Interval{r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1}, j});
-      if (j > 0) out.push_back({Interval{r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2}, j});
+      const StepAction action = rk.launches[j].action;
+      if (action != StepAction::skip)
+        out.push_back({Interval{r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1}, j});
+      if (action == StepAction::merge)
+        out.push_back({Interval{r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2}, j});
       const bool moved = gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_);
-      if (moved) {
-        const std::int64_t bytes = plan_.ranks[r].steps[gathered() ? 0 : j + 1].recv_bytes;
-        out.push_back({Interval{r, IntervalKind::comm, "comm", gathered() ? "kv_allgather" : "kv_recv",
-                                gathered() ? 0 : j + 1, bytes, ns_between(ref, ev.copy_begin),
-                                ns_between(ref, ev.copy_end)},
-                       j});
-      }
+      if (!moved) continue;
+      const int step = gathered() ? 0 : j + 1;
+      const char* name = gathered() ? "kv_allgather" : "kv_recv";
+      const std::int64_t bytes = plan_.ranks[r].steps[step].recv_bytes;
+      const std::int64_t b = ns_between(ref, ev.copy_begin), e = ns_between(ref, ev.copy_end);
+      out.push_back({Interval{r, IntervalKind::comm_in_flight, "comm in flight", name, step, bytes, b, e}, j});
+      if (!stamped(r, j)) continue;
+      const auto n = static_cast<std::size_t>(copies_per_transfer());
+      const auto stamps = std::span(rk.host_stamps).subspan(static_cast<std::size_t>(j) * n, n);
+      const auto windows = kernels::place_exec_windows(stamps, b, e);
+      if (!windows) throw Error(fmt::format("cuda executor: rank {} step {}: a copy left no stamp", r, j));
+      const std::int64_t per_copy = bytes / static_cast<std::int64_t>(n);
+      for (const auto& w : *windows)
+        out.push_back({Interval{r, IntervalKind::comm, "comm", name, step, per_copy, w.begin_ns, w.end_ns}, j});
     }
     return out;
   }
 
   PassRecord collect(bool record) {
+    if (record)
+      for (auto& rk : ranks_) {
+        on(rk.device);
+        RB_CUDA_CHECK(cudaMemcpy(rk.host_stamps.data(), rk.stamps.get(), rk.stamps.bytes(), cudaMemcpyDeviceToHost));
+      }
     PassRecord rec;
     if (opts_.mode == CudaRankMode::concurrent) {
       rec.wall_ns = ns_between(pass_begin_, pass_end_);

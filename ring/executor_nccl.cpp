@@ -43,11 +43,11 @@
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/merge_partials.cuh"
-#include "ring/block_pairs.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/interval_pack.hpp"
 #include "ring/nccl_check.hpp"
 #include "ring/steady_clock.hpp"
+#include "ring/step_launch.hpp"
 
 namespace rb::ring {
 namespace {
@@ -336,8 +336,10 @@ class NcclExecutor final : public CudaExecutor {
       if (c_ > 1) buf_[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
       if (c_ > 2) buf_[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
     }
-    const std::int64_t sk = gathered() ? rows_ * c_ : rows_;
-    for (const auto& pairs : step_block_pairs(plan_, r_)) work_.emplace_back(pairs, rows_, sk, cfg.causal);
+    launches_ = step_launches(plan_, r_);
+    for (const auto& sl : launches_)
+      work_.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
+                                                    : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
     for (int j = 0; j < steps(); ++j)
       ev_.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
                                make_event(true), make_event(false), make_event(false)});
@@ -365,13 +367,14 @@ class NcclExecutor final : public CudaExecutor {
   void attend(int j) {
     const Config& cfg = plan_.config;
     const cudaStream_t s = compute_.get();
+    const StepAction action = launches_[j].action;
     kernels::AttentionBlockParams ap;
     ap.q = q_.get();
     ap.k = gathered() ? all_k_.get() : block(j);
     ap.v = gathered() ? all_v_.get() : block(j) + kv_half();
     // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
-    ap.o = j == 0 ? o_acc_.get() : o_part_.get();
-    ap.lse = j == 0 ? lse_acc_.get() : lse_part_.get();
+    ap.o = action == StepAction::write ? o_acc_.get() : o_part_.get();
+    ap.lse = action == StepAction::write ? lse_acc_.get() : lse_part_.get();
     ap.sq = rows_;
     ap.sk = gathered() ? rows_ * c_ : rows_;
     ap.hq = cfg.heads;
@@ -381,11 +384,14 @@ class NcclExecutor final : public CudaExecutor {
     ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
     work_[j].bind(ap);
     StepEvents& ev = ev_[j];
+    // A skipped step keeps its events (waits and the step clock read them) and launches nothing.
     timing(ev.attn_begin, s);
-    kernels::attention_block(ap, s);
-    label(s, j, IntervalKind::compute, "compute", "attention");
+    if (action != StepAction::skip) {
+      kernels::attention_block(ap, s);
+      label(s, j, IntervalKind::compute, "compute", "attention");
+    }
     timing(ev.attn_end, s);
-    if (j > 0) {
+    if (action == StepAction::merge) {
       kernels::merge_partials(kernels::MergeParams{o_acc_.get(), lse_acc_.get(), o_part_.get(), lse_part_.get(),
                                                    rows_, cfg.heads, cfg.head_dim},
                               s);
@@ -509,11 +515,16 @@ class NcclExecutor final : public CudaExecutor {
       const StepEvents& ev = ev_[j];
       const auto a0 = ns_between(pass_begin_, ev.attn_begin), a1 = ns_between(pass_begin_, ev.attn_end),
                  a2 = ns_between(pass_begin_, ev.merge_end);
-      out.push_back(Interval{r_, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
-      if (j > 0) out.push_back(Interval{r_, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
+      const StepAction action = launches_[j].action;
+      if (action != StepAction::skip)
+        out.push_back(Interval{r_, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
+      if (action == StepAction::merge)
+        out.push_back(Interval{r_, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
       if (moves(j)) {
         const int step = gathered() ? 0 : j + 1;
-        out.push_back(Interval{r_, IntervalKind::comm, "comm", gathered() ? "kv_allgather" : "kv_recv", step,
+        // In flight only: a NCCL kernel's execution is not visible to the timed passes (the CUPTI
+        // pass records it), so the events around the call are all this timeline has.
+        out.push_back(Interval{r_, IntervalKind::comm_in_flight, "comm", gathered() ? "kv_allgather" : "kv_recv", step,
                                plan_.ranks[r_].steps[step].recv_bytes, ns_between(pass_begin_, ev.copy_begin),
                                ns_between(pass_begin_, ev.copy_end)});
       }
@@ -557,7 +568,8 @@ class NcclExecutor final : public CudaExecutor {
   DeviceBuffer<bf16> q_, own_, buf_[2], all_k_, all_v_;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
   DeviceBuffer<float> o_part_, o_acc_, lse_part_, lse_acc_;
   DeviceBuffer<std::byte> flush_;
-  std::vector<kernels::DeviceAttentionWork> work_;  // per step
+  std::vector<StepLaunch> launches_;                // per step: what it computes (step_launch.hpp)
+  std::vector<kernels::DeviceAttentionWork> work_;  // per step; empty for a skipped one
   std::vector<StepEvents> ev_;                      // per step
   CudaEvent pass_begin_, pass_end_, fork_, join_;
   CudaGraph graph_;

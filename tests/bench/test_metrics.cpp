@@ -27,6 +27,48 @@ TEST(Metrics, TouchingCommIntervalsMergeBeforeOverlap) {
   EXPECT_DOUBLE_EQ(*m.per_rank[0].overlap_fraction, 0.5);
 }
 
+// One definition of comm time, HTA's: execution. The first H200 run measured a copy's event span
+// (1.874 ms: the copy waited for SMs behind attention) against its execution under CUPTI (0.038 ms)
+// and reported the first as comm time. Now the span is comm in flight, beside it, and only a rank
+// with no execution intervals (NCCL under the timed passes) takes its comm time from the spans.
+TEST(Metrics, CommTimeIsExecutionAndInFlightIsReportedBeside) {
+  constexpr auto F = IntervalKind::comm_in_flight;
+  Timeline t{{iv(0, F, "kv_recv", 1, 0, 100, 1000), iv(0, M, "kv_recv", 1, 60, 80, 1000),
+              iv(0, C, "attention", 0, 0, 70),
+              iv(1, F, "kv_recv", 1, 0, 50, 500), iv(1, C, "attention", 0, 0, 40)},
+             0, 100};
+  const auto m = compute_metrics(t);
+  ASSERT_EQ(m.per_rank.size(), 2u);
+  const auto& r0 = m.per_rank[0];
+  EXPECT_EQ(r0.comm_ns, 20);            // the copy executing, not the 100 ns it was in flight
+  EXPECT_EQ(r0.comm_in_flight_ns, 100);
+  EXPECT_EQ(r0.overlap_ns, 10);         // [60, 70): execution under compute
+  EXPECT_EQ(r0.exposed_comm_ns, 10);
+  EXPECT_EQ(*r0.comm_basis, "execution");
+  EXPECT_EQ(r0.comm_bytes, 1000);       // counted once, from the basis intervals
+  EXPECT_DOUBLE_EQ(*r0.comm_bandwidth_gbyte_per_s, 1000.0 / 20.0);
+  EXPECT_EQ(r0.steps, std::vector<int>{0});  // a bracket starts no step
+  const auto& r1 = m.per_rank[1];
+  EXPECT_EQ(r1.comm_ns, 50);            // no execution seen: the span stands in, and says so
+  EXPECT_EQ(r1.comm_in_flight_ns, 50);
+  EXPECT_EQ(r1.overlap_ns, 40);
+  EXPECT_EQ(*r1.comm_basis, "in_flight");
+  EXPECT_EQ(*m.comm_basis, "mixed");
+  EXPECT_DOUBLE_EQ(m.comm_in_flight_ns_mean, 75.0);
+  const auto j = m.to_json();
+  EXPECT_EQ(j["comm_basis"], "mixed");
+  EXPECT_DOUBLE_EQ(j["comm_in_flight_ms"].get<double>(), 75e-6);
+  EXPECT_EQ(j["per_rank"][0]["comm_basis"], "execution");
+  // A cpu timeline records execution only: in flight equals comm time; without comm, no basis.
+  Timeline cpu{{iv(0, M, "kv_recv", 1, 10, 30), iv(0, C, "attention", 0, 0, 40)}, 0, 40};
+  const auto mc = compute_metrics(cpu);
+  EXPECT_EQ(mc.per_rank[0].comm_in_flight_ns, 20);
+  EXPECT_EQ(*mc.comm_basis, "execution");
+  const auto none = compute_metrics(Timeline{{iv(0, C, "attention", 0, 0, 40)}, 0, 40});
+  EXPECT_FALSE(none.comm_basis);
+  EXPECT_TRUE(none.to_json()["comm_basis"].is_null());
+}
+
 TEST(Metrics, NestedCommUnderComputeIsFullyOverlapped) {
   Timeline t{{iv(0, C, "attention", 0, 0, 100), iv(0, M, "kv_recv", 1, 10, 20), iv(0, M, "kv_recv", 1, 15, 40),
               iv(0, C, "attention", 1, 50, 60)},
@@ -98,6 +140,11 @@ TEST(Metrics, ImbalanceUsesAttentionTimeAndWorkImbalanceTheFlops) {
   EXPECT_DOUBLE_EQ(*m.imbalance, 28.0 / 24.0);
   EXPECT_DOUBLE_EQ(*m.work_imbalance, 1.5);
   EXPECT_DOUBLE_EQ(*m.per_rank[1].attention_tflops, 3e6 / 28.0 / 1e3);
+  // The slowest rank is the lowest rate, not the longest attention time: rank 0 does a third of
+  // the work in 20 ns against rank 1's 28.
+  EXPECT_DOUBLE_EQ(*m.attention_tflops_slowest_rank, 1e6 / 20.0 / 1e3);
+  EXPECT_EQ(*m.slowest_rank, 0);
+  EXPECT_EQ(m.to_json()["slowest_rank"], 0);
   // Without "attention" intervals the basis is all compute.
   Timeline t{{iv(0, C, "gemm", -1, 0, 10), iv(1, C, "gemm", -1, 0, 30)}, 0, 30};
   const auto m2 = compute_metrics(t);
@@ -106,13 +153,36 @@ TEST(Metrics, ImbalanceUsesAttentionTimeAndWorkImbalanceTheFlops) {
   EXPECT_EQ(m2.to_json()["imbalance_basis"], "compute");
 }
 
+// The first H200 run printed 1457.6 TFLOP/s for c = 8 on a 989 TFLOP/s device: the sum over the
+// simulated GPUs. The headline divides by c, taken from the per-rank FLOPs.
+TEST(Metrics, HeadlineIsPerRankAndNeverTheSum) {
+  MetricsInputs in;
+  in.flops = 8e12;
+  in.flops_per_rank.assign(8, 1e12);
+  in.pass_time_ns = 10;
+  Timeline t;
+  for (int r = 0; r < 8; ++r) t.intervals.push_back(iv(r, IntervalKind::compute, "attention", 0, 0, r == 3 ? 10 : 8));
+  t.window_end_ns = 10;
+  const auto m = compute_metrics(t, in);
+  EXPECT_DOUBLE_EQ(*m.attention_tflops_aggregate, 8e12 / 10 / 1e3);
+  EXPECT_DOUBLE_EQ(*m.attention_tflops, 1e12 / 10 / 1e3);
+  EXPECT_DOUBLE_EQ(*m.attention_tflops_slowest_rank, 1e12 / 10 / 1e3);
+  EXPECT_EQ(*m.slowest_rank, 3);
+  const auto j = m.to_json();
+  EXPECT_DOUBLE_EQ(j["attention_tflops"].get<double>(), 1e12 / 10 / 1e3);
+  EXPECT_DOUBLE_EQ(j["attention_tflops_aggregate"].get<double>(), 8e12 / 10 / 1e3);
+}
+
 TEST(Metrics, RatesAndLaunchOverhead) {
   MetricsInputs in;
   in.flops = 2e12;
   in.pass_time_ns = 40;  // the measured replay, longer than the busy 31 ns
   in.eager_time_ns = 55;
   const auto m = compute_metrics(two_step_ring(), in);
-  EXPECT_DOUBLE_EQ(*m.attention_tflops, 2e12 / 40.0 / 1e3);  // FLOP/ns = GFLOP/s
+  // Two ranks in the timeline and no per-rank FLOPs: the headline is per rank, the sum named so.
+  EXPECT_DOUBLE_EQ(*m.attention_tflops_aggregate, 2e12 / 40.0 / 1e3);  // FLOP/ns = GFLOP/s
+  EXPECT_DOUBLE_EQ(*m.attention_tflops, 2e12 / 2 / 40.0 / 1e3);
+  EXPECT_FALSE(m.attention_tflops_slowest_rank);  // no per-rank FLOPs, no per-rank rate
   EXPECT_EQ(m.comm_bytes, 2000);
   EXPECT_DOUBLE_EQ(*m.per_rank[0].comm_bandwidth_gbyte_per_s, 1000.0 / 15.0);  // bytes/ns = GB/s
   EXPECT_DOUBLE_EQ(*m.comm_bandwidth_gbyte_per_s, 2000.0 / 20.0);
@@ -153,11 +223,12 @@ TEST(Metrics, RejectsIntervalEndingBeforeItBegins) {
   EXPECT_THROW(compute_metrics(t), Error);
 }
 
-// Random timelines: per-rank comm, compute, overlap and exposed comm, by counting cells.
+// Random timelines: per-rank comm (execution, or in flight for a rank with no execution in the
+// window), comm in flight, compute, overlap and exposed comm, by counting cells.
 TEST(Metrics, MatchesBruteForceOnRandomTimelines) {
   std::mt19937_64 rng(12345);
   constexpr int kGrid = 300;
-  std::uniform_int_distribution<int> pos(0, kGrid), len(0, 40), rank_d(0, 3), kind_d(0, 3), n_d(0, 60);
+  std::uniform_int_distribution<int> pos(0, kGrid), len(0, 40), rank_d(0, 3), kind_d(0, 4), n_d(0, 60);
   for (int trial = 0; trial < 500; ++trial) {
     Timeline t;
     int lo = pos(rng), hi = pos(rng);
@@ -172,19 +243,30 @@ TEST(Metrics, MatchesBruteForceOnRandomTimelines) {
     }
     const auto m = compute_metrics(t);
     for (const auto& r : m.per_rank) {
-      std::int64_t comm = 0, comp = 0, both = 0;
+      bool executed = false;
+      for (const auto& x : t.intervals)
+        executed |= x.rank == r.rank && x.kind == IntervalKind::comm && std::min<std::int64_t>(x.end_ns, hi) >
+                                                                            std::max<std::int64_t>(x.begin_ns, lo);
+      const IntervalKind basis = executed ? IntervalKind::comm : IntervalKind::comm_in_flight;
+      std::int64_t comm = 0, comp = 0, both = 0, flight = 0;
       for (int cell = lo; cell < hi; ++cell) {
-        bool in_comm = false, in_comp = false;
+        bool in_comm = false, in_comp = false, in_flight = false;
         for (const auto& x : t.intervals) {
           if (x.rank != r.rank || cell < x.begin_ns || cell >= x.end_ns) continue;
-          in_comm |= x.kind == IntervalKind::comm;
+          in_comm |= x.kind == basis;
           in_comp |= x.kind == IntervalKind::compute;
+          in_flight |= x.kind == IntervalKind::comm || x.kind == IntervalKind::comm_in_flight;
         }
         comm += in_comm;
         comp += in_comp;
         both += in_comm && in_comp;
+        flight += in_flight;
       }
       ASSERT_EQ(r.comm_ns, comm) << "trial " << trial << " rank " << r.rank;
+      ASSERT_EQ(r.comm_in_flight_ns, flight) << "trial " << trial << " rank " << r.rank;
+      if (comm > 0) {
+        ASSERT_EQ(*r.comm_basis, executed ? "execution" : "in_flight") << "trial " << trial;
+      }
       ASSERT_EQ(r.compute_ns, comp) << "trial " << trial << " rank " << r.rank;
       ASSERT_EQ(r.overlap_ns, both) << "trial " << trial << " rank " << r.rank;
       ASSERT_EQ(r.exposed_comm_ns, comm - both) << "trial " << trial;

@@ -179,6 +179,20 @@ TEST(RingSimulator, TimelineRoundTripsThroughStepTable) {
   EXPECT_NEAR(simulate(back).pass_s, sim.pass_s, 1e-7);
 }
 
+// A transfer's time is its execution; a step whose transfer was only bracketed (NCCL under the
+// timed passes) takes the bracket, and one that has both takes the execution.
+TEST(RingSimulator, StepTableTakesExecutionAndFallsBackToInFlight) {
+  Timeline tl;
+  tl.intervals = {
+      Interval{0, IntervalKind::comm_in_flight, "comm in flight", "kv_recv", 1, 0, 0, 9000},
+      Interval{0, IntervalKind::comm, "comm", "kv_recv", 1, 0, 7000, 9000},
+      Interval{1, IntervalKind::comm_in_flight, "comm", "kv_recv", 1, 0, 0, 5000},
+  };
+  const StepTable t = step_table_from_timeline(tl, 2, Variant::ring);
+  EXPECT_NEAR(t.transfer(0, 1), 2e-6, 1e-15);
+  EXPECT_NEAR(t.transfer(1, 1), 5e-6, 1e-15);
+}
+
 TEST(RingSimulator, TimelineNeedsKeptSteps) {
   const StepTable t = plan_table(64, 4, Split::zigzag, Variant::ring, 1e12, 1e9);
   EXPECT_THROW(to_timeline(simulate(t)), Error);

@@ -99,6 +99,32 @@ TEST(HtmlText, EscapesMarkupAndQuotes) {
   EXPECT_EQ(format_number(0.000123), "1.23e-4");
 }
 
+// The summary's headline is per rank, beside the slowest rank; comm taken from in-flight spans is
+// marked; the CUPTI section appears only with CUPTI records and states what tracing cost.
+TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
+  json runs = sweep(true);
+  EXPECT_EQ(render_report(make_file(runs)).find("id=\"cupti\""), std::string::npos);
+  json& r = runs[5];
+  r["metrics"]["attention_tflops_slowest_rank"] = 0.375;
+  r["metrics"]["comm_time_ms"] = 1.874;
+  r["metrics"]["comm_in_flight_ms"] = 1.874;
+  r["metrics"]["comm_basis"] = "in_flight";
+  r["cupti"] = {{"traced_pass_ms", 2.0},    {"clean_median_ms", 0.8}, {"overhead_pct", 150.0},
+                {"dropped_records", 0},     {"ignored_records", 0},   {"intervals", 10},
+                {"metrics", {{"comm_time_ms", 0.038}, {"overlap_fraction", 0.9}, {"exposed_comm_ms", 0.0038}}}};
+  runs[4]["cupti"] = {{"error", "CUPTI is in use by another client"}};
+  const std::string html = render_report(make_file(runs));
+  EXPECT_NE(html.find("<th>TFLOP/s per rank</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>slowest rank</th>"), std::string::npos);
+  EXPECT_NE(html.find("1.87\u2020"), std::string::npos) << "in-flight comm is marked";
+  const auto cupti = html.find("id=\"cupti\"");
+  ASSERT_NE(cupti, std::string::npos);
+  EXPECT_NE(html.find("Tracing costs time", cupti), std::string::npos);
+  EXPECT_NE(html.find("up to 150% slower", cupti), std::string::npos);
+  EXPECT_NE(html.find("class=\"n fail\"", cupti), std::string::npos) << "an overhead over 10% is marked";
+  EXPECT_NE(html.find("tracing failed: CUPTI is in use by another client", cupti), std::string::npos);
+}
+
 TEST(HtmlReport, HasEverySection) {
   const std::string html = render_report(make_file(sweep(true)));
   for (const char* id : {"id=\"summary-table\"", "id=\"failures\"", "id=\"time-vs-seq\"", "id=\"time-chart-0\"",

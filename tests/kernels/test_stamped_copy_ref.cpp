@@ -1,0 +1,78 @@
+// The stamped copy's twin and the placing of execution windows on the event clock: the arithmetic
+// that turns the copy kernels' %globaltimer stamps into the comm intervals of a GPU timeline.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "common/error.hpp"
+#include "kernels/exec_stamp.hpp"
+#include "kernels/stamped_copy_ref.hpp"
+
+namespace rb::kernels {
+namespace {
+
+TEST(StampedCopyRef, CopiesTheBytesAndStampsAnOrderedWindow) {
+  std::vector<unsigned char> src(1000), dst(1000, 0);
+  std::iota(src.begin(), src.end(), static_cast<unsigned char>(0));
+  ExecStamp s;
+  EXPECT_FALSE(stamp_valid(s));
+  ref::stamped_copy({dst.data(), src.data(), 1000, &s});
+  EXPECT_EQ(dst, src);
+  ASSERT_TRUE(stamp_valid(s));
+  EXPECT_LE(stamp_begin(s), s.end);
+  // A second copy folds in: the window is the hull of both.
+  const ExecStamp first = s;
+  ref::stamped_copy({dst.data(), src.data(), 10, &s});
+  EXPECT_EQ(stamp_begin(s), stamp_begin(first));
+  EXPECT_GE(s.end, first.end);
+  EXPECT_THROW(ref::stamped_copy({nullptr, src.data(), 4, &s}), Error);
+  EXPECT_THROW(ref::stamped_copy({dst.data(), src.data(), 4, nullptr}), Error);
+}
+
+// What two atomicMax calls per CTA leave behind, whatever the order the CTAs ran in.
+TEST(ExecStamp, FoldingKeepsTheEarliestStartAndTheLatestEnd) {
+  ExecStamp s;
+  fold_stamp(s, 500, 700);
+  fold_stamp(s, 300, 400);
+  fold_stamp(s, 600, 900);
+  EXPECT_EQ(stamp_begin(s), 300u);
+  EXPECT_EQ(s.end, 900u);
+  EXPECT_TRUE(stamp_valid(s));
+  ExecStamp zero;  // what the memset before a pass leaves: a copy that never ran
+  EXPECT_FALSE(stamp_valid(zero));
+}
+
+// The end event of a transfer completes as its last copy ends: that end sits on the event, and each
+// copy keeps its distance from it on the GPU's timer.
+TEST(ExecStamp, WindowsArePinnedToTheEndEventAndKeepTheirGaps) {
+  std::vector<ExecStamp> copies(2);
+  fold_stamp(copies[0], 1'000'000, 1'000'300);  // K: 300 ns
+  fold_stamp(copies[1], 1'000'500, 1'000'900);  // V: 400 ns, 200 ns later
+  // In flight from 1000 to 5000 ns on the event clock: the stream reached the copies long before
+  // they ran (waiting for SMs behind an attention kernel).
+  const auto w = place_exec_windows(copies, 1000, 5000);
+  ASSERT_TRUE(w);
+  ASSERT_EQ(w->size(), 2u);
+  EXPECT_EQ((*w)[1].end_ns, 5000);
+  EXPECT_EQ((*w)[1].begin_ns, 4600);
+  EXPECT_EQ((*w)[0].end_ns, 4400);
+  EXPECT_EQ((*w)[0].begin_ns, 4100);
+}
+
+TEST(ExecStamp, WindowsStayInsideTheSpanAndMissingStampsAreRefused) {
+  std::vector<ExecStamp> one(1);
+  fold_stamp(one[0], 0x1000, 0x1000 + 8000);  // ran 8 us, but the events saw only 5 us
+  const auto w = place_exec_windows(one, 100, 5100);
+  ASSERT_TRUE(w);
+  EXPECT_EQ((*w)[0].begin_ns, 100);  // clipped: execution never starts before its stream got there
+  EXPECT_EQ((*w)[0].end_ns, 5100);
+  std::vector<ExecStamp> missing(2);
+  fold_stamp(missing[0], 10, 20);
+  EXPECT_FALSE(place_exec_windows(missing, 0, 100));
+  EXPECT_FALSE(place_exec_windows({}, 0, 100));
+}
+
+}  // namespace
+}  // namespace rb::kernels

@@ -1,0 +1,81 @@
+// Results of format 0.x read as 1.0.0: the headline TFLOP/s becomes per rank with the sum kept as
+// the aggregate, a cuda run's event-span comm becomes comm in flight with its basis named, and a
+// results.jsonl line without a version is taken as 0.x. The file is tests/data/results-0.3.0-h200.json,
+// built from the first H200 run's figures.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "reports/results_reader.hpp"
+#include "reports/results_upgrade.hpp"
+#include "reports/results_writer.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kFixture = std::filesystem::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-0.3.0-h200.json";
+
+TEST(ResultsUpgrade, AnH200FileOf030ReadsWithPerGpuTflopsAndInFlightComm) {
+  const ResultsFile f = read_results(kFixture);
+  EXPECT_EQ(f.major, 1);
+  EXPECT_EQ(f.doc["schema_version"], kResultsSchemaVersion);
+  EXPECT_EQ(f.doc["converted_from"], "0.3.0");
+  const json& ring = f.runs()[0];
+  const json& m = ring["metrics"];
+  // The report that filed this said 1297 TFLOP/s for c = 8 on one 989 TFLOP/s device.
+  EXPECT_DOUBLE_EQ(m["attention_tflops_aggregate"].get<double>(), 1297.0);
+  EXPECT_DOUBLE_EQ(m["attention_tflops"].get<double>(), 1297.0 / 8);
+  EXPECT_DOUBLE_EQ(m["attention_tflops_slowest_rank"].get<double>(), 175.8 * 0.996);
+  EXPECT_EQ(m["slowest_rank"], 0);
+  // Its comm was the span of events around each copy: in flight, as the basis says.
+  EXPECT_EQ(m["comm_basis"], "in_flight");
+  EXPECT_DOUBLE_EQ(m["comm_in_flight_ms"].get<double>(), 1.874);
+  EXPECT_EQ(m["per_rank"][3]["comm_basis"], "in_flight");
+  EXPECT_EQ(ring["timeline"]["intervals"][1]["kind"], "comm_in_flight");
+  // CUPTI saw execution.
+  EXPECT_EQ(ring["cupti"]["metrics"]["comm_basis"], "execution");
+  EXPECT_DOUBLE_EQ(ring["cupti"]["metrics"]["attention_tflops"].get<double>(), 1297.0 / 8);
+  EXPECT_EQ(ring["schema_version"], kResultsSchemaVersion);
+  EXPECT_DOUBLE_EQ(f.runs()[1]["metrics"]["attention_tflops"].get<double>(), 1458.0 / 8);
+}
+
+TEST(ResultsUpgrade, CurrentRunsAreLeftAloneAndConversionIsIdempotent) {
+  json doc = json::parse(std::ifstream(kFixture));
+  ASSERT_EQ(upgrade_results(doc), 2);
+  const json once = doc;
+  EXPECT_EQ(upgrade_results(doc), 0);  // every run now says 1.0.0
+  EXPECT_EQ(doc, once);
+}
+
+TEST(ResultsUpgrade, AJsonlLineWithoutAVersionIsOfTheOldFormat) {
+  const json old = json::parse(std::ifstream(kFixture));
+  const auto dir = std::filesystem::temp_directory_path() / "ringbench-upgrade-test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "results.jsonl";
+  {
+    std::ofstream out(path);
+    out << old["runs"][0].dump() << "\n";  // written by a 0.3.0 ringbench: no version on the line
+    json current = old["runs"][1];
+    current["schema_version"] = kResultsSchemaVersion;
+    current["metrics"]["attention_tflops"] = 182.25;  // already per rank
+    current["metrics"]["attention_tflops_aggregate"] = 1458.0;
+    out << current.dump() << "\n";
+  }
+  const ResultsFile f = read_results(path);
+  EXPECT_DOUBLE_EQ(f.runs()[0]["metrics"]["attention_tflops"].get<double>(), 1297.0 / 8);
+  EXPECT_DOUBLE_EQ(f.runs()[1]["metrics"]["attention_tflops"].get<double>(), 182.25);
+  EXPECT_EQ(f.doc["converted_from"], "0.x");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ResultsUpgrade, AFutureMajorIsStillRefused) {
+  json doc = json::parse(std::ifstream(kFixture));
+  doc["schema_version"] = "2.0.0";
+  EXPECT_THROW(validate_results(doc, "x.json"), std::exception);
+}
+
+}  // namespace
+}  // namespace rb::reports
