@@ -38,13 +38,9 @@ std::optional<double> metric_value(const CheckSpec& c, const json& run) {
     auto v = number_at(run, "metrics", "work_imbalance");
     return v ? v : number_at(run, "plan", "work_imbalance");
   }
-  if (m == "attention_tflops_per_rank") {
-    // The pass's rate over its c ranks: what each device sustains, to hold against one GPU's peak.
-    const auto t = number_at(run, "metrics", "attention_tflops");
-    const auto cp = number_at(run, "config", "cp");
-    if (!t || !cp || *cp <= 0) return std::nullopt;
-    return *t / *cp;
-  }
+  // Per rank since results 1.0.0 (older files are converted on read): the name says it for
+  // profiles written before, when attention_tflops was the sum over ranks.
+  if (m == "attention_tflops_per_rank") return number_at(run, "metrics", "attention_tflops");
   if (m == "comm_bandwidth_fraction") {
     const auto bw = number_at(run, "metrics", "comm_bandwidth_gbyte_per_s");
     std::optional<double> link = c.link_gbps;
@@ -56,6 +52,38 @@ std::optional<double> metric_value(const CheckSpec& c, const json& run) {
     return *bw * 8.0 / *link;  // GB/s → Gbit/s, over the link's Gbit/s
   }
   return number_at(run, "metrics", m.c_str());
+}
+
+// Why a run cannot measure check c, or nullopt when it can. A bandwidth fraction needs transfers
+// that crossed the link it is held against: another process (mpi, nccl) or another GPU (the local
+// transport over several devices) crosses a real one, the link model an emulated one, and
+// transfers inside one device's or one process's memory cross none. A correctness check needs a
+// run that was checked.
+std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
+  const json& cfg = run.at("config");
+  if (c.metric == "correctness") {
+    const bool checked = run.contains("correctness") && run.at("correctness").is_object() &&
+                         run.at("correctness").value("checked", false);
+    if (run.value("status", "") == "ok" && !checked) return "the run's output was not checked against the reference";
+    return std::nullopt;
+  }
+  if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
+  if (cfg.value("cp", 1) <= 1) return "c = 1: nothing was transferred";
+  const std::string transport = cfg.value("transport", "local");
+  if (transport != "local") return std::nullopt;
+  const auto model = number_at(run, "config", "link_gbps");
+  if (model && *model > 0) {
+    if (c.link_gbps && *c.link_gbps != *model)
+      return fmt::format("the transfers were paced to the link model's {} Gbit/s, not the check's {} Gbit/s", *model,
+                         *c.link_gbps);
+    return std::nullopt;
+  }
+  if (cfg.value("backend", "") == "cuda") {
+    const auto devices = number_at(run, "timing", "devices");
+    if (devices && *devices > 1) return std::nullopt;
+    return std::string("the local transport on one GPU: every transfer stayed in that device's memory");
+  }
+  return std::string("the local transport on the cpu backend: every transfer stayed in one process's memory");
 }
 
 bool matches(const json& where, const json& config) {
@@ -81,14 +109,17 @@ std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
 const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
   static const std::vector<std::pair<std::string, std::string>> names{
       {"correctness", "status ok and correctness.passed (no bounds)"},
-      {"attention_tflops", "metrics.attention_tflops"},
-      {"attention_tflops_per_rank", "metrics.attention_tflops / config.cp"},
+      {"attention_tflops", "metrics.attention_tflops: plan FLOPs / c / pass time, what one rank (GPU) sustains"},
+      {"attention_tflops_per_rank", "the same as attention_tflops (its name when that was the sum over ranks)"},
+      {"attention_tflops_slowest_rank", "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},
+      {"attention_tflops_aggregate", "metrics.attention_tflops_aggregate: plan FLOPs / pass time, summed over ranks"},
       {"overlap_fraction", "metrics.overlap_fraction"},
       {"exposed_comm_ms", "metrics.exposed_comm_ms"},
       {"imbalance", "metrics.imbalance (measured)"},
       {"work_imbalance", "metrics.work_imbalance (exact, from the plan)"},
       {"comm_bandwidth_gbyte_per_s", "metrics.comm_bandwidth_gbyte_per_s"},
-      {"comm_bandwidth_fraction", "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps"},
+      {"comm_bandwidth_fraction",
+       "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps; N/A for runs whose transfers crossed no link"},
       {"median_ms", "timing.median_ms"},
       {"noise_pct", "timing.noise_pct"},
   };
@@ -189,11 +220,21 @@ AcceptProfile parse_accept_profile(const json& doc, const std::string& source) {
 
 bool CheckResult::pass() const { return failures() == 0; }
 
+bool CheckResult::na() const { return !outcomes.empty() && skipped() == static_cast<int>(outcomes.size()); }
+
 int CheckResult::failures() const {
   int n = 0;
-  for (const auto& o : outcomes) n += !o.pass;
+  for (const auto& o : outcomes) n += !o.pass && !o.na;
   return n;
 }
+
+int CheckResult::skipped() const {
+  int n = 0;
+  for (const auto& o : outcomes) n += o.na;
+  return n;
+}
+
+std::string_view CheckResult::result() const { return !pass() ? "FAIL" : na() ? "N/A" : "PASS"; }
 
 const CheckOutcome& CheckResult::worst() const {
   const CheckOutcome* w = &outcomes.front();
@@ -204,17 +245,32 @@ const CheckOutcome& CheckResult::worst() const {
     if (spec.max) b = std::max(b, *o.value - *spec.max);
     return b;
   };
+  // Failures first, then measured outcomes, then N/A ones.
+  auto rank = [](const CheckOutcome& o) { return !o.pass && !o.na ? 2 : o.na ? 0 : 1; };
   for (const auto& o : outcomes) {
-    if ((!o.pass && w->pass) || (o.pass == w->pass && badness(o) > badness(*w))) w = &o;
+    if (rank(o) > rank(*w) || (rank(o) == rank(*w) && badness(o) > badness(*w))) w = &o;
   }
   return *w;
 }
 
-bool AcceptReport::pass() const { return failed_checks() == 0; }
+bool AcceptReport::pass() const { return failed_checks() == 0 && verdict_reason().empty(); }
+
+std::string AcceptReport::verdict_reason() const {
+  for (const auto& c : checks)
+    if (c.spec.metric == "correctness" && c.na()) return fmt::format("the correctness check '{}' is N/A", c.spec.name);
+  if (!checks.empty() && na_checks() == static_cast<int>(checks.size())) return "every check is N/A: nothing was measured";
+  return {};
+}
 
 int AcceptReport::failed_checks() const {
   int n = 0;
   for (const auto& c : checks) n += !c.pass();
+  return n;
+}
+
+int AcceptReport::na_checks() const {
+  int n = 0;
+  for (const auto& c : checks) n += c.pass() && c.na();
   return n;
 }
 
@@ -233,7 +289,10 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
       if (auto med = number_at(run, "timing", "median_ms")) o.seconds = *med / 1e3;
       const std::string status = run.at("status").get<std::string>();
       const std::string reason = run.contains("reason") && run.at("reason").is_string() ? run.at("reason").get<std::string>() : "";
-      if (spec.metric == "correctness") {
+      if (const auto why = not_applicable(spec, run); why && status == "ok") {
+        o.na = true;
+        o.measured = "N/A: " + *why;
+      } else if (spec.metric == "correctness") {
         const bool passed = status == "ok" && run.contains("correctness") && run.at("correctness").is_object() &&
                             run.at("correctness").value("passed", false);
         o.pass = passed;
@@ -265,12 +324,14 @@ nlohmann::json AcceptReport::to_json() const {
   for (const auto& c : checks) {
     json os = json::array();
     for (const auto& o : c.outcomes)
-      os.push_back({{"id", o.run_id}, {"label", o.run_label}, {"pass", o.pass}, {"measured", o.measured},
+      os.push_back({{"id", o.run_id}, {"label", o.run_label}, {"pass", o.pass}, {"na", o.na}, {"measured", o.measured},
                     {"value", o.value ? json(*o.value) : json(nullptr)}});
     cs.push_back({{"name", c.spec.name}, {"metric", c.spec.metric}, {"required", c.spec.required_text()},
-                  {"where", c.spec.where}, {"pass", c.pass()}, {"runs", os}});
+                  {"where", c.spec.where}, {"pass", c.pass()}, {"result", c.result()}, {"runs", os}});
   }
-  return {{"schema", "ringbench.accept"}, {"profile", profile}, {"results", results_path}, {"pass", pass()}, {"checks", cs}};
+  const std::string why = verdict_reason();
+  return {{"schema", "ringbench.accept"}, {"profile", profile}, {"results", results_path}, {"pass", pass()},
+          {"reason", why.empty() ? json(nullptr) : json(why)}, {"checks", cs}};
 }
 
 std::string format_accept_text(const AcceptReport& rep) {
@@ -279,16 +340,23 @@ std::string format_accept_text(const AcceptReport& rep) {
   std::string out = fmt::format("accept {}: {}\n", rep.profile, rep.results_path);
   for (const auto& c : rep.checks) {
     const auto& w = c.worst();
-    const std::string runs = fmt::format("{}/{} runs", c.outcomes.size() - static_cast<std::size_t>(c.failures()),
-                                         w.run_id.empty() ? 0 : c.outcomes.size());
-    out += fmt::format("{}  {:<{}}  measured {} (worst{})  required {}  [{}]\n", c.pass() ? "PASS" : "FAIL", c.spec.name,
-                       wname, w.measured, w.run_label.empty() ? "" : ": " + w.run_label, c.spec.required_text(), runs);
+    const std::size_t measured = c.outcomes.size() - static_cast<std::size_t>(c.skipped());
+    std::string runs = fmt::format("{}/{} runs", measured - static_cast<std::size_t>(c.failures()),
+                                   w.run_id.empty() ? 0 : measured);
+    if (c.skipped() > 0) runs += fmt::format(", {} N/A", c.skipped());
+    const std::string result(c.result());
+    out += fmt::format("{:<4}  {:<{}}  measured {} ({}{})  required {}  [{}]\n", result, c.spec.name, wname, w.measured,
+                       c.na() ? "every run" : "worst", w.run_label.empty() || c.na() ? "" : ": " + w.run_label,
+                       c.spec.required_text(), runs);
     if (!c.pass() && !w.run_id.empty())
       for (const auto& o : c.outcomes)
-        if (!o.pass) out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured, c.spec.required_text());
+        if (!o.pass && !o.na)
+          out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured, c.spec.required_text());
   }
-  out += fmt::format("{}: {} of {} checks passed\n", rep.pass() ? "PASS" : "FAIL",
-                     rep.checks.size() - static_cast<std::size_t>(rep.failed_checks()), rep.checks.size());
+  const std::string why = rep.verdict_reason();
+  out += fmt::format("{}: {} of {} checks passed, {} N/A{}\n", rep.pass() ? "PASS" : "FAIL",
+                     rep.checks.size() - static_cast<std::size_t>(rep.failed_checks() + rep.na_checks()),
+                     rep.checks.size(), rep.na_checks(), why.empty() ? "" : " (" + why + ")");
   return out;
 }
 

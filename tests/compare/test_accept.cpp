@@ -59,9 +59,11 @@ TEST(AcceptParse, ProfileSplitsIntoSweepAndChecks) {
 
 ResultsFile sample_results() {
   auto zig = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 1));
+  zig["config"]["link_gbps"] = 400.0;  // the link model: the transfers crossed an emulated 400 Gbit/s link
   zig["metrics"]["overlap_fraction"] = 0.92;
   zig["metrics"]["comm_bandwidth_gbyte_per_s"] = 40.0;  // 320 Gbit/s
   auto contig = ok_run(config(1024, 4, "contiguous"), samples(12, 0.01, 5, 2));
+  contig["config"]["transport"] = "mpi";  // one process per rank: the transfers left the process
   contig["metrics"]["work_imbalance"] = 1.75;
   contig["metrics"]["overlap_fraction"] = 0.60;
   contig["metrics"]["comm_bandwidth_gbyte_per_s"] = 20.0;  // 160 Gbit/s
@@ -105,6 +107,89 @@ TEST(AcceptEvaluate, PassAndFailWithMeasuredAgainstRequired) {
   EXPECT_NE(text.find("FAIL  all balanced"), std::string::npos) << text;
   EXPECT_NE(text.find("measured 1.75"), std::string::npos) << text;
   EXPECT_NE(text.find("required <= 1.05"), std::string::npos) << text;
+}
+
+// The first H200 run passed "NVLink bandwidth" with a fraction of 2.333: device-local copies held
+// against a 3600 Gbit/s link. A run whose transfers crossed no link cannot pass or fail such a
+// check: it is N/A, with the reason, and never counts as a pass.
+TEST(AcceptEvaluate, ABandwidthCheckOfTransfersThatCrossedNoLinkIsNotApplicable) {
+  auto gpu_local = ok_run(config(32768, 8, "zigzag"), samples(10, 0.01, 5, 4));
+  gpu_local["config"]["backend"] = "cuda";
+  gpu_local["config"]["variant"] = "allgather";
+  gpu_local["timing"]["devices"] = 1;
+  gpu_local["metrics"]["comm_bandwidth_gbyte_per_s"] = 1050.0;  // 2.333 of 3600 Gbit/s
+  auto gpu_two = gpu_local;
+  gpu_two["config"]["id"] = "two-gpus";
+  gpu_two["timing"]["devices"] = 2;  // peer copies between GPUs: a real link
+  gpu_two["metrics"]["comm_bandwidth_gbyte_per_s"] = 150.0;
+  auto paced = gpu_local;
+  paced["config"]["id"] = "paced";
+  paced["config"]["link_gbps"] = 400.0;  // the link model, at another link than the check's
+  auto cpu_local = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 5));
+  cpu_local["metrics"]["comm_bandwidth_gbyte_per_s"] = 5.0;
+  const auto checks = parse_checks(json::parse(R"([
+      {"name": "correct", "metric": "correctness"},
+      {"name": "NVLink bandwidth", "metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600}])"),
+                                   "p.json");
+  {
+    const auto rep = evaluate_checks("p", checks, results("r.json", {gpu_local, paced, cpu_local}));
+    const auto& bw = rep.checks[1];
+    EXPECT_TRUE(bw.na());
+    EXPECT_EQ(bw.result(), "N/A");
+    EXPECT_EQ(bw.skipped(), 3);
+    EXPECT_FALSE(bw.outcomes[0].value);  // 2.333 is not reported as a measurement
+    EXPECT_NE(bw.outcomes[0].measured.find("one GPU"), std::string::npos) << bw.outcomes[0].measured;
+    EXPECT_NE(bw.outcomes[1].measured.find("400 Gbit/s"), std::string::npos) << bw.outcomes[1].measured;
+    EXPECT_NE(bw.outcomes[2].measured.find("cpu backend"), std::string::npos) << bw.outcomes[2].measured;
+    EXPECT_TRUE(rep.pass());  // correctness passed; the N/A check neither passes nor fails the node
+    EXPECT_EQ(rep.na_checks(), 1);
+    const auto text = format_accept_text(rep);
+    EXPECT_NE(text.find("N/A   NVLink bandwidth"), std::string::npos) << text;
+    EXPECT_EQ(text.find("PASS  NVLink"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 of 2 checks passed, 1 N/A"), std::string::npos) << text;
+    const auto x = junit_xml(rep);
+    EXPECT_NE(x.find("<testsuite name=\"NVLink bandwidth\" tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"3\""),
+              std::string::npos) << x;
+    EXPECT_NE(x.find("<skipped message=\"NVLink bandwidth: measured N/A: the local transport on one GPU"),
+              std::string::npos) << x;
+    EXPECT_EQ(rep.to_json()["checks"][1]["result"], "N/A");
+  }
+  {
+    // With one run over two GPUs the check measures that run, and N/A runs beside it do not mask it.
+    const auto rep = evaluate_checks("p", checks, results("r.json", {gpu_local, gpu_two}));
+    const auto& bw = rep.checks[1];
+    EXPECT_FALSE(bw.na());
+    EXPECT_FALSE(bw.pass());  // 150 GB/s = 1200 Gbit/s = 0.333 of the link
+    EXPECT_EQ(bw.failures(), 1);
+    EXPECT_EQ(bw.skipped(), 1);
+    EXPECT_NEAR(*bw.worst().value, 1200.0 / 3600.0, 1e-12);
+  }
+}
+
+TEST(AcceptEvaluate, AProfileWhoseCorrectnessOrEveryCheckIsNotApplicableFails) {
+  auto unchecked = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 6));
+  unchecked["correctness"] = {{"checked", false}};
+  const auto res = results("r.json", {unchecked});
+  const auto rep = evaluate_checks("p", parse_checks(json::parse(R"([
+      {"name": "correct", "metric": "correctness"},
+      {"name": "balanced", "metric": "work_imbalance", "max": 1.05}])"), "p.json"), res);
+  EXPECT_TRUE(rep.checks[0].na());
+  EXPECT_TRUE(rep.checks[1].pass());
+  EXPECT_EQ(rep.failed_checks(), 0);
+  EXPECT_FALSE(rep.pass());
+  EXPECT_NE(rep.verdict_reason().find("correctness check 'correct' is N/A"), std::string::npos);
+  EXPECT_NE(format_accept_text(rep).find("FAIL: 1 of 2 checks passed, 1 N/A (the correctness check"), std::string::npos)
+      << format_accept_text(rep);
+  EXPECT_NE(junit_xml(rep).find("<failure type=\"not-measured\""), std::string::npos);
+
+  auto cpu_local = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 7));
+  cpu_local["metrics"]["comm_bandwidth_gbyte_per_s"] = 5.0;
+  const auto all_na = evaluate_checks(
+      "p", parse_checks(json::parse(R"([{"metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600}])"), "p.json"),
+      results("r.json", {cpu_local}));
+  EXPECT_EQ(all_na.failed_checks(), 0);
+  EXPECT_FALSE(all_na.pass());
+  EXPECT_NE(all_na.verdict_reason().find("every check is N/A"), std::string::npos);
 }
 
 TEST(AcceptEvaluate, FailedRunsFailEveryCheckTheyMatch) {

@@ -100,6 +100,43 @@ class AcceptCli(unittest.TestCase):
                     self.assertEqual(doc["sweep"]["backend"], "cuda")
                     self.assertEqual(doc["sweep"]["dtype"], "bfloat16")
 
+    def test_an_h200_file_of_format_030_is_judged_per_gpu_and_nvlink_is_na(self):
+        """The first H200 run, as format 0.3.0 stored it (attention_tflops summed over 8 virtual ranks,
+        1297 and 1458): accept converts on read, so the per-GPU floor sees 162 and 182, and the NVLink
+        check of copies that never left the GPU is N/A, never PASS (it passed at 2.333 before)."""
+        fixture = os.path.join(SOURCE_DIR, "tests", "data", "results-0.3.0-h200.json")
+        checks = [
+            {"name": "correctness", "metric": "correctness"},
+            {"name": "attention throughput per GPU", "metric": "attention_tflops_per_rank", "min": 356},
+            {"name": "NVLink bandwidth", "metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600,
+             "where": {"variant": "allgather"}},
+        ]
+        sweep = {"seq": 32768, "cp": 8, "split": "zigzag", "variant": ["ring", "allgather"], "heads": 16,
+                 "kv_heads": 2, "head_dim": 128, "dtype": "bfloat16", "backend": "cuda"}
+        with tempdir() as d:
+            xml = os.path.join(d, "junit.xml")
+            p = run("accept", profile(d, "h200", checks, sweep), "--results", fixture, "--junit", xml)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertRegex(p.stdout, r"FAIL\s+attention throughput per GPU\s+measured 162\.1 ")
+            self.assertNotIn("1297", p.stdout)
+            self.assertRegex(p.stdout, r"N/A\s+NVLink bandwidth\s+measured N/A: the local transport on one GPU")
+            self.assertNotRegex(p.stdout, r"PASS\s+NVLink")
+            self.assertIn("FAIL: 1 of 3 checks passed, 1 N/A", p.stdout)
+            suites = junit_suites(xml)
+            self.assertEqual(suites["NVLink bandwidth"].get("skipped"), "1")
+            self.assertEqual(len(suites["NVLink bandwidth"].findall("testcase/skipped")), 1)
+            # The same file against itself: converted alike, so SAME; and the report shows per-GPU figures.
+            c = run("compare", fixture, fixture, "--metric", "tflops")
+            self.assertEqual(c.returncode, 0, c.stdout + c.stderr)
+            self.assertIn("SAME", c.stdout)
+            html = os.path.join(d, "r.html")
+            r = run("report", fixture, "-o", html)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(html) as f:
+                page = f.read()
+            self.assertIn("TFLOP/s per rank", page)
+            self.assertIn("162.1", page)
+
     def test_bad_input_exits_2_naming_file_and_path(self):
         with tempdir() as d:
             garbage = os.path.join(d, "garbage.json")
