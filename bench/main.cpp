@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -18,6 +19,34 @@
 #endif
 
 namespace {
+
+// What this build can run: " cpu" always, then each optional part that was found at configure time.
+#ifdef RINGBENCH_HAVE_CUDA
+#define RB_FEATURE_CUDA " cuda"
+#else
+#define RB_FEATURE_CUDA ""
+#endif
+#ifdef RINGBENCH_HAVE_MPI
+#define RB_FEATURE_MPI " mpi"
+#else
+#define RB_FEATURE_MPI ""
+#endif
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+#define RB_FEATURE_NCCL " nccl"
+#else
+#define RB_FEATURE_NCCL ""
+#endif
+#ifdef RINGBENCH_HAVE_CUPTI
+#define RB_FEATURE_CUPTI " cupti"
+#else
+#define RB_FEATURE_CUPTI ""
+#endif
+#ifdef RINGBENCH_HAVE_NVTX
+#define RB_FEATURE_NVTX " nvtx"
+#else
+#define RB_FEATURE_NVTX ""
+#endif
+constexpr const char kBuildFeatures[] = " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX;
 
 // Rank 0 prints what every rank agreed on; other ranks print only what is their own.
 void print_error(const char* kind, const std::exception& e) {
@@ -51,7 +80,9 @@ int main(int argc, char** argv) {
 
   CLI::App app{"ringbench: benchmark and profile ring attention (context parallelism)", "ringbench"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "ringbench " RINGBENCH_VERSION);
+  // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport
+  // from it) and for bug reports.
+  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\nbuilt with:") + kBuildFeatures);
   rb::bench::CommandAction action;
   rb::bench::add_run_command(app, action);
   rb::bench::add_analyze_command(app, action);

@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# Installs what ringbench needs to build and test on a fresh Debian 12 machine, and nothing that is
-# already there. CUDA (nvcc, NCCL, CUPTI, NVTX) is optional and not installed here: it comes with
-# the CUDA toolkit at /usr/local/cuda when the machine has one.
+# Installs what ringbench needs on a fresh Debian 12 machine, and nothing that is already there.
+#   bash scripts/setup.sh           everything the tests need (the test command calls this)
+#   bash scripts/setup.sh --build   only what building the ringbench binary needs (the main job
+#                                   calls this, and only when configuring failed)
+# CUDA (nvcc, NCCL, CUPTI, NVTX) is optional and not installed here: it comes with the CUDA toolkit
+# at /usr/local/cuda when the machine has one.
 set -euo pipefail
 
-packages=(
+build_packages=(
   cmake ninja-build g++ pkg-config
   libfmt-dev nlohmann-json3-dev libcli11-dev zlib1g-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   libopenmpi-dev openmpi-bin
+)
+test_packages=(
+  libgtest-dev libgmock-dev libbenchmark-dev libbenchmark-tools
   python3 python3-numpy python3-jsonschema python3-scipy
   clang libclang-rt-14-dev  # libFuzzer, for scripts/fuzz.sh
-  chromium  # headless: renders report.html in tests/reports (issue 7)
+  chromium  # headless: renders report.html in tests/reports
 )
+packages=("${build_packages[@]}")
+[ "${1:-}" = "--build" ] || packages+=("${test_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
