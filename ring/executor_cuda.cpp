@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/nvtx.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_buffer.hpp"
@@ -381,6 +383,10 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
     const int n = steps();
     for (int j = 0; j < n; ++j) {
+      // An eager step's launches sit inside its range, so Nsight projects it onto their kernels;
+      // under capture a range would mark the capture, not the replays, and is left out.
+      std::optional<nvtx::ScopedRange> step;
+      if (!capturing_) step.emplace(nvtx::kRangeStep, j);
       for (int r : which) {
         if (gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_)) transfer(r, j, concurrent);
         Rank& rk = ranks_[r];
@@ -469,6 +475,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       wait(o);
     } else {
       for (int r = 0; r < c_; ++r) {
+        nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
         Rank& rk = ranks_[r];
         flush_l2(rk.origin.get(), rk.device);
         const int one[1] = {r};
@@ -485,6 +492,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   // reads of its copies.
   void capture() {
     auto one_graph = [&](std::span<const int> which, cudaStream_t o, int device, bool concurrent) {
+      nvtx::ScopedRange range(nvtx::kRangeCapture, concurrent ? -1 : which.front());
       on(device);
       auto [graph, exec] = capture_graph(o, capturing_, [&] {
         if (concurrent) timing(pass_begin_, o);
@@ -516,7 +524,9 @@ class CudaExecutorImpl final : public CudaExecutor {
       RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
       wait(o);
     } else {
-      for (auto& rk : ranks_) {
+      for (int r = 0; r < c_; ++r) {
+        nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
+        Rank& rk = ranks_[r];
         flush_l2(rk.origin.get(), rk.device);
         on(rk.device);
         RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), rk.origin.get()));

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -38,6 +39,7 @@
 #include <nccl.h>
 
 #include "common/error.hpp"
+#include "common/nvtx.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_buffer.hpp"
@@ -444,6 +446,8 @@ class NcclExecutor final : public CudaExecutor {
     RB_CUDA_CHECK(cudaStreamWaitEvent(cs, fork_.get(), 0));
     RB_CUDA_CHECK(cudaStreamWaitEvent(ms, fork_.get(), 0));
     for (int j = 0; j < steps(); ++j) {
+      std::optional<nvtx::ScopedRange> step;  // eager only: under capture it would mark the capture
+      if (!capturing_) step.emplace(nvtx::kRangeStep, j);
       if (moves(j)) transfer(j);
       if (gathered() ? (j == 0 && c_ > 1) : j > 0)
         RB_CUDA_CHECK(cudaStreamWaitEvent(cs, ev_[gathered() ? 0 : j - 1].recv_done.get(), 0));
@@ -464,6 +468,7 @@ class NcclExecutor final : public CudaExecutor {
       std::lock_guard lk(nccl_mu_);
       persistent_ = true;  // from here a graph may hold the communicator (see abort())
     }
+    nvtx::ScopedRange range(nvtx::kRangeCapture, r_);
     auto [graph, exec] = capture_graph(o, capturing_, [&] { enqueue(o); });
     graph_ = std::move(graph);  // kept: labels_ point at its nodes
     exec_ = std::move(exec);
@@ -485,6 +490,7 @@ class NcclExecutor final : public CudaExecutor {
   // events bracket the launch on the origin stream. Returns the pass's device time.
   std::int64_t launch_and_wait() {
     group_.barrier();
+    nvtx::ScopedRange pass(nvtx::kRangeRankPass, r_);
     const cudaStream_t o = origin_.get();
     dirty_ = true;  // until the pass is seen to finish: teardown must abort, not destroy
     if (opts_.l2_flush) RB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), o));

@@ -10,6 +10,8 @@
 
 #include "bench/cupti_tracer.hpp"
 #include "common/nvtx.hpp"
+#include "ring/executor_cuda.hpp"
+#include "ring/plan.hpp"
 
 cudaError_t launch_add_one(float* x, int n, cudaStream_t stream);
 
@@ -75,6 +77,45 @@ TEST(CuptiTracer, TracesKernelMemcpyAndMemset) {
   }
   cudaFree(d);
   cudaStreamDestroy(stream);
+}
+
+// What a user finds in Nsight Systems around the CUDA executor: a capture range per graph, a
+// "rank pass" range around each rank's graph launch in isolated mode (steps inside a replayed
+// graph cannot carry host ranges), and a "step" range around each step's launches when eager.
+TEST(CuptiTracer, ExecutorRangesNameEveryRankPassAndEagerStep) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  if (!nvtx::enabled()) GTEST_SKIP() << "built without NVTX";
+  Config cfg;
+  cfg.seq = 3 * 2 * 64;
+  cfg.cp = 3;
+  cfg.split = Split::zigzag;
+  cfg.heads = 4;
+  cfg.kv_heads = 2;
+  cfg.head_dim = 64;
+  cfg.dtype = DType::bfloat16;
+  cfg.backend = Backend::cuda;
+  CuptiConversionOptions opt;
+  opt.marker_domain = nvtx::kDomain;
+  CuptiTracer tracer(opt);
+  const std::int64_t t0 = CuptiTracer::now_ns();
+  auto graph = ring::make_cuda_executor(ring::make_plan(cfg), ring::CudaOptions{});
+  (void)graph->run_pass(false);
+  auto eager = ring::make_cuda_executor(
+      ring::make_plan(cfg), ring::CudaOptions{ring::CudaRankMode::isolated, ring::CudaLaunch::eager, false, 0});
+  (void)eager->run_pass(false);
+  const Timeline t = tracer.take(t0, CuptiTracer::now_ns());
+  auto count = [&](const char* name) {
+    return std::count_if(t.intervals.begin(), t.intervals.end(),
+                         [&](const Interval& i) { return i.lane == "nvtx ringbench" && i.name == name; });
+  };
+  if (count(nvtx::kRangeRankPass) == 0) GTEST_SKIP() << "no NVTX marker recorded (NVTX injection not active)";
+  EXPECT_EQ(count(nvtx::kRangeCapture), 3);  // one graph per rank in isolated mode
+  // Graph executor: its eager first pass, the untimed replay, one timed replay; eager executor: its
+  // first pass and one timed pass. Each is one range per rank.
+  EXPECT_EQ(count(nvtx::kRangeRankPass), 3 * 5);
+  // Only the eager passes carry steps: the graph executor's first pass and the eager executor's two,
+  // each with 3 ranks of 3 steps (the isolated mode runs the ranks one after another).
+  EXPECT_EQ(count(nvtx::kRangeStep), 3 * 3 * 3);
 }
 
 }  // namespace
