@@ -2,6 +2,8 @@
 #include "kernels/attention_tiling.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 
 #include <fmt/format.h>
 
@@ -56,6 +58,23 @@ AttentionWork plan_attention_work(std::span<const BlockPair> pairs, std::int64_t
   std::stable_sort(w.tiles.begin(), w.tiles.end(),
                    [](const TileWork& a, const TileWork& b) { return a.key_tiles > b.key_tiles; });
   return w;
+}
+
+double schedule_makespan(const AttentionWork& w, int heads, int slots) {
+  if (slots < 1 || heads < 1) throw Error(fmt::format("schedule_makespan: {} heads on {} slots", heads, slots));
+  constexpr double kEmptyTile = 0.05;  // a tile with no key tile still loads Q and writes its rows
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < slots; ++i) free_at.push(0.0);
+  double makespan = 0.0;
+  for (const auto& t : w.tiles)
+    for (int h = 0; h < heads; ++h) {
+      const double start = free_at.top();
+      free_at.pop();
+      const double end = start + std::max<double>(t.key_tiles, kEmptyTile);
+      makespan = std::max(makespan, end);
+      free_at.push(end);
+    }
+  return makespan;
 }
 
 bool has_active_pair(std::span<const BlockPair> pairs, bool causal) {

@@ -137,6 +137,13 @@ struct AttentionWork {
 AttentionWork plan_attention_work(std::span<const BlockPair> pairs, std::int64_t sq, std::int64_t sk, bool causal,
                                   int bm = kBlockM, int bn = kBlockN);
 
+// The launch's critical path in key tiles: its CTAs (every tile times `heads`, in launch order,
+// heaviest first) dealt greedily to `slots` CTA slots (132 on an H200 at one CTA per SM), each CTA
+// costing its key tiles (a tile with none still costs a little: it writes its rows). A launch of
+// fewer CTAs than slots runs one wave, and its time is its heaviest CTA's, not its total work: the
+// reason equal work per rank need not mean equal time on short ring steps (docs/performance.md).
+double schedule_makespan(const AttentionWork& w, int heads, int slots);
+
 // True when at least one pair gives the kernel keys to visit. A step without one (in a causal
 // contiguous ring, every block that comes from a later rank) computes nothing.
 bool has_active_pair(std::span<const BlockPair> pairs, bool causal);

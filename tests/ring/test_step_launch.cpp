@@ -3,10 +3,12 @@
 // "null buffer" for the causal contiguous ring on the first H200) or a skip that drops no work.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "common/error.hpp"
 #include "ring/plan.hpp"
 #include "ring/step_launch.hpp"
 
@@ -123,6 +125,50 @@ TEST(StepLaunch, AWriteStepWithoutPairsIsAValidLaunch) {
   EXPECT_EQ(tiling::launch_refusal(b), nullptr);
   b.o = false;
   EXPECT_NE(tiling::launch_refusal(b), nullptr);
+}
+
+// Why the first H200 run measured zig-zag's attention imbalance at 1.22-1.26 at S = 8192, c = 8 and
+// 1.003-1.011 at S = 32768, although every rank has the same work: at 1024-token steps a launch is
+// 8 tiles x 16 heads = 128 CTAs, one wave on 132 SMs, so a step lasts as long as its heaviest CTA,
+// and rank 0 (chunks 0 and 15) holds the latest query rows. At 32768 the launches are four waves
+// and the heaviest-first order evens them out. Contiguous all-gather measured 1.724 and 1.858.
+TEST(StepLaunch, WaveQuantisationExplainsZigzagImbalanceOnShortSteps) {
+  auto imbalance = [](std::int64_t S, Split split, Variant variant) {
+    Config cfg;
+    cfg.seq = S;
+    cfg.cp = 8;
+    cfg.split = split;
+    cfg.variant = variant;
+    cfg.heads = 16;
+    cfg.kv_heads = 2;
+    cfg.head_dim = 128;
+    const Plan plan = make_plan(cfg);
+    double mx = 0, sum = 0;
+    for (int r = 0; r < 8; ++r) {
+      double t = 0;
+      for (const auto& sl : step_launches(plan, r))
+        if (sl.action != StepAction::skip) t += tiling::schedule_makespan(sl.work, cfg.heads, 132);
+      mx = std::max(mx, t);
+      sum += t;
+    }
+    return mx / (sum / 8);
+  };
+  EXPECT_NEAR(imbalance(8192, Split::zigzag, Variant::ring), 1.28, 0.01);
+  EXPECT_NEAR(imbalance(8192, Split::zigzag, Variant::allgather), 1.28, 0.01);
+  EXPECT_NEAR(imbalance(32768, Split::zigzag, Variant::ring), 1.0, 0.01);
+  EXPECT_NEAR(imbalance(32768, Split::zigzag, Variant::allgather), 1.007, 0.005);
+  EXPECT_NEAR(imbalance(8192, Split::striped, Variant::ring), 1.0, 0.01);
+  EXPECT_NEAR(imbalance(8192, Split::contiguous, Variant::allgather), 1.78, 0.01);
+  EXPECT_NEAR(imbalance(32768, Split::contiguous, Variant::allgather), 1.873, 0.005);
+}
+
+TEST(StepLaunch, ScheduleMakespanIsTheHeaviestCtaInOneWaveAndTheSumOnOneSlot) {
+  tiling::AttentionWork w;
+  for (int kt : {5, 3, 1}) w.tiles.push_back(tiling::TileWork{0, 1, 0, 0, kt});
+  EXPECT_DOUBLE_EQ(tiling::schedule_makespan(w, 2, 132), 5.0);  // 6 CTAs, one wave
+  EXPECT_DOUBLE_EQ(tiling::schedule_makespan(w, 2, 1), 18.0);   // one slot: the sum
+  EXPECT_DOUBLE_EQ(tiling::schedule_makespan(w, 1, 2), 5.0);    // 5 | 3 then 1
+  EXPECT_THROW(tiling::schedule_makespan(w, 1, 0), Error);
 }
 
 TEST(StepLaunch, CheckAttentionWorkCatchesABrokenTiling) {
