@@ -11,6 +11,7 @@
 #include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
+#include "ring/step_launch.hpp"
 
 namespace rb::ring {
 namespace {
@@ -51,10 +52,14 @@ TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
           const auto corr = check(*ex);
           ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
                                      << corr.max_abs_err;
-          // One attention interval per rank and step.
+          // One attention interval per rank and launched step (a causal contiguous ring skips the
+          // blocks of later ranks: ring/step_launch.hpp).
+          long launched = 0;
+          for (int r = 0; r < c; ++r)
+            for (const auto& sl : step_launches(ex->plan(), r)) launched += sl.action != StepAction::skip;
           const auto n_attn = std::count_if(rec.timeline.intervals.begin(), rec.timeline.intervals.end(),
                                             [](const Interval& iv) { return iv.name == "attention"; });
-          EXPECT_EQ(n_attn, static_cast<long>(c) * static_cast<long>(ex->plan().ranks[0].steps.size()));
+          EXPECT_EQ(n_attn, launched);
           EXPECT_FALSE(ex->graph_nodes().empty());
         }
 }
@@ -85,6 +90,36 @@ TEST(ExecutorCuda, LinkModelPacesTransfers) {
       EXPECT_GE(iv.end_ns - iv.begin_ns, want_ns * 95 / 100) << iv.name;
     }
   EXPECT_TRUE(check(*ex).passed());
+}
+
+// Every transfer of the timed pass is seen twice: in flight (events) and executing (the copies'
+// stamps), each execution window inside its span, one per copy, carrying the transfer's bytes.
+TEST(ExecutorCuda, TransfersExecuteInsideTheirInFlightSpans) {
+  RB_SKIP_WITHOUT_GPU();
+  for (auto variant : {Variant::ring, Variant::allgather})
+    for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
+      const Config cfg = small_config(4, Split::zigzag, variant, 128);
+      SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
+      auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{mode, CudaLaunch::graph, false, 0});
+      const auto rec = ex->run_pass(true);
+      int spans = 0, copies = 0;
+      for (const auto& f : rec.timeline.intervals) {
+        if (f.kind != IntervalKind::comm_in_flight) continue;
+        ++spans;
+        std::int64_t bytes = 0;
+        for (const auto& e : rec.timeline.intervals) {
+          if (e.kind != IntervalKind::comm || e.rank != f.rank || e.step != f.step) continue;
+          ++copies;
+          bytes += e.bytes;
+          EXPECT_GE(e.begin_ns, f.begin_ns);
+          EXPECT_LE(e.end_ns, f.end_ns);
+          EXPECT_LE(e.begin_ns, e.end_ns);
+        }
+        EXPECT_EQ(bytes, f.bytes) << "rank " << f.rank << " step " << f.step;
+      }
+      EXPECT_EQ(spans, variant == Variant::ring ? 4 * 3 : 4);
+      EXPECT_EQ(copies, variant == Variant::ring ? 4 * 3 : 4 * 2 * 3);
+    }
 }
 
 TEST(ExecutorCuda, RejectsWhatTheKernelCannotRun) {

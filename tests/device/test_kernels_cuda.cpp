@@ -17,6 +17,8 @@
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials.cuh"
 #include "kernels/merge_partials_ref.hpp"
+#include "kernels/stamped_copy.cuh"
+#include "kernels/stamped_copy_ref.hpp"
 
 namespace rb::kernels {
 namespace {
@@ -166,6 +168,74 @@ TEST(KernelsCuda, FillMatchesTwinBitForBit) {
     for (std::int64_t i = 0; i < n; ++i)
       ASSERT_EQ(static_cast<double>(__bfloat162float(got[i])), want[i]) << "element " << i;
   }
+}
+
+// Aligned (16-byte vectors) and unaligned (bytes) sizes and offsets, and several copies folded into
+// one stamp: the same bytes as the twin, and a stamp that spans them.
+TEST(KernelsCuda, StampedCopyMatchesTwinAndStampsItsWindow) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 g(11);
+  for (const auto& [bytes, offset] : {std::pair<std::int64_t, int>{0, 0}, {1, 0}, {15, 3}, {16, 0}, {4099, 1},
+                                     {1 << 20, 0}, {(1 << 20) + 8, 8}, {(64 << 20), 0}}) {
+    SCOPED_TRACE(::testing::Message() << bytes << " bytes at offset " << offset);
+    std::vector<unsigned char> src(static_cast<std::size_t>(bytes + 16));
+    for (auto& b : src) b = static_cast<unsigned char>(g());
+    DeviceBuffer<unsigned char> dsrc{std::span<const unsigned char>(src)};
+    DeviceBuffer<unsigned char> ddst(src.size());
+    RB_CUDA_CHECK(cudaMemset(ddst.get(), 0, ddst.bytes()));
+    DeviceBuffer<ExecStamp> stamp(1);
+    RB_CUDA_CHECK(cudaMemset(stamp.get(), 0, stamp.bytes()));
+    stamped_copy(StampedCopyParams{ddst.get() + offset, dsrc.get() + offset, bytes, stamp.get()}, nullptr);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned char> want(src.size(), 0);
+    ExecStamp host_stamp;
+    ref::stamped_copy(ref::StampedCopyParams{want.data() + offset, src.data() + offset, bytes, &host_stamp});
+    ASSERT_EQ(download(ddst), want);
+    const ExecStamp first = download(stamp)[0];
+    ASSERT_TRUE(stamp_valid(first));
+    // A second copy on the same stamp folds in: the window now covers both.
+    stamped_copy(StampedCopyParams{ddst.get() + offset, dsrc.get() + offset, bytes, stamp.get()}, nullptr);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    const ExecStamp both = download(stamp)[0];
+    EXPECT_EQ(stamp_begin(both), stamp_begin(first));
+    EXPECT_GE(both.end, first.end);
+  }
+}
+
+// The two clocks agree for a copy that runs alone: its execution window (stamps) is its in-flight
+// span (events) up to the timer's steps and the launch latency inside the events.
+TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
+  RB_SKIP_WITHOUT_GPU();
+  const std::int64_t bytes = std::int64_t{256} << 20;  // ~65 us at 4 TB/s of copy bandwidth
+  DeviceBuffer<unsigned char> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
+  DeviceBuffer<ExecStamp> stamp(1);
+  cudaStream_t s{};
+  cudaEvent_t a{}, b{};
+  RB_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  RB_CUDA_CHECK(cudaEventCreate(&a));
+  RB_CUDA_CHECK(cudaEventCreate(&b));
+  for (int i = 0; i < 5; ++i) {
+    RB_CUDA_CHECK(cudaMemset(stamp.get(), 0, stamp.bytes()));
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    RB_CUDA_CHECK(cudaEventRecord(a, s));
+    stamped_copy(StampedCopyParams{dst.get(), src.get(), bytes, stamp.get()}, s);
+    RB_CUDA_CHECK(cudaEventRecord(b, s));
+    RB_CUDA_CHECK(cudaEventSynchronize(b));
+    float ms = 0;
+    RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a, b));
+    const double span_ns = static_cast<double>(ms) * 1e6;
+    const ExecStamp st = download(stamp)[0];
+    ASSERT_TRUE(stamp_valid(st));
+    const double exec_ns = static_cast<double>(st.end - stamp_begin(st));
+    if (i == 0) continue;  // the first launch pays for loading the module
+    EXPECT_LE(exec_ns, span_ns + 2000) << "run " << i;
+    EXPECT_GE(exec_ns, 0.8 * span_ns - 5000) << "run " << i << ": span " << span_ns << " ns";
+    const double gbps = static_cast<double>(bytes) / exec_ns;  // GB/s
+    EXPECT_GT(gbps, 500) << "a device copy runs at TB/s; this stamp is not the copy's execution";
+  }
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaStreamDestroy(s);
 }
 
 }  // namespace
