@@ -185,7 +185,7 @@ class Reader {
       std::optional<IntervalKind> role;
       if (has_role_kind) {
         if (!kind_it->is_string() || !parse_interval_kind(kind_it->get<std::string>())) {
-          fail(at + "/args/kind", shown(*kind_it), "kind must be one of compute, comm, memory, other");
+          fail(at + "/args/kind", shown(*kind_it), "kind must be one of compute, comm, memory, comm_in_flight, other");
         }
         role = parse_interval_kind(kind_it->get<std::string>());
       } else if (auto r = opt_.stream_roles.find(iv.lane); r != opt_.stream_roles.end()) {

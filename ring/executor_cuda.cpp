@@ -2,13 +2,14 @@
 // K|V block, two receive buffers, partial and accumulated O/LSE, a compute stream and a comm
 // stream. Copies on one device are stamped copy kernels, so the timeline holds each transfer twice:
 // executing (comm, from the copies' %globaltimer stamps) and in flight (comm_in_flight, from the
-// events around it); copies between devices run on the copy engines and are seen in flight only. A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the
-// block's arrival event, runs attention (step 0 writes the accumulators directly, later steps write
-// the partials and merge), and records its done event; the comm stream meanwhile copies the block
-// for step j+1 into the other buffer, after the step that last read that buffer is done (as the
-// CPU backend's comm thread waits). The same enqueue() runs eagerly or under stream capture; timing
-// events become event-record nodes in the graph (cudaEventRecordExternal), so each replay leaves
-// per-step times behind for the timeline.
+// events around it); copies between devices run on the copy engines and are seen in flight only.
+// A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the block's
+// arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
+// partials and merge, a step that sees no key is skipped: ring/step_launch.hpp), and records its
+// done event; the comm stream meanwhile copies the block for step j+1 into the other buffer, after
+// the step that last read that buffer is done (as the CPU backend's comm thread waits). The same
+// enqueue() runs eagerly or under stream capture; timing events become event-record nodes in the
+// graph (cudaEventRecordExternal), so each replay leaves per-step times behind for the timeline.
 #include "ring/executor_cuda.hpp"
 
 #include <algorithm>

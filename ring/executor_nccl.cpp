@@ -530,9 +530,9 @@ class NcclExecutor final : public CudaExecutor {
         const int step = gathered() ? 0 : j + 1;
         // In flight only: a NCCL kernel's execution is not visible to the timed passes (the CUPTI
         // pass records it), so the events around the call are all this timeline has.
-        out.push_back(Interval{r_, IntervalKind::comm_in_flight, "comm", gathered() ? "kv_allgather" : "kv_recv", step,
-                               plan_.ranks[r_].steps[step].recv_bytes, ns_between(pass_begin_, ev.copy_begin),
-                               ns_between(pass_begin_, ev.copy_end)});
+        out.push_back(Interval{r_, IntervalKind::comm_in_flight, "comm in flight",
+                               gathered() ? "kv_allgather" : "kv_recv", step, plan_.ranks[r_].steps[step].recv_bytes,
+                               ns_between(pass_begin_, ev.copy_begin), ns_between(pass_begin_, ev.copy_end)});
       }
     }
     return out;
