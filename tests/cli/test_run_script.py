@@ -1,6 +1,7 @@
 """scripts/run.sh, the README's main command: where it runs, chosen from the GPUs it finds and what
-the build can do, checked with --dry-run against the built binary and against stand-ins that report
-fewer features; then one real run on the CPU path with the already-built binary."""
+the build can do, checked with --dry-run against stand-in binaries that report a build's features
+(so the choices are tested in the CPU-only sanitizer build too); then one real run on the CPU path
+with the already-built binary."""
 import os
 import stat
 import subprocess
@@ -43,7 +44,8 @@ class RunScript(unittest.TestCase):
 
     def test_one_gpu_runs_the_nightly_profile_on_the_local_transport(self):
         # The nightly profile says nccl; without a launcher that was exit 2 on the first H200.
-        p = run_script("--dry-run", "out/x", gpus=1)
+        with tempfile.TemporaryDirectory() as d:
+            p = run_script("--dry-run", "out/x", gpus=1, binary=stand_in(d, "cpu cuda mpi nccl"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("one GPU: profiles/nightly.json with the local transport", p.stderr)
         self.assertIn("run profiles/nightly.json --transport local --out out/x", p.stderr)
@@ -78,11 +80,12 @@ class RunScript(unittest.TestCase):
     def test_a_smaller_profile_can_be_passed(self):
         for args, env_profile in ((["--profile", "profiles/gpu-short.json"], None),
                                   ([], "profiles/gpu-short.json")):
-            env = dict(os.environ, RINGBENCH_BIN=BIN, RINGBENCH_GPUS="1")
-            if env_profile:
-                env["RINGBENCH_PROFILE"] = env_profile
-            p = subprocess.run(["bash", SCRIPT, "--dry-run", *args], capture_output=True, text=True, env=env,
-                               cwd=SOURCE_DIR)
+            with tempfile.TemporaryDirectory() as d:
+                env = dict(os.environ, RINGBENCH_BIN=stand_in(d, "cpu cuda"), RINGBENCH_GPUS="1")
+                if env_profile:
+                    env["RINGBENCH_PROFILE"] = env_profile
+                p = subprocess.run(["bash", SCRIPT, "--dry-run", *args], capture_output=True, text=True, env=env,
+                                   cwd=SOURCE_DIR)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("run profiles/gpu-short.json --transport local", p.stderr)
 
