@@ -60,6 +60,15 @@ void validate_run(const json& run, const std::string& source, const std::string&
 
 }  // namespace
 
+void convert_results(json& doc, const std::string& source, std::optional<int> unversioned_major) {
+  try {
+    upgrade_results(doc, unversioned_major);
+  } catch (const json::exception& e) {  // a field of an unexpected type that validation does not look at
+    throw InputError(source, "<a field of the wrong type>",
+                     fmt::format("an older results file must convert to {} ({})", kResultsSchemaVersion, e.what()));
+  }
+}
+
 bool parse_semver(const std::string& s, int& major, int& minor, int& patch) {
   char tail = 0;
   return std::sscanf(s.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail) == 3 && major >= 0 && minor >= 0 &&
@@ -112,7 +121,7 @@ ResultsFile read_results(const std::filesystem::path& path) {
   }
   validate_results(f.doc, path.string(), &f);
   // A results.jsonl's lines carried no version before 1.0.0: a line without one is 0.x.
-  upgrade_results(f.doc, path.extension() == ".jsonl" ? std::optional<int>(0) : std::nullopt);
+  convert_results(f.doc, path.string(), path.extension() == ".jsonl" ? std::optional<int>(0) : std::nullopt);
   parse_semver(f.doc.at("schema_version").get<std::string>(), f.major, f.minor, f.patch);  // as converted
   return f;
 }

@@ -42,7 +42,7 @@ void upgrade_metrics(json& m, double cp, bool events) {
     m["slowest_rank"] = slowest_rank;
   }
   auto basis = [&](json& obj) {
-    if (obj.contains("comm_basis")) return;
+    if (!obj.is_object() || obj.contains("comm_basis")) return;
     const auto comm = finite(obj, "comm_time_ms");
     obj["comm_in_flight_ms"] = comm ? json(*comm) : json(nullptr);
     obj["comm_basis"] = comm && *comm > 0 ? json(events ? "in_flight" : "execution") : json(nullptr);

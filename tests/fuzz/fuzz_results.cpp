@@ -1,5 +1,6 @@
-// libFuzzer target: the results reader's validation. Any JSON either validates or fails with
-// rb::InputError naming the JSON path; nothing else may escape.
+// libFuzzer target: the results reader's validation and the conversion of older versions. Any JSON
+// either validates and converts or fails with rb::InputError naming the JSON path; nothing else may
+// escape.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -15,6 +16,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (doc.is_discarded()) return 0;
   try {
     rb::reports::validate_results(doc, "fuzz.json");
+    auto converted = doc;
+    rb::reports::convert_results(converted, "fuzz.json");
+    auto as_jsonl = doc;  // runs without a version read as 0.x, as from a results.jsonl
+    rb::reports::convert_results(as_jsonl, "fuzz.jsonl", 0);
   } catch (const rb::InputError&) {
   }
   return 0;
