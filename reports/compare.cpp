@@ -255,6 +255,16 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     const auto [bmin, bmax] = std::minmax_element(rc.base.samples.begin(), rc.base.samples.end());
     const auto [nmin, nmax] = std::minmax_element(rc.neu.samples.begin(), rc.neu.samples.end());
     const bool ranges_overlap = *nmin <= *bmax && *bmin <= *nmax;
+    // ... and only when the runs' fast ends agree: passes that land on a slow core move the median,
+    // not the passes that ran on the fast one. A change that moved the fastest tenth of the samples
+    // too (every pass slower, as a build makes it) is not the cores' doing.
+    auto fast_end = [&](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
+      return v[v.size() / 10];
+    };
+    const double fb = fast_end(rc.base.samples), fn = fast_end(rc.neu.samples);
+    const bool fast_end_moved = fb != 0 && std::fabs(fn / fb - 1.0) > opts.threshold && (fn > fb) == up;
     // The machine itself may have changed speed between the runs (a VM's neighbours): when a
     // fixed workload timed around the configuration moved the same way by at least a third as much,
     // the change is the machine's as much as the build's. Time-like metrics move with the probe;
@@ -281,7 +291,7 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
     } else if (*rc.p_value < opts.alpha && rc.change && cores >= 2 * opts.threshold && std::fabs(*rc.change) <= 3 * cores &&
-               ranges_overlap) {
+               ranges_overlap && !fast_end_moved) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to "
                             "three times that with the core it runs on",
