@@ -1,7 +1,12 @@
-// `ringbench analyze FILE…`: the metrics of DESIGN §6 from Chrome/Kineto trace files (ours, or a
-// PyTorch profiler trace per rank), printed per rank, or as JSON with --json.
+// `ringbench analyze FILE|DIR…`: the metrics of DESIGN §6 from Chrome/Kineto trace files (ours, or a
+// PyTorch profiler trace per rank), printed per rank, or as JSON with --json. A folder stands for
+// the trace files in it (a run's OUT/traces/<config id>/ of per-rank files, or an HTA trace_dir).
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -21,7 +26,39 @@ struct AnalyzeOptions {
   std::vector<std::string> files;
   std::vector<std::string> stream_roles;
   bool json = false;
+  bool hta_drop_last_step = false;
 };
+
+// A folder's trace files (*.json, *.json.gz, not recursive), in an order where rank2 precedes
+// rank10: a file's place is its rank when it states none.
+std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
+  std::vector<std::string> out;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(in, ec)) {
+      out.push_back(in);
+      continue;
+    }
+    std::vector<std::filesystem::path> found;
+    for (const auto& e : std::filesystem::directory_iterator(in, ec)) {
+      const std::string n = e.path().filename().string();
+      if (e.is_regular_file() && (n.ends_with(".json") || n.ends_with(".json.gz"))) found.push_back(e.path());
+    }
+    if (ec) throw InputError(in, "a folder", "the trace folder must be readable: " + ec.message());
+    if (found.empty()) throw InputError(in, "a folder with no *.json or *.json.gz", "a trace folder holds one trace file per rank");
+    auto key = [](const std::filesystem::path& p) {
+      const std::string n = p.filename().string();
+      std::size_t i = 0;
+      while (i < n.size() && !std::isdigit(static_cast<unsigned char>(n[i]))) ++i;
+      std::size_t j = i;
+      while (j < n.size() && std::isdigit(static_cast<unsigned char>(n[j]))) ++j;
+      return std::make_tuple(n.substr(0, i), j - i, n.substr(i));
+    };
+    std::sort(found.begin(), found.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+    for (const auto& p : found) out.push_back(p.string());
+  }
+  return out;
+}
 
 TraceReadOptions parse_roles(const std::vector<std::string>& roles) {
   TraceReadOptions opt;
@@ -52,8 +89,11 @@ void print_table(const Metrics& m) {
              m.exposed_comm_ns_mean / 1e6);
 }
 
-int run_analyze(const AnalyzeOptions& o) {
+int run_analyze(const AnalyzeOptions& opts) {
+  AnalyzeOptions o = opts;
+  o.files = expand_inputs(opts.files);
   TraceReadOptions read_opt = parse_roles(o.stream_roles);
+  read_opt.exclude_last_profiler_step = o.hta_drop_last_step;
   std::vector<Timeline> by_role, by_name;
   nlohmann::json files = nlohmann::json::array();
   std::set<int> seen_ranks;
@@ -70,7 +110,8 @@ int run_analyze(const AnalyzeOptions& o) {
     }
     files.push_back({{"path", tf.source}, {"format", tf.format}, {"ranks", ranks}, {"intervals", tf.timeline.intervals.size()},
                      {"skipped_events", tf.skipped_events}, {"role_classified", tf.role_classified},
-                     {"differing_by_name", tf.differing}});
+                     {"differing_by_name", tf.differing}, {"profiler_steps", tf.profiler_steps},
+                     {"excluded_last_profiler_step", tf.excluded_last_step}});
     differing += tf.differing;
     role_classified += tf.role_classified;
     by_role.push_back(std::move(tf.timeline));
@@ -83,6 +124,7 @@ int run_analyze(const AnalyzeOptions& o) {
   if (o.json) {
     nlohmann::json j = {{"files", files},
                         {"classification", role_classified > 0 ? "stream role where known, else kernel name" : "kernel name"},
+                        {"last_profiler_step", o.hta_drop_last_step ? "excluded (HTA's default)" : "included"},
                         {"metrics", m.to_json()}};
     j["by_kernel_name"] = m_name ? m_name->to_json() : nlohmann::json(nullptr);
     fmt::print("{}\n", j.dump(2));
@@ -91,6 +133,14 @@ int run_analyze(const AnalyzeOptions& o) {
   for (const auto& f : files) {
     fmt::print("{}: {} trace, {} intervals ({} other events skipped)\n", f["path"].get<std::string>(),
                f["format"].get<std::string>(), f["intervals"].get<std::size_t>(), f["skipped_events"].get<std::size_t>());
+    if (o.hta_drop_last_step) {
+      const auto steps = f["profiler_steps"].get<std::size_t>();
+      if (steps >= 2)
+        fmt::print("  last of {} ProfilerSteps excluded, as HTA does by default: {} device events dropped\n", steps,
+                   f["excluded_last_profiler_step"].get<std::size_t>());
+      else
+        fmt::print("  {} ProfilerStep annotation(s): nothing excluded (HTA filters only with two or more)\n", steps);
+    }
   }
   fmt::print("\nclassified by {}:\n", role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)");
   print_table(m);
@@ -109,10 +159,15 @@ void add_analyze_command(CLI::App& app, CommandAction& action) {
   CLI::App* sub = app.add_subcommand("analyze", "Compute comm/compute overlap, exposed comm and imbalance from traces");
   sub->footer("Reads Chrome trace JSON written by `ringbench run --trace`, or PyTorch profiler (Kineto) traces, one file "
               "per rank, plain or .gz. Metric definitions: docs/metrics.md.");
-  sub->add_option("files", opts->files, "trace files (.json or .json.gz)")->required();
+  sub->add_option("files", opts->files,
+                  "trace files (.json or .json.gz), or folders of them (one file per rank, e.g. OUT/traces/<config id>)")
+      ->required();
   sub->add_option("--stream-role", opts->stream_roles,
                   "LANE=KIND: classify a lane (e.g. 'stream 7') as compute, comm, memory or other; repeatable");
   sub->add_flag("--json", opts->json, "print the metrics as JSON");
+  sub->add_flag("--hta-drop-last-step", opts->hta_drop_last_step,
+                "as HTA's TraceAnalysis does by default (include_last_profiler_step=False): drop the device events "
+                "launched in the last ProfilerStep#N of a trace that has two or more; ringbench keeps them by default");
   sub->callback([opts, &action] { action = [opts] { return run_analyze(*opts); }; });
 }
 

@@ -23,6 +23,7 @@
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
 #include "reports/chrome_trace_writer.hpp"
+#include "reports/kineto_trace_writer.hpp"
 #include "reports/config_json.hpp"
 #include "ring/executor_cuda.hpp"
 #include "ring/reference.hpp"
@@ -251,11 +252,21 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
     cupti_ = cupti_traced_pass(*exec, [&] { return pass(false); }, clones, clone_error, metrics_in_,
                                summarize(samples_ms_).median);
 #endif
-  if (opts_.trace && opts_.primary) {
+  // The median pass so far: one file for Perfetto (rank 0's process), and one file per rank for HTA
+  // in OUT/traces/<config id>/, each written by the process that hosts the rank.
+  if (opts_.trace) {
     const auto dir = opts_.out_dir / "traces";
-    std::filesystem::create_directories(dir);
-    reports::write_chrome_trace(dir / (reports::config_id(cfg_) + ".json"),
-                                {candidates_.at(median_sample()).timeline});
+    const std::string id = reports::config_id(cfg_);
+    const Timeline& tl = candidates_.at(median_sample()).timeline;
+    if (opts_.primary) {
+      std::filesystem::create_directories(dir);
+      reports::write_chrome_trace(dir / (id + ".json"), {tl});
+    }
+    const std::string backend =
+        fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
+    for (int r = 0; r < cfg_.cp; ++r)
+      if (group == nullptr || r == group->rank())
+        reports::write_kineto_rank_trace(dir / id, tl, reports::KinetoRankInfo{r, cfg_.cp, backend});
   }
   ++done_;
   elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -24,6 +24,18 @@ bool is_gpu_category(std::string cat) {
   return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" || cat == "memset";
 }
 
+// CPU-side Kineto categories: ops, annotations (ProfilerStep#N), runtime and driver calls.
+bool is_cpu_category(const std::string& cat) {
+  return cat == "cpu_op" || cat == "user_annotation" || (cat.size() > 8 && cat.ends_with("_runtime")) ||
+         cat.ends_with("_driver");
+}
+
+bool is_profiler_step(const std::string& name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (!name.starts_with(kPrefix) || name.size() == kPrefix.size()) return false;
+  return std::all_of(name.begin() + kPrefix.size(), name.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
 std::string trim(std::string s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
   std::size_t i = 0;
@@ -95,24 +107,53 @@ class Reader {
     out.format = ours ? "ringbench" : "kineto";
     std::int64_t origin = 0;
     int file_rank = opt_.default_rank;
+    bool file_has_rank = false;
+    std::map<std::int64_t, int> rank_of_pid;  // ringbench trace version 2's otherData.ranks
     if (ours) {
+      out.trace_version = 1;
+      if (auto v = other->find("ringbench_trace_version"); v != other->end()) {
+        if (!v->is_number_integer() || v->get<std::int64_t>() < 1)
+          fail("/otherData/ringbench_trace_version", shown(*v), "must be a positive integer");
+        out.trace_version = v->get<int>();
+      }
       if (auto o = other->find("origin_ns"); o != other->end()) {
         if (!o->is_number_integer()) fail("/otherData/origin_ns", shown(*o), "must be an integer (ns)");
         origin = o->get<std::int64_t>();
       }
-    } else if (doc.is_object()) {
-      if (auto d = doc.find("distributedInfo"); d != doc.end() && d->is_object()) {
-        if (auto r = d->find("rank"); r != d->end()) {
-          if (!r->is_number_integer() || r->get<std::int64_t>() < 0) {
-            fail("/distributedInfo/rank", shown(*r), "must be a non-negative integer");
-          }
-          file_rank = r->get<int>();
+      if (auto m = other->find("ranks"); m != other->end()) {
+        if (!m->is_array()) fail("/otherData/ranks", shown(*m), "must be a list of {pid, rank}");
+        for (std::size_t i = 0; i < m->size(); ++i) {
+          const json& e = (*m)[i];
+          const json pid = e.is_object() ? e.value("pid", json()) : json(), rank = e.is_object() ? e.value("rank", json()) : json();
+          if (!pid.is_number_integer() || !rank.is_number_integer() || rank.get<std::int64_t>() < 0 ||
+              rank.get<std::int64_t>() > std::numeric_limits<int>::max())
+            fail(fmt::format("/otherData/ranks/{}", i), shown(e), "must be {\"pid\": integer, \"rank\": non-negative integer}");
+          rank_of_pid[pid.get<std::int64_t>()] = rank.get<int>();
         }
       }
     }
+    if (doc.is_object()) {
+      if (auto d = doc.find("distributedInfo"); d != doc.end() && d->is_object()) {
+        if (auto r = d->find("rank"); r != d->end()) {
+          if (!r->is_number_integer() || r->get<std::int64_t>() < 0 ||
+              r->get<std::int64_t>() > std::numeric_limits<int>::max()) {
+            fail("/distributedInfo/rank", shown(*r), "must be a non-negative integer");
+          }
+          file_rank = r->get<int>();
+          file_has_rank = true;
+        }
+      }
+    }
+    // Version 1 of ringbench's traces had pid = rank; version 2 states the rank in metadata.
+    const bool rank_from_pid = ours && out.trace_version < 2 && !file_has_rank;
+    if (ours && out.trace_version >= 2 && !file_has_rank && rank_of_pid.empty())
+      fail("/otherData/ranks", "missing", "a ringbench trace of version 2 names its ranks (otherData.ranks or distributedInfo.rank)");
 
-    // Lane names from thread_name metadata, keyed by (pid, tid) as dumped JSON.
+    // Lane names from thread_name metadata, keyed by (pid, tid) as dumped JSON; the ProfilerStep
+    // annotations and the launching CPU event of each correlation id, for the last-step filter.
     std::map<std::pair<std::string, std::string>, std::string> thread_names;
+    std::vector<std::int64_t> step_starts;
+    std::map<std::int64_t, std::int64_t> launch_ts;  // args.correlation -> earliest CPU event ts (ns)
     for (std::size_t i = 0; i < events->size(); ++i) {
       const json& ev = (*events)[i];
       const std::string at = fmt::format("{}/{}", events_ptr, i);
@@ -125,7 +166,25 @@ class Reader {
           thread_names[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] = trim((*args)["name"].get<std::string>());
         }
       }
+      if (*ph != "X" || !opt_.exclude_last_profiler_step) continue;
+      const std::string cat = string_member(ev, "cat");
+      if (is_gpu_category(cat)) continue;
+      if (is_profiler_step(string_member(ev, "name"))) {
+        step_starts.push_back(micros_to_ns(ev.value("ts", json()), at + "/ts", false));
+        continue;
+      }
+      const auto a = ev.find("args");
+      if (a == ev.end() || !a->is_object()) continue;
+      const auto c = a->find("correlation");
+      if (c == a->end() || !c->is_number_integer()) continue;
+      const std::int64_t ts = micros_to_ns(ev.value("ts", json()), at + "/ts", false);
+      const auto [it, fresh] = launch_ts.emplace(c->get<std::int64_t>(), ts);
+      if (!fresh) it->second = std::min(it->second, ts);
     }
+    out.profiler_steps = step_starts.size();
+    const bool filter_steps = opt_.exclude_last_profiler_step && step_starts.size() >= 2;
+    const std::int64_t last_step_start =
+        step_starts.empty() ? 0 : *std::max_element(step_starts.begin(), step_starts.end());
 
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 0; i < events->size(); ++i) {
@@ -141,26 +200,47 @@ class Reader {
         if (!a->is_object()) fail(at + "/args", shown(*a), "args must be a JSON object");
         args = &*a;
       }
-      auto kind_it = args->find("kind");
+      // Only ringbench's own traces state a kind; on a PyTorch trace args.kind is not ours to read,
+      // and only device events count.
+      auto kind_it = ours ? args->find("kind") : args->end();
       const bool has_role_kind = kind_it != args->end();
       const std::string cat = ev.contains("cat") && ev["cat"].is_string() ? ev["cat"].get<std::string>() : "";
       if (!has_role_kind && !is_gpu_category(cat)) {
-        if (ours) fail(at + "/args/kind", "missing", "every interval of a ringbench trace carries its kind");
+        if (ours && !is_cpu_category(cat))
+          fail(at + "/args/kind", "missing", "every interval of a ringbench trace carries its kind");
         ++out.skipped_events;  // CPU op, runtime call, annotation: not GPU work
         continue;
+      }
+      if (filter_steps) {
+        const auto c = args->find("correlation");
+        const auto launch = c != args->end() && c->is_number_integer() ? launch_ts.find(c->get<std::int64_t>())
+                                                                        : launch_ts.end();
+        if (launch == launch_ts.end() || launch->second >= last_step_start) {
+          ++out.excluded_last_step;
+          continue;
+        }
       }
 
       Interval iv;
       auto name = ev.find("name");
       if (name == ev.end() || !name->is_string()) fail(at + "/name", name == ev.end() ? "missing" : shown(*name), "an interval needs a string name");
       iv.name = name->get<std::string>();
+      // A ringbench per-rank file names comm for HTA (ncclKernel_ringbench_...): HTA's rule reads that
+      // name, the timeline keeps ringbench's own.
+      const IntervalKind by_name = classify_kernel_name(iv.name);
+      if (auto rn = args->find("ringbench_name"); ours && rn != args->end() && rn->is_string()) iv.name = rn->get<std::string>();
       iv.begin_ns = origin + micros_to_ns(ev.value("ts", json()), at + "/ts", false);
       iv.end_ns = iv.begin_ns + micros_to_ns(ev.value("dur", json()), at + "/dur", true);
 
       const json pid = ev.value("pid", json()), tid = ev.value("tid", json());
-      if (ours) {
-        if (!pid.is_number_integer() || pid.get<std::int64_t>() < 0) fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "pid is the rank: a non-negative integer");
+      if (rank_from_pid) {
+        if (!pid.is_number_integer() || pid.get<std::int64_t>() < 0 || pid.get<std::int64_t>() > std::numeric_limits<int>::max())
+          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "pid is the rank (trace version 1): a non-negative integer");
         iv.rank = pid.get<int>();
+      } else if (ours && !file_has_rank) {
+        const auto r = pid.is_number_integer() ? rank_of_pid.find(pid.get<std::int64_t>()) : rank_of_pid.end();
+        if (r == rank_of_pid.end()) fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "must be a pid that otherData.ranks names");
+        iv.rank = r->second;
       } else {
         iv.rank = file_rank;
       }
@@ -181,7 +261,6 @@ class Reader {
       }
       if (auto g = args->find("graph_node_id"); g != args->end() && g->is_number_unsigned()) iv.graph_node_id = g->get<std::uint64_t>();
 
-      const IntervalKind by_name = classify_kernel_name(iv.name);
       std::optional<IntervalKind> role;
       if (has_role_kind) {
         if (!kind_it->is_string() || !parse_interval_kind(kind_it->get<std::string>())) {

@@ -1,7 +1,10 @@
 // Reads Chrome/Kineto trace JSON (plain or gzip) into Timelines for `ringbench analyze`: traces
-// ringbench wrote (kind in args, pid = rank) and PyTorch profiler traces, one file per rank, whose
-// GPU events (cat kernel, gpu_memcpy, gpu_memset) are classified by stream role where the caller
-// names one, else by kernel name as HTA does. CPU ops, runtime calls and annotations are skipped.
+// ringbench wrote (kind in args; the rank from otherData.ranks or distributedInfo since trace
+// version 2, from the pid in version 1) and PyTorch profiler traces, one file per rank, of which only
+// device events count (cat kernel, gpu_memcpy, gpu_memset), classified by stream role where the
+// caller names one, else by kernel name as HTA does. CPU ops, runtime calls and annotations are
+// skipped. Optionally, as HTA's TraceAnalysis does by default, device events launched in the last
+// ProfilerStep are dropped.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +23,11 @@ struct TraceReadOptions {
   std::map<std::string, IntervalKind> stream_roles;
   // Rank for a file that states none (no distributedInfo.rank and not written by ringbench).
   int default_rank = 0;
+  // HTA's default (TraceAnalysis(include_last_profiler_step=False)): with two or more
+  // ProfilerStep#N annotations, keep only device events whose launching CPU event (same
+  // args.correlation) began before the last step; the others, and those with no launching event,
+  // are dropped. A file with fewer steps is kept whole.
+  bool exclude_last_profiler_step = false;
 };
 
 struct TraceFile {
@@ -30,6 +38,9 @@ struct TraceFile {
   std::size_t role_classified = 0;  // intervals whose kind came from a role (args.kind or stream_roles)
   std::size_t differing = 0;        // of those, how many the kernel-name rule classifies otherwise
   std::size_t skipped_events = 0;   // events that are not GPU/timeline intervals
+  std::size_t profiler_steps = 0;   // ProfilerStep#N annotations seen
+  std::size_t excluded_last_step = 0;  // device events dropped by exclude_last_profiler_step
+  int trace_version = 0;            // otherData.ringbench_trace_version of a ringbench trace (1 when absent)
 };
 
 // Throws rb::InputError naming the file, the JSON path (as file#/json/pointer), the value and the

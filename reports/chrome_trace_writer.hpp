@@ -1,7 +1,9 @@
-// Chrome trace export (DESIGN §8): Timelines as Chrome trace JSON that Perfetto and chrome://tracing
-// open. One "X" event per interval (µs), pid = rank, tid = one per lane (stream or thread), named by
-// process_name / thread_name metadata events; args carry kind, step and bytes so that
-// `ringbench analyze` reads the trace back with the executor's classification.
+// Chrome trace export (DESIGN §8): Timelines as one Chrome trace JSON file that Perfetto and
+// chrome://tracing open. One "X" event per interval (µs), pid = rank + 1 (Perfetto reserves pid 0),
+// tid = one per lane (stream or thread), named by process_name / thread_name metadata events; args
+// carry kind, step and bytes, and otherData maps each pid to its rank, so that `ringbench analyze`
+// reads the trace back with the executor's classification. One file per rank for HTA is
+// kineto_trace_writer's. Format history: docs/formats.md, "Traces".
 #pragma once
 
 #include <filesystem>
@@ -9,11 +11,9 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "reports/trace_events.hpp"
 
 namespace rb::reports {
-
-// Version of the ringbench-specific parts (otherData, args), written as otherData.ringbench_trace_version.
-inline constexpr int kChromeTraceVersion = 1;
 
 // The timelines must share a clock; ranks that appear in several of them share a pid. Times are
 // written relative to the earliest window start (or interval), stored as otherData.origin_ns so a

@@ -4,12 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "bench/metrics.hpp"
 #include "bench/trace_reader.hpp"
+#include "common/error.hpp"
 #include "reports/chrome_trace_writer.hpp"
 
 namespace rb::bench {
@@ -49,7 +51,8 @@ TEST(ChromeTrace, IsChromeTraceJsonWithProcessAndThreadNames) {
       EXPECT_TRUE(ev["args"].contains("bytes"));
     } else if (ev["ph"] == "M" && ev["name"] == "process_name") {
       ++process_names;
-      EXPECT_EQ(ev["args"]["name"], "rank " + std::to_string(ev["pid"].get<int>()));
+      EXPECT_GE(ev["pid"].get<int>(), 1);  // Perfetto reserves pid 0
+      EXPECT_EQ(ev["args"]["name"], "rank " + std::to_string(ev["pid"].get<int>() - 1));
     } else if (ev["ph"] == "M" && ev["name"] == "thread_name") {
       ++thread_names;
     }
@@ -57,8 +60,10 @@ TEST(ChromeTrace, IsChromeTraceJsonWithProcessAndThreadNames) {
   EXPECT_EQ(x, 6);
   EXPECT_EQ(process_names, 2);
   EXPECT_EQ(thread_names, 5);  // rank 0: compute, comm; rank 1: compute, stream 9, nvtx ringbench
-  EXPECT_EQ(j["displayTimeUnit"], "ns");
+  EXPECT_FALSE(j.contains("displayTimeUnit"));  // older Perfetto took it for the unit of ts
   EXPECT_EQ(j["otherData"]["producer"], "ringbench");
+  EXPECT_EQ(j["otherData"]["ringbench_trace_version"], 2);
+  EXPECT_EQ(j["otherData"]["ranks"], nlohmann::json::parse(R"([{"pid": 1, "rank": 0}, {"pid": 2, "rank": 1}])"));
 }
 
 TEST(ChromeTrace, RoundTripsThroughTheReaderToTheNanosecond) {
@@ -91,6 +96,60 @@ TEST(ChromeTrace, RoundTripsThroughTheReaderToTheNanosecond) {
   // By kernel name "kv_recv" is compute and "replay" too: the role and the name rule differ there.
   EXPECT_EQ(tf.differing, 2u);
   std::filesystem::remove_all(dir);
+}
+
+// Traces written before version 2 had pid = rank and no rank map: they still read as they were.
+TEST(ChromeTrace, VersionOneTracesStillReadWithThePidAsTheRank) {
+  const std::string v1 = R"({"traceEvents": [
+    {"ph": "X", "cat": "compute", "name": "attention", "pid": 0, "tid": 1, "ts": 0.5, "dur": 2.0,
+     "args": {"kind": "compute", "step": 0, "bytes": 0}},
+    {"ph": "X", "cat": "comm", "name": "kv_recv", "pid": 3, "tid": 2, "ts": 1.0, "dur": 1.0,
+     "args": {"kind": "comm", "step": 1, "bytes": 64}}],
+    "displayTimeUnit": "ns", "otherData": {"producer": "ringbench", "ringbench_trace_version": 1, "origin_ns": 1000}})";
+  const TraceFile tf = parse_trace_text(v1, "v1.json");
+  EXPECT_EQ(tf.trace_version, 1);
+  ASSERT_EQ(tf.timeline.intervals.size(), 2u);
+  EXPECT_EQ(tf.timeline.intervals[0].rank, 0);
+  EXPECT_EQ(tf.timeline.intervals[1].rank, 3);
+  EXPECT_EQ(tf.timeline.intervals[1].begin_ns, 2000);
+  // Version 2 needs its rank map; a pid it does not name is an input error.
+  std::string v2 = v1;
+  const std::string key = "\"ringbench_trace_version\": 1";
+  v2.replace(v2.find(key), key.size(), "\"ringbench_trace_version\": 2");
+  EXPECT_THROW(parse_trace_text(v2, "v2.json"), InputError);
+}
+
+// Perfetto drops an X event that starts inside the previous one on its track and ends after it; a
+// reader that adds ts and dur in doubles must never see an interval reach past the next one. Random
+// back-to-back intervals on absolute clocks, 1 ns apart or touching.
+TEST(ChromeTrace, NoIntervalOvershootsTheNextOnItsTrack) {
+  std::mt19937_64 rng(3);
+  std::uniform_int_distribution<std::int64_t> len(1, 5'000'000), gap(0, 1);
+  Timeline t;
+  std::int64_t at = 1'700'000'000'123'456'789;
+  t.window_begin_ns = at;
+  for (int i = 0; i < 20000; ++i) {
+    const std::int64_t b = at, e = b + len(rng);
+    t.intervals.push_back(Interval{0, IntervalKind::compute, "compute", "attention", i, 0, b, e});
+    at = e + gap(rng);
+  }
+  t.window_end_ns = at;
+  std::ostringstream os;
+  reports::write_chrome_trace(os, {t});
+  const auto j = nlohmann::json::parse(os.str());
+  std::vector<std::pair<double, double>> xs;
+  for (const auto& ev : j["traceEvents"])
+    if (ev["ph"] == "X") xs.emplace_back(ev["ts"].get<double>(), ev["dur"].get<double>());
+  ASSERT_EQ(xs.size(), t.intervals.size());
+  int overshoots = 0;
+  for (std::size_t i = 0; i + 1 < xs.size(); ++i) overshoots += xs[i].first + xs[i].second > xs[i + 1].first;
+  EXPECT_EQ(overshoots, 0);
+  // And the reader still gets every nanosecond back.
+  const TraceFile tf = parse_trace_text(os.str(), "t.json");
+  for (std::size_t i = 0; i < t.intervals.size(); ++i) {
+    ASSERT_EQ(tf.timeline.intervals[i].begin_ns, t.intervals[i].begin_ns) << i;
+    ASSERT_EQ(tf.timeline.intervals[i].end_ns, t.intervals[i].end_ns) << i;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// libFuzzer target: the Chrome/Kineto trace reader and the metrics over what it reads. Any bytes
-// either give a timeline whose metrics compute, or fail with rb::InputError.
+// libFuzzer target: the Chrome/Kineto trace reader (with and without HTA's last-step filter) and the
+// metrics over what it reads. Any bytes either give a timeline whose metrics compute, or fail with
+// rb::InputError.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -10,10 +11,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  try {
-    const auto trace = rb::bench::parse_trace_text(text, "fuzz.json");
-    (void)rb::bench::compute_metrics(trace.timeline);
-  } catch (const rb::InputError&) {
+  for (const bool hta_steps : {false, true}) {
+    try {
+      rb::bench::TraceReadOptions opt;
+      opt.exclude_last_profiler_step = hta_steps;
+      const auto trace = rb::bench::parse_trace_text(text, "fuzz.json", opt);
+      (void)rb::bench::compute_metrics(trace.timeline);
+    } catch (const rb::InputError&) {
+    }
   }
   return 0;
 }
