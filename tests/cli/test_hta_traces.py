@@ -10,8 +10,9 @@ import unittest
 
 from ringbench_cli import read_json, run, tempdir
 
-SWEEP = ["run", "--seq", "1024", "--cp", "4", "--split", "contiguous,zigzag", "--variant", "ring,allgather",
-         "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--link-gbps", "2", "--repeats", "3", "--trace"]
+SWEEP = ["run", "--seq", "512", "--cp", "4", "--split", "contiguous,zigzag", "--variant", "ring,allgather",
+         "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--link-gbps", "2", "--repeats", "2", "--rounds", "1",
+         "--trace"]
 DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
 
 
