@@ -30,6 +30,19 @@ void validate_run(const json& run, const std::string& source, const std::string&
   if (!run.is_object()) fail(source, path, run, "a run must be an object");
   require(run, source, path, "config", &json::is_object, "an object");
   require(run, source, path, "status", &json::is_string, "a string");
+  // A record names the format it was written in (1.0.0 on): a results.jsonl has no header, so a
+  // line from a newer ringbench is refused here as a newer document is.
+  if (run.contains("schema_version")) {
+    const json& v = run.at("schema_version");
+    int ma = 0, mi = 0, pa = 0, our = 0;
+    parse_semver(kResultsSchemaVersion, our, mi, pa);
+    if (!v.is_string() || !parse_semver(v.get<std::string>(), ma, mi, pa))
+      fail(source, path + "/schema_version", v, "must be MAJOR.MINOR.PATCH");
+    if (ma > our || ma < kResultsOldestMajor)
+      fail(source, path + "/schema_version", v,
+           fmt::format("this ringbench reads major versions {} to {} ({})", kResultsOldestMajor, our,
+                       kResultsSchemaVersion));
+  }
   const auto& status = run.at("status").get_ref<const std::string&>();
   if (status != "ok" && status != "failed" && status != "skipped")
     fail(source, path + "/status", run.at("status"), "must be one of: ok, failed, skipped");

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/error.hpp"
 #include "reports/results_reader.hpp"
 #include "reports/results_upgrade.hpp"
 #include "reports/results_writer.hpp"
@@ -74,7 +75,19 @@ TEST(ResultsUpgrade, AJsonlLineWithoutAVersionIsOfTheOldFormat) {
 TEST(ResultsUpgrade, AFutureMajorIsStillRefused) {
   json doc = json::parse(std::ifstream(kFixture));
   doc["schema_version"] = "2.0.0";
-  EXPECT_THROW(validate_results(doc, "x.json"), std::exception);
+  EXPECT_THROW(validate_results(doc, "x.json"), InputError);
+  // A record from a newer ringbench in a file whose header says 1.0.0 (a results.jsonl is given
+  // today's header on read) is refused too, naming the record; so is a version that is not one.
+  doc["schema_version"] = kResultsSchemaVersion;
+  doc["runs"][1]["schema_version"] = "2.1.0";
+  try {
+    validate_results(doc, "x.jsonl");
+    ADD_FAILURE() << "a 2.1.0 record was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("/runs/1/schema_version"), std::string::npos) << e.what();
+  }
+  doc["runs"][1]["schema_version"] = 1;
+  EXPECT_THROW(validate_results(doc, "x.jsonl"), InputError);
 }
 
 }  // namespace
