@@ -183,6 +183,37 @@ TEST(Compare, CoresOfDifferentSpeedExplainAChangeUpToThreeTimesTheirDifference) 
   EXPECT_EQ(only_verdict(cmp), Verdict::slower) << cmp.runs[0].note;
 }
 
+// Interference only adds time: a run's slow side spreads, and a real shift drowns in it. The
+// hostile-input report's case: 12 passes over 3 rounds of a configuration with 4 threads on 2
+// cores, its samples spread by 40% (sub-ms passes on a loaded VM), and the same run with every
+// sample 12% slower. The U test on all samples cannot tell (p = 0.1), the rounds' spread exceeds
+// 12%; the fast halves can, and their fastest tenth moved too.
+TEST(Compare, AShiftOfEveryPassIsSlowerThoughTheSlowSideIsNoisy) {
+  const std::vector<double> r1{6.78, 8.31, 9.58, 12.34}, r2{7.33, 8.56, 9.97, 8.16}, r3{7.42, 7.84, 10.68, 8.92};
+  const auto base = results("b", {in_rounds(kCfgA, {r1, r2, r3})});
+  auto cmp = compare_results(base, results("n", {in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)})}),
+                             {});
+  EXPECT_GE(*cmp.runs[0].p_value, 0.05);  // the plain U test alone would say NOISY
+  EXPECT_EQ(only_verdict(cmp), Verdict::slower) << cmp.runs[0].note;
+  EXPECT_NE(cmp.runs[0].note.find("fast half of the samples moved +12.0%"), std::string::npos) << cmp.runs[0].note;
+  // The same shift in the slow side only (every pass above the median 30% slower): the fast half
+  // stayed, so it is noise, not a build.
+  auto slow_side = [](std::vector<double> v, double median) {
+    for (auto& x : v)
+      if (x > median) x *= 1.30;
+    return v;
+  };
+  cmp = compare_results(base, results("n", {in_rounds(kCfgA, {slow_side(r1, 8.4), slow_side(r2, 8.4), slow_side(r3, 8.4)})}),
+                        {});
+  EXPECT_NE(only_verdict(cmp), Verdict::slower) << cmp.runs[0].note;
+  // A whole-run shift the machine probe saw as well stays the machine's.
+  cmp = compare_results(results("b", {with_probe(in_rounds(kCfgA, {r1, r2, r3}), 2.0, 2.0)}),
+                        results("n", {with_probe(in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)}),
+                                                 2.5, 2.5)}),
+                        {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::noisy) << cmp.runs[0].note;
+}
+
 TEST(Compare, ChangeWithinThresholdIsSameEvenWhenSignificant) {
   const auto s = samples(10.0, 0.001, 20, 4);  // tiny noise: a 3% change is highly significant
   const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), {});

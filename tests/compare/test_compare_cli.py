@@ -71,6 +71,22 @@ class CompareCli(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertNotIn("SLOWER", {r["verdict"] for r in json.loads(p.stdout)["runs"]})
 
+    def test_planted_twelve_percent_in_the_hostile_input_case_is_a_regression(self):
+        # The hostile-input report's case: sub-millisecond passes, c = 4 on two cores, 12 samples
+        # over 3 rounds. Every sample (and statistic) scaled by 1.12, the machine records untouched:
+        # a regression, never explained away by the cores or the rounds.
+        shape = ["--backend", "cpu", "--seq", "512", "--cp", "2,4", "--split", "zigzag", "--heads", "4",
+                 "--kv-heads", "2", "--head-dim", "16"]
+        base = sweep(self.path("hostile"), repeats=12, shape=shape)
+        slow = write_json(self.path("hostile-slow.json"), scale_timing(read_json(base), 1.12))
+        p = run("compare", base, slow, "--json")
+        self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+        out = json.loads(p.stdout)
+        for r in out["runs"]:
+            self.assertIn(r["verdict"], {"SLOWER", "NOISY"}, r)
+            self.assertNotIn("cores differed", r.get("note") or "", r)
+        self.assertGreaterEqual(sum(r["verdict"] == "SLOWER" for r in out["runs"]), 1)
+
     def test_p_values_agree_with_scipy(self):
         try:
             from scipy.stats import mannwhitneyu
