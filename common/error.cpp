@@ -4,9 +4,20 @@
 #include <fmt/format.h>
 
 namespace rb {
+namespace {
+
+// An error is one line a person reads: a value quoted from hostile input (a megabyte string, a
+// deeply nested object) is cut, saying how much was left out.
+std::string quoted(const std::string& value) {
+  constexpr std::size_t kMaxQuoted = 200;
+  if (value.size() <= kMaxQuoted) return value;
+  return fmt::format("{}... ({} more bytes)", value.substr(0, kMaxQuoted), value.size() - kMaxQuoted);
+}
+
+}  // namespace
 
 InputError::InputError(std::string where, std::string value, std::string rule)
-    : Error(fmt::format("{}: value {} is invalid: {}", where, value, rule)),
+    : Error(fmt::format("{}: value {} is invalid: {}", quoted(where), quoted(value), rule)),
       where_(std::move(where)),
       value_(std::move(value)),
       rule_(std::move(rule)) {}

@@ -15,6 +15,7 @@ class Error : public std::runtime_error {
 };
 
 // Bad input: names where it came from (flag, file, JSON path), the value and the rule it breaks.
+// The message quotes at most 200 bytes of `where` and of `value`; the accessors keep them whole.
 class InputError : public Error {
  public:
   InputError(std::string where, std::string value, std::string rule);

@@ -1,0 +1,48 @@
+// Every file and folder ringbench writes goes through here, so no flag can turn a write into the
+// replacement of a device node, a folder or a pipe: an output path must be a regular file or not
+// exist yet. Files are written whole or not at all (a temporary beside the target, then a rename),
+// and an OS failure names the file and the OS's reason, leaving no temporary behind. A sweep's output
+// folder is locked, so two sweeps never interleave their records in one results.jsonl.
+#pragma once
+
+#include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+namespace rb {
+
+// Refuses, with an InputError naming `flag`: an empty path, a path that exists and is not a regular
+// file (a folder, a device, a pipe, a socket), and a path whose nearest existing ancestor is not a
+// writable folder.
+void check_output_file(const std::string& flag, const std::filesystem::path& path);
+
+// Refuses an empty path, a path that exists and is not a writable folder, or one that cannot be
+// created under its nearest existing ancestor. Creates nothing.
+void check_output_dir(const std::string& flag, const std::filesystem::path& dir);
+
+// Creates the folder (and its parents) after check_output_dir.
+void make_output_dir(const std::string& flag, const std::filesystem::path& dir);
+
+// Writes `text` to `path` atomically after check_output_file, creating missing parent folders. A
+// failure of the OS (a full disk) throws rb::Error naming the file and errno's text.
+void write_output_file(const std::string& flag, const std::filesystem::path& path, std::string_view text);
+// The same for a file made of several parts (a header and a large array), without joining them.
+void write_output_file(const std::string& flag, const std::filesystem::path& path,
+                       std::initializer_list<std::string_view> parts);
+
+// An exclusive advisory lock (flock) on an output folder, held while a sweep writes into it and
+// released on destruction or when the process ends, however it ends. Creates the folder. A folder
+// another process holds is an InputError naming `flag`.
+class OutputDirLock {
+ public:
+  OutputDirLock(const std::string& flag, const std::filesystem::path& dir);
+  ~OutputDirLock();
+  OutputDirLock(const OutputDirLock&) = delete;
+  OutputDirLock& operator=(const OutputDirLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace rb
