@@ -8,13 +8,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/json_input.hpp"
 #include "reports/results_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  const auto doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded()) return 0;
   try {
+    // The parser every results file goes through: depth limit and duplicate keys included.
+    const auto doc = rb::parse_json_input(text, "fuzz.json", "a results file");
     rb::reports::validate_results(doc, "fuzz.json");
     auto converted = doc;
     rb::reports::convert_results(converted, "fuzz.json");
