@@ -1,15 +1,17 @@
 // `ringbench accept PROFILE`: runs an acceptance profile's sweep (or reads --results), evaluates its
 // checks (reports/accept.hpp), prints PASS/FAIL per check with measured against required, and
 // writes JUnit XML for CI. Exit 1 on any FAIL, 0 when every check passes, 2 on bad input.
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "bench/command.hpp"
+#include "bench/environment.hpp"
 #include "bench/profile.hpp"
 #include "bench/sweep_runner.hpp"
 #include "common/error.hpp"
+#include "common/json_input.hpp"
+#include "common/output_file.hpp"
 #include "reports/accept.hpp"
 #include "reports/junit.hpp"
 #include "reports/results_reader.hpp"
@@ -27,28 +29,16 @@ struct AcceptFlags {
   std::vector<std::string> argv;
 };
 
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("profile", path, "the file cannot be opened for reading");
-  try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(fmt::format("{}: byte {}", path, e.byte), "<malformed JSON>",
-                     fmt::format("the profile must be valid JSON ({})", e.what()));
-  } catch (const nlohmann::json::exception& e) {
-    // Valid syntax the library still refuses, e.g. a number beyond double range.
-    throw InputError(path, "<unrepresentable JSON>",
-                     fmt::format("the profile must be valid JSON ({})", e.what()));
-  }
-}
-
 int run_accept(const AcceptFlags& f) {
-  const auto profile = reports::parse_accept_profile(read_json_file(f.profile), f.profile);
+  const auto profile =
+      reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"), f.profile);
   // The sweep is validated even with --results, so a broken profile never passes a node.
   const SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
+  if (!f.junit.empty()) check_output_file("--junit", f.junit);
 
   std::filesystem::path results_path = f.results;
   if (results_path.empty()) {
+    check_output_dir("--out", f.out);
     RunOptions opts;
     opts.out_dir = f.out;
     opts.argv = f.argv;
@@ -58,13 +48,10 @@ int run_accept(const AcceptFlags& f) {
     results_path = res.results_json;
   }
   const auto results = reports::read_results(results_path);
+  for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
   const auto report = reports::evaluate_checks(profile.name, profile.checks, results);
 
-  if (!f.junit.empty()) {
-    std::ofstream out(f.junit, std::ios::binary | std::ios::trunc);
-    if (!out || !(out << reports::junit_xml(report)) || !out.flush())
-      throw InputError("--junit", f.junit, "the file cannot be written");
-  }
+  if (!f.junit.empty()) write_output_file("--junit", f.junit, reports::junit_xml(report));
   if (f.json)
     fmt::print("{}\n", report.to_json().dump(2));
   else
@@ -92,8 +79,7 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
   sub->add_flag("--no-cupti", f->no_cupti,
                 "Leave CUPTI off so Nsight Systems can attach (as for run; scripts/nsys.sh passes it)");
   sub->callback([f, &action, &app] {
-    f->argv = {"ringbench", "accept"};
-    for (const auto& s : app.remaining()) f->argv.push_back(s);
+    f->argv = command_line();
     action = [f] { return run_accept(*f); };
   });
 }

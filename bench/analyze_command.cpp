@@ -27,6 +27,7 @@ struct AnalyzeOptions {
   std::vector<std::string> stream_roles;
   bool json = false;
   bool hta_drop_last_step = false;
+  std::size_t max_trace_mb = 1024;
 };
 
 // A folder's trace files (*.json, *.json.gz, not recursive), in an order where rank2 precedes
@@ -94,6 +95,7 @@ int run_analyze(const AnalyzeOptions& opts) {
   o.files = expand_inputs(opts.files);
   TraceReadOptions read_opt = parse_roles(o.stream_roles);
   read_opt.exclude_last_profiler_step = o.hta_drop_last_step;
+  read_opt.max_bytes = o.max_trace_mb << 20;
   std::vector<Timeline> by_role, by_name;
   nlohmann::json files = nlohmann::json::array();
   std::set<int> seen_ranks;
@@ -101,6 +103,11 @@ int run_analyze(const AnalyzeOptions& opts) {
   for (std::size_t i = 0; i < o.files.size(); ++i) {
     read_opt.default_rank = static_cast<int>(i);
     TraceFile tf = read_trace_file(o.files[i], read_opt);
+    // A file with no device event measures nothing: an empty or foreign trace, not a rank that was idle.
+    if (tf.timeline.intervals.empty() && tf.excluded_last_step == 0)
+      throw InputError(o.files[i], fmt::format("a trace with no device events ({} other events skipped)", tf.skipped_events),
+                       "analyze needs GPU kernel, memcpy or memset events (cat kernel, gpu_memcpy, gpu_memset) or "
+                       "ringbench's own intervals");
     std::set<int> ranks;
     for (const auto& iv : tf.timeline.intervals) ranks.insert(iv.rank);
     for (int r : ranks) {
@@ -168,6 +175,10 @@ void add_analyze_command(CLI::App& app, CommandAction& action) {
   sub->add_flag("--hta-drop-last-step", opts->hta_drop_last_step,
                 "as HTA's TraceAnalysis does by default (include_last_profiler_step=False): drop the device events "
                 "launched in the last ProfilerStep#N of a trace that has two or more; ringbench keeps them by default");
+  sub->add_option("--max-trace-mb", opts->max_trace_mb,
+                  "Refuse a trace larger than this once decompressed, MiB (a 1 GiB trace takes several GiB of memory)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24))
+      ->capture_default_str();
   sub->callback([opts, &action] { action = [opts] { return run_analyze(*opts); }; });
 }
 

@@ -1,13 +1,13 @@
 // `ringbench compare BASE NEW`: run-by-run verdicts between two results files (reports/compare.hpp),
 // as a text table, JSON and an HTML diff. Exit 1 on any regression, 0 otherwise, 2 on bad input;
 // docs/compare.md states the decision rule.
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "bench/command.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/compare.hpp"
 #include "reports/compare_format.hpp"
 #include "reports/results_reader.hpp"
@@ -38,11 +38,6 @@ double parse_threshold(const std::string& s) {
   throw InputError("--threshold", s, "must be a relative change such as 5% or 0.05 (>= 0)");
 }
 
-void write_file(const std::string& path, const std::string& text, const char* flag) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !(out << text) || !out.flush()) throw InputError(flag, path, "the file cannot be written");
-}
-
 int run_compare(const CompareFlags& f) {
   reports::CompareOptions opts;
   opts.metric = reports::parse_compare_metric(f.metric, "--metric");
@@ -50,12 +45,16 @@ int run_compare(const CompareFlags& f) {
   if (!(f.alpha > 0 && f.alpha < 1)) throw InputError("--alpha", fmt::format("{}", f.alpha), "must be in (0, 1)");
   opts.threshold = parse_threshold(f.threshold);
   opts.allow_different_devices = f.allow_different_devices;
+  if (!f.html_out.empty()) check_output_file("--html", f.html_out);
+  if (!f.json_out.empty()) check_output_file("--json-out", f.json_out);
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);
+  for (const auto& n : base.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
+  for (const auto& n : neu.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
   const auto cmp = reports::compare_results(base, neu, opts);
 
-  if (!f.html_out.empty()) write_file(f.html_out, reports::format_compare_html(cmp), "--html");
-  if (!f.json_out.empty()) write_file(f.json_out, cmp.to_json().dump(2) + "\n", "--json-out");
+  if (!f.html_out.empty()) write_output_file("--html", f.html_out, reports::format_compare_html(cmp));
+  if (!f.json_out.empty()) write_output_file("--json-out", f.json_out, cmp.to_json().dump(2) + "\n");
   if (f.json)
     fmt::print("{}\n", cmp.to_json().dump(2));
   else

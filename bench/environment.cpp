@@ -13,9 +13,42 @@
 
 namespace rb::bench {
 
+namespace {
+
+std::vector<std::string>& typed() {
+  static std::vector<std::string> argv;
+  return argv;
+}
+
+// Quotes a word for a POSIX shell when it needs it, so the recorded line can be pasted back.
+std::string shell_word(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:@%+") ==
+                        std::string::npos)
+    return a;
+  std::string q(1, '\'');
+  for (char c : a) {
+    if (c == '\'') q.append("'\\''");
+    else q.push_back(c);
+  }
+  q.push_back('\'');
+  return q;
+}
+
+}  // namespace
+
+void set_command_line(int argc, const char* const* argv) {
+  typed().assign(argv, argv + argc);
+  if (!typed().empty()) typed()[0] = "ringbench";  // the binary's path says nothing about the run
+}
+
+const std::vector<std::string>& command_line() { return typed(); }
+
 nlohmann::json tool_info(const std::vector<std::string>& argv) {
   std::string cmd;
-  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  for (const auto& a : argv) {
+    if (!cmd.empty()) cmd.push_back(' ');
+    cmd.append(shell_word(a));
+  }
   return {{"name", "ringbench"},
           {"version", RINGBENCH_VERSION},
           {"git_sha", RINGBENCH_GIT_SHA},
@@ -26,6 +59,17 @@ nlohmann::json tool_info(const std::vector<std::string>& argv) {
           {"cuda_build", false}
 #endif
   };
+}
+
+std::int64_t available_memory_bytes() {
+  std::ifstream in("/proc/meminfo");
+  for (std::string key; in >> key;) {
+    std::int64_t kb = 0;
+    in >> kb;
+    if (key == "MemAvailable:") return kb * 1024;
+    in.ignore(256, '\n');
+  }
+  return 0;
 }
 
 nlohmann::json host_info() {

@@ -2,6 +2,7 @@
 // CPU, OS, and (for CUDA builds) devices and library versions.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,14 @@
 namespace rb::bench {
 
 nlohmann::json tool_info(const std::vector<std::string>& argv);
+
+// The process's whole command line as typed, which main records before parsing, so a results file
+// says every flag it was run with. Empty until set.
+void set_command_line(int argc, const char* const* argv);
+const std::vector<std::string>& command_line();
 nlohmann::json host_info();
+
+// MemAvailable of /proc/meminfo in bytes (0 where unknown).
+std::int64_t available_memory_bytes();
 
 }  // namespace rb::bench

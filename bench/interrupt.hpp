@@ -1,6 +1,7 @@
 // SIGINT and SIGTERM during a sweep: the first one asks the sweep to stop (the running
 // configuration is aborted and recorded, results.json is written from what exists); a second one
-// kills the process the usual way.
+// kills the process the usual way. The same signal again within 100 ms is the echo of one kill
+// (coreutils `timeout` signals the process and then its group), not a second request.
 #pragma once
 
 namespace rb::bench {

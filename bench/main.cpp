@@ -12,6 +12,7 @@
 
 #include "bench/command.hpp"
 #include "bench/distributed.hpp"
+#include "bench/environment.hpp"
 #include "common/error.hpp"
 #include "ring/process_group.hpp"
 #ifdef RINGBENCH_HAVE_MPI
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
 #endif
   }
 
+  rb::bench::set_command_line(argc, argv);
   CLI::App app{"ringbench: benchmark and profile ring attention (context parallelism)", "ringbench"};
   app.require_subcommand(1);
   // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport

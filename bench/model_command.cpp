@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "bench/command.hpp"
+#include "bench/environment.hpp"
 #include "bench/model_report.hpp"
 #include "common/error.hpp"
 
@@ -107,6 +108,7 @@ ModelRequest request_from(const ModelFlags& f) {
   req.variants.clear();
   for (const auto& v : f.variant) req.variants.push_back(parse_variant(v, "--variant"));
   req.simulate = !f.no_simulate;
+  req.memory_limit_bytes = available_memory_bytes() / 10 * 9;
   return req;
 }
 

@@ -104,9 +104,24 @@ void validate(const ModelRequest& req) {
   if (req.variants.empty()) throw InputError("--variant", "''", "give at least one variant");
   for (auto s : req.seqs)
     for (auto c : req.cps) model::ModelInputs::validate_point(s, c);
+  for (auto c : req.cps) {
+    const std::int64_t need = model_point_bytes(c, req.simulate);
+    if (req.memory_limit_bytes > 0 && need > req.memory_limit_bytes)
+      throw InputError("--cp", std::to_string(c),
+                       fmt::format("the model's per-rank, per-step tables grow as c^2 and would need an estimated {:.1f} "
+                                   "GiB{}; {:.1f} GiB may be used",
+                                   static_cast<double>(need) / 1073741824.0,
+                                   req.simulate ? " (--no-simulate needs a third of that)" : "",
+                                   static_cast<double>(req.memory_limit_bytes) / 1073741824.0));
+  }
 }
 
 }  // namespace
+
+std::int64_t model_point_bytes(int cp, bool simulate) {
+  const std::int64_t cells = static_cast<std::int64_t>(cp) * cp;
+  return cells * (simulate ? 64 : 24) + (std::int64_t{32} << 20);
+}
 
 ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
                                    Variant variant) {

@@ -23,7 +23,14 @@ struct ModelRequest {
   std::vector<Split> splits{Split::contiguous, Split::zigzag, Split::striped};
   std::vector<Variant> variants{Variant::ring, Variant::allgather};
   bool simulate = true;
+  // Host memory the model may use (0: no limit). Its per-rank, per-step tables grow as c², so a
+  // c beyond what fits is refused before anything is built.
+  std::int64_t memory_limit_bytes = 0;
 };
+
+// The model's peak host memory for one (S, c) point, from its c x c tables: measured at 48 bytes
+// per cell with the simulation and 18 without (c = 2048), rounded up.
+std::int64_t model_point_bytes(int cp, bool simulate);
 
 // The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
 // the K/V dtype. Throws InputError when S does not divide as the split needs.

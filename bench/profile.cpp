@@ -1,13 +1,13 @@
 // Profile parsing with errors that name the file and the JSON path, and the sweep product.
 #include "bench/profile.hpp"
 
-#include <fstream>
 #include <functional>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/json_input.hpp"
 
 namespace rb::bench {
 namespace {
@@ -16,18 +16,37 @@ using nlohmann::json;
 
 class FieldReader {
  public:
-  explicit FieldReader(std::string source) : source_(std::move(source)) {}
+  explicit FieldReader(FieldOrigin origin) : origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& path, const json& value, const std::string& rule) const {
-    throw InputError(fmt::format("{}: {}", source_, path), value.dump(), rule);
+    throw InputError(where(path), value.is_string() && !origin_.flag.empty() ? value.get<std::string>() : value.dump(),
+                     rule);
+  }
+
+  // A flag names itself for each of its items; a profile names the JSON path.
+  std::string where(const std::string& path) const {
+    if (!origin_.flag.empty()) return origin_.flag;
+    return origin_.source.empty() ? path : fmt::format("{}: {}", origin_.source, path);
+  }
+  std::string item(const std::string& path, std::size_t i) const {
+    return origin_.flag.empty() ? fmt::format("{}/{}", path, i) : path;
   }
 
   std::int64_t integer(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi) const {
-    if (!v.is_number_integer()) fail(path, v, "must be an integer");
+    const std::string rule = lo == 1 ? fmt::format("must be a positive integer, at most {}", hi)
+                                     : fmt::format("must be an integer in [{}, {}]", lo, hi);
+    if (!v.is_number_integer()) fail(path, v, rule);
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi)) fail(path, v, rule);
     const auto x = v.get<std::int64_t>();
-    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-      fail(path, v, fmt::format("must be at most {}", hi));
-    if (x < lo || x > hi) fail(path, v, lo == 1 ? "must be a positive integer" : fmt::format("must be in [{}, {}]", lo, hi));
+    if (x < lo || x > hi) fail(path, v, rule);
+    return x;
+  }
+
+  double number(const json& v, const std::string& path, double lo, double hi, const std::string& meaning) const {
+    const std::string rule = fmt::format("must be a number in [{}, {}]{}", lo, hi, meaning);
+    if (!v.is_number()) fail(path, v, rule);
+    const double x = v.get<double>();
+    if (!(x >= lo && x <= hi)) fail(path, v, rule);
     return x;
   }
 
@@ -42,21 +61,69 @@ class FieldReader {
     std::vector<T> out;
     if (v.is_array()) {
       if (v.empty()) fail(path, v, "must not be an empty list");
-      for (std::size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], fmt::format("{}/{}", path, i)));
+      for (std::size_t i = 0; i < v.size(); ++i) out.push_back(one(v[i], item(path, i)));
     } else {
       out.push_back(one(v, path));
     }
     return out;
   }
 
+  // A field that takes one value.
+  const json& scalar(const json& v, const std::string& path) const {
+    if (v.is_array()) fail(path, v, "takes one value, not a list");
+    return v;
+  }
+
  private:
-  std::string source_;
+  FieldOrigin origin_;
 };
 
 }  // namespace
 
+void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const FieldOrigin& origin) {
+  const FieldReader rd(origin);
+  const std::string path = "/sweep/" + key;
+  constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
+  auto as_int = [&](std::int64_t hi) {
+    return std::function<int(const json&, const std::string&)>(
+        [&rd, hi](const json& v, const std::string& p) { return static_cast<int>(rd.integer(v, p, 1, hi)); });
+  };
+  // Names go through the parsers in common/config, which know every valid value.
+  auto name = [&](auto parse) {
+    return [&rd, parse](const json& v, const std::string& p) { return parse(rd.string(v, p), rd.where(p)); };
+  };
+  if (key == "seq")
+    s.seq = rd.list<std::int64_t>(val, path, [&](const json& v, const std::string& p) {
+      return rd.integer(v, p, 1, kMaxSeq);
+    });
+  else if (key == "cp") s.cp = rd.list<int>(val, path, as_int(kMaxCp));
+  else if (key == "heads") s.heads = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "kv_heads") s.kv_heads = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "head_dim") s.head_dim = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "split") s.split = rd.list<Split>(val, path, name(parse_split));
+  else if (key == "variant") s.variant = rd.list<Variant>(val, path, name(parse_variant));
+  else if (key == "dtype") s.dtype = rd.list<DType>(val, path, name(parse_dtype));
+  else if (key == "causal")
+    s.causal = rd.list<bool>(val, path, [&](const json& v, const std::string& p) {
+      if (!v.is_boolean()) rd.fail(p, v, "must be true or false");
+      return v.get<bool>();
+    });
+  else if (key == "backend") s.backend = parse_backend(rd.string(rd.scalar(val, path), path), rd.where(path));
+  else if (key == "transport") s.transport = parse_transport(rd.string(rd.scalar(val, path), path), rd.where(path));
+  else if (key == "seed")
+    s.seed = static_cast<std::uint64_t>(rd.integer(rd.scalar(val, path), path, 0, std::numeric_limits<std::int64_t>::max()));
+  else if (key == "repeats") s.repeats = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
+  else if (key == "warmup") s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
+  else if (key == "link_gbps")
+    s.link_gbps = rd.number(rd.scalar(val, path), path, 0, 1e6, " Gbit/s (0: unpaced)");
+  else
+    rd.fail(path, val,
+            "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
+            "transport, seed, repeats, warmup, link_gbps");
+}
+
 SweepSpec parse_profile(const json& doc, const std::string& source) {
-  FieldReader rd(source);
+  const FieldReader rd(FieldOrigin{source, ""});
   if (!doc.is_object()) rd.fail("", doc.is_discarded() ? json("<not JSON>") : json(doc.type_name()), "a profile must be a JSON object");
   SweepSpec s;
   for (const auto& [key, val] : doc.items()) {
@@ -69,70 +136,12 @@ SweepSpec parse_profile(const json& doc, const std::string& source) {
   if (!doc.contains("sweep")) rd.fail("/sweep", json(nullptr), "a profile needs a sweep object");
   const json& sw = doc.at("sweep");
   if (!sw.is_object()) rd.fail("/sweep", sw, "must be an object of axes");
-
-  constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
-  auto as_int = [&](std::int64_t hi) {
-    return std::function<int(const json&, const std::string&)>(
-        [&rd, hi](const json& v, const std::string& p) { return static_cast<int>(rd.integer(v, p, 1, hi)); });
-  };
-  for (const auto& [key, val] : sw.items()) {
-    const std::string path = "/sweep/" + key;
-    if (key == "seq")
-      s.seq = rd.list<std::int64_t>(val, path, [&](const json& v, const std::string& p) {
-        return rd.integer(v, p, 1, std::int64_t{1} << 40);
-      });
-    else if (key == "cp") s.cp = rd.list<int>(val, path, as_int(1 << 20));
-    else if (key == "heads") s.heads = rd.list<int>(val, path, as_int(kMaxInt));
-    else if (key == "kv_heads") s.kv_heads = rd.list<int>(val, path, as_int(kMaxInt));
-    else if (key == "head_dim") s.head_dim = rd.list<int>(val, path, as_int(kMaxInt));
-    else if (key == "split")
-      s.split = rd.list<Split>(val, path, [&](const json& v, const std::string& p) {
-        return parse_split(rd.string(v, p), source + ": " + p);
-      });
-    else if (key == "variant")
-      s.variant = rd.list<Variant>(val, path, [&](const json& v, const std::string& p) {
-        return parse_variant(rd.string(v, p), source + ": " + p);
-      });
-    else if (key == "dtype")
-      s.dtype = rd.list<DType>(val, path, [&](const json& v, const std::string& p) {
-        return parse_dtype(rd.string(v, p), source + ": " + p);
-      });
-    else if (key == "causal")
-      s.causal = rd.list<bool>(val, path, [&](const json& v, const std::string& p) {
-        if (!v.is_boolean()) rd.fail(p, v, "must be true or false");
-        return v.get<bool>();
-      });
-    else if (key == "backend") s.backend = parse_backend(rd.string(val, path), source + ": " + path);
-    else if (key == "transport") s.transport = parse_transport(rd.string(val, path), source + ": " + path);
-    else if (key == "seed") s.seed = static_cast<std::uint64_t>(rd.integer(val, path, 0, std::numeric_limits<std::int64_t>::max()));
-    else if (key == "repeats") s.repeats = static_cast<int>(rd.integer(val, path, 1, 1000000));
-    else if (key == "warmup") s.warmup = static_cast<int>(rd.integer(val, path, 0, 1000000));
-    else if (key == "link_gbps") {
-      if (!val.is_number() || !(val.get<double>() >= 0)) rd.fail(path, val, "must be a number >= 0 (0: unpaced)");
-      s.link_gbps = val.get<double>();
-    } else
-      rd.fail(path, val,
-              "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-              "transport, seed, repeats, warmup, link_gbps");
-  }
+  for (const auto& [key, val] : sw.items()) set_sweep_axis(s, key, val, FieldOrigin{source, ""});
   return s;
 }
 
 SweepSpec load_profile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError("profile", path.string(), "the file cannot be opened for reading");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw InputError(fmt::format("{}: byte {}", path.string(), e.byte), "<malformed JSON>",
-                     fmt::format("the profile must be valid JSON ({})", e.what()));
-  } catch (const json::exception& e) {
-    // Valid syntax the library still refuses, e.g. a number beyond double range.
-    throw InputError(path.string(), "<unrepresentable JSON>",
-                     fmt::format("the profile must be valid JSON ({})", e.what()));
-  }
-  return parse_profile(doc, path.string());
+  return parse_profile(read_json_file(path, "profile", "a profile"), path.string());
 }
 
 nlohmann::json to_json(const SweepSpec& s) {

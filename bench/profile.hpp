@@ -38,6 +38,22 @@ struct SweepSpec {
 SweepSpec load_profile(const std::filesystem::path& path);
 SweepSpec parse_profile(const nlohmann::json& doc, const std::string& source);
 
+// The bounds every seq and cp value must keep, wherever it comes from (profiles, `run` flags, `model`).
+inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 40;
+inline constexpr int kMaxCp = 1 << 20;
+
+// Where a sweep field came from, for its errors: a profile names the file and the JSON path
+// ("p.json: /sweep/seq/1"); a flag names itself ("--seq").
+struct FieldOrigin {
+  std::string source;     // the file, or empty for a flag
+  std::string flag;       // "--seq" for a flag, empty for a profile
+};
+
+// The one validator of a sweep axis, shared by profiles and `run` flags: sets the field `key` (a
+// profile's axis name: "seq", "kv_heads", "link_gbps") from `value` (one value or a non-empty list)
+// or throws InputError naming the origin, the value and the rule.
+void set_sweep_axis(SweepSpec& s, const std::string& key, const nlohmann::json& value, const FieldOrigin& origin);
+
 nlohmann::json to_json(const SweepSpec& s);
 
 // The product of the axes, in a stable order (seq outermost, then cp, split, variant, ...).

@@ -11,6 +11,7 @@
 
 #include "bench/command.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/html_report.hpp"
 #include "reports/trend.hpp"
 #include "reports/results_reader.hpp"
@@ -28,7 +29,11 @@ struct ReportFlags {
 };
 
 int run_report(const ReportFlags& f) {
+  const std::filesystem::path out =
+      f.out.empty() ? std::filesystem::path(f.results).parent_path() / "report.html" : std::filesystem::path(f.out);
+  check_output_file("--out", out);
   const reports::ResultsFile results = reports::read_results(f.results);
+  for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
   for (const auto& id : f.timeline_ids) {
     const auto& runs = results.runs();
     const bool found = std::any_of(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
@@ -42,8 +47,6 @@ int run_report(const ReportFlags& f) {
   opt.max_timelines = f.max_timelines;
   opt.timeline_ids = f.timeline_ids;
   if (!f.history.empty()) opt.trend_html = reports::trend_fragment(reports::load_history(f.history));
-  const std::filesystem::path out =
-      f.out.empty() ? std::filesystem::path(f.results).parent_path() / "report.html" : std::filesystem::path(f.out);
   reports::write_report(results, out, opt);
   fmt::print("report: {}\n", std::filesystem::absolute(out).string());
   return kExitOk;
@@ -65,7 +68,7 @@ void add_report_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--max-timelines", f->max_timelines,
                   "Configurations that get a per-rank timeline (the report also caps their total size)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
       ->type_name("N");
   cmd->add_option("--history", f->history,
                   "A nightly history directory (scripts/nightly.sh): the report gains a trend view")

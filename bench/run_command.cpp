@@ -7,22 +7,33 @@
 
 #include "bench/command.hpp"
 #include "bench/distributed.hpp"
+#include "bench/environment.hpp"
 #include "bench/profile.hpp"
 #include "bench/sweep_runner.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 
 namespace rb::bench {
 namespace {
 
+// The sweep's axes as the user typed them: each goes through the profile's validator
+// (set_sweep_axis), so a flag and a profile field accept exactly the same values.
+struct AxisFlag {
+  const char* flag;  // "--kv-heads"
+  const char* key;   // its profile axis, "kv_heads"
+  bool list;         // comma-separated values
+  std::vector<std::string> given;
+};
+
 struct RunFlags {
   std::string profile;
-  std::vector<std::int64_t> seq;
-  std::vector<int> cp, heads, kv_heads, head_dim;
-  std::vector<std::string> split, variant, dtype;
-  std::string backend, transport;
-  std::uint64_t seed = 1;
-  int repeats = 0, warmup = 0;
-  double link_gbps = 0;
+  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},          {"--cp", "cp", true, {}},
+                             {"--split", "split", true, {}},      {"--variant", "variant", true, {}},
+                             {"--heads", "heads", true, {}},      {"--kv-heads", "kv_heads", true, {}},
+                             {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
+                             {"--backend", "backend", false, {}}, {"--transport", "transport", false, {}},
+                             {"--seed", "seed", false, {}},       {"--repeats", "repeats", false, {}},
+                             {"--warmup", "warmup", false, {}},   {"--link-gbps", "link_gbps", false, {}}};
   std::string out = "results";
   std::string dump;
   bool skip_invalid = false;
@@ -41,11 +52,46 @@ struct RunFlags {
   bool given(const char* name) const { return app->count(name) > 0; }
 };
 
-template <typename E>
-std::vector<E> parse_names(const std::vector<std::string>& v, const char* flag, E (*parse)(std::string_view, std::string_view)) {
-  std::vector<E> out;
-  for (const auto& s : v) out.push_back(parse(s, flag));
-  return out;
+// One typed item: a JSON number when it reads as one, otherwise a string, so "64" is an integer,
+// "1e309" (beyond double) and "inf" stay strings the validator refuses, and "zigzag" is a name.
+nlohmann::json flag_item(const std::string& text, const char* flag) {
+  if (text.empty()) throw InputError(flag, "''", "an empty value; give a value (lists are comma-separated: 1,2,4)");
+  const auto v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // An integer literal beyond int64 parses as a double; kept as typed, it is refused as typed.
+  const bool wrapped = v.is_number_float() && text.find_first_of(".eE") == std::string::npos;
+  return v.is_number() && !wrapped ? v : nlohmann::json(text);
+}
+
+// A flag's values as the JSON a profile would hold: every occurrence, each split at commas, with
+// an empty item (`--cp 1,,2`, `--seq ""`) an error rather than dropped.
+nlohmann::json flag_value(const AxisFlag& a) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& text : a.given) {
+    if (!a.list) {
+      items.push_back(flag_item(text, a.flag));
+      continue;
+    }
+    std::size_t from = 0;
+    for (;;) {
+      const auto comma = text.find(',', from);
+      items.push_back(flag_item(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from), a.flag));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  if (!a.list && items.size() > 1)
+    throw InputError(a.flag, fmt::format("{} values", items.size()), "takes one value; give it once");
+  return a.list ? items : items.at(0);
+}
+
+constexpr double kMaxTimeoutS = 1e6;             // 11.6 days
+constexpr double kMaxMemoryLimitGib = 1048576;  // 1 PiB
+
+// Bounds that keep a duration or size finite once converted to integer nanoseconds or bytes.
+double bounded(double v, double hi, const char* flag, const char* unit, const char* zero_means) {
+  if (!(v >= 0 && v <= hi))
+    throw InputError(flag, fmt::format("{}", v), fmt::format("must be in [0, {}] {} (0: {})", hi, unit, zero_means));
+  return v;
 }
 
 // What every MPI rank must have been given alike: the sweep and the options that change results.
@@ -71,37 +117,29 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
 
 void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
-  if (f.given("--seq")) spec.seq = f.seq;
-  if (f.given("--cp")) spec.cp = f.cp;
-  if (f.given("--split")) spec.split = parse_names(f.split, "--split", parse_split);
-  if (f.given("--variant")) spec.variant = parse_names(f.variant, "--variant", parse_variant);
-  if (f.given("--dtype")) spec.dtype = parse_names(f.dtype, "--dtype", parse_dtype);
-  if (f.given("--heads")) spec.heads = f.heads;
-  if (f.given("--kv-heads")) spec.kv_heads = f.kv_heads;
-  if (f.given("--head-dim")) spec.head_dim = f.head_dim;
+  for (const auto& a : f.axes)
+    if (f.given(a.flag)) set_sweep_axis(spec, a.key, flag_value(a), FieldOrigin{"", a.flag});
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
-  if (f.given("--backend")) spec.backend = parse_backend(f.backend, "--backend");
-  if (f.given("--transport")) spec.transport = parse_transport(f.transport, "--transport");
-  if (f.given("--seed")) spec.seed = f.seed;
-  if (f.given("--repeats")) spec.repeats = f.repeats;
-  if (f.given("--warmup")) spec.warmup = f.warmup;
-  if (f.given("--link-gbps")) spec.link_gbps = f.link_gbps;
   if (f.full_check_limit < 0)
     throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
   if (f.check_sample < 1) throw InputError("--check-rows", std::to_string(f.check_sample), "must be at least 1");
 
+  check_output_dir("--out", f.out);
+  for (const char* name : {"results.json", "results.jsonl", "report.html"})
+    check_output_file("--out", std::filesystem::path(f.out) / name);
   opts.out_dir = f.out;
-  if (!f.dump.empty()) opts.dump_dir = f.dump;
+  if (f.given("--dump")) {
+    check_output_dir("--dump", f.dump);
+    opts.dump_dir = f.dump;
+  }
   opts.skip_invalid = f.skip_invalid;
   opts.full_check_limit = f.full_check_limit;
   opts.check_sample = f.check_sample;
   opts.argv = f.argv;
-  if (!(f.timeout_s >= 0)) throw InputError("--timeout", fmt::format("{}", f.timeout_s), "must be >= 0 seconds (0: none)");
-  if (!(f.memory_limit_gib >= 0))
-    throw InputError("--memory-limit", fmt::format("{}", f.memory_limit_gib), "must be >= 0 GiB (0: 90% of available)");
-  opts.timeout_s = f.timeout_s;
-  opts.memory_limit_bytes = static_cast<std::int64_t>(f.memory_limit_gib * 1073741824.0);
+  opts.timeout_s = bounded(f.timeout_s, kMaxTimeoutS, "--timeout", "seconds", "none");
+  opts.memory_limit_bytes = static_cast<std::int64_t>(
+      bounded(f.memory_limit_gib, kMaxMemoryLimitGib, "--memory-limit", "GiB", "90% of available") * 1073741824.0);
   opts.fault = parse_fault(f.inject_fault);
   opts.trace = f.trace;
   if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
@@ -144,22 +182,27 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   f->app = sub;
   sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
       ->check(CLI::ExistingFile);
-  sub->add_option("--seq", f->seq, "Sequence lengths S")->delimiter(',');
-  sub->add_option("--cp", f->cp, "CP degrees c")->delimiter(',');
-  sub->add_option("--split", f->split, "Split schemes: contiguous, zigzag, striped")->delimiter(',');
-  sub->add_option("--variant", f->variant, "Variants: ring, allgather")->delimiter(',');
-  sub->add_option("--heads", f->heads, "Query heads Hq")->delimiter(',');
-  sub->add_option("--kv-heads", f->kv_heads, "Key/value heads Hkv (Hq % Hkv == 0)")->delimiter(',');
-  sub->add_option("--head-dim", f->head_dim, "Head dimension D")->delimiter(',');
+  auto axis = [&](const char* flag, const std::string& help) {
+    for (auto& a : f->axes)
+      if (std::string_view(a.flag) == flag) return sub->add_option(flag, a.given, help);
+    throw std::logic_error(flag);
+  };
+  axis("--seq", "Sequence lengths S (comma-separated, at most 2^40)");
+  axis("--cp", "CP degrees c");
+  axis("--split", "Split schemes: contiguous, zigzag, striped");
+  axis("--variant", "Variants: ring, allgather");
+  axis("--heads", "Query heads Hq");
+  axis("--kv-heads", "Key/value heads Hkv (Hq % Hkv == 0)");
+  axis("--head-dim", "Head dimension D");
   auto* causal = sub->add_flag("--causal", f->causal, "Causal attention (the default)");
   sub->add_flag("--no-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal);
-  sub->add_option("--dtype", f->dtype, "float64, float32 (cpu) or bfloat16 (cuda)")->delimiter(',');
-  sub->add_option("--backend", f->backend, "cpu or cuda");
-  sub->add_option("--transport", f->transport, "local, mpi or nccl");
-  sub->add_option("--seed", f->seed, "Input seed (DESIGN §3)");
-  sub->add_option("--repeats", f->repeats, "Timed passes per configuration");
-  sub->add_option("--warmup", f->warmup, "Untimed passes before timing");
-  sub->add_option("--link-gbps", f->link_gbps, "Pace each K/V transfer to this link bandwidth in Gbit/s (0: unpaced)");
+  axis("--dtype", "float64, float32 (cpu) or bfloat16 (cuda)");
+  axis("--backend", "cpu or cuda");
+  axis("--transport", "local, mpi or nccl");
+  axis("--seed", "Input seed, 0 to 2^63-1");
+  axis("--repeats", "Timed passes per configuration");
+  axis("--warmup", "Untimed passes before timing");
+  axis("--link-gbps", "Pace each K/V transfer to this link bandwidth in Gbit/s, at most 1e6 (0: unpaced)");
   sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str();
   sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory");
   sub->add_flag("--skip-invalid", f->skip_invalid,
@@ -196,10 +239,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal")
       ->group("");  // hidden: for the failure-isolation tests
   sub->callback([f, &action, &app] {
-    f->argv.clear();
-    f->argv.push_back("ringbench");
-    f->argv.push_back("run");
-    for (const auto& s : app.remaining()) f->argv.push_back(s);
+    f->argv = command_line();
     action = [f] { return run(*f); };
   });
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "common/size_estimate.hpp"
 #include "reports/config_json.hpp"
 #include "ring/executor.hpp"
 #include "ring/executor_cuda.hpp"
@@ -120,8 +121,9 @@ std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts, int
   const Config& c = plan.config;
   const std::int64_t rows = c.seq <= opts.full_check_limit ? c.seq : std::min(c.seq, opts.check_sample);
   // Reference: whole-sequence K and V in float64, and the checked rows' Q, O and the run's O.
-  const std::int64_t reference = 8 * (2 * c.seq * c.kv_heads * c.head_dim + 3 * rows * c.heads * c.head_dim);
-  return ring::cpu_executor_bytes(plan) / std::max(1, processes) + reference;
+  const double reference = 8.0 * (2.0 * static_cast<double>(c.seq) * c.kv_heads * c.head_dim +
+                                  3.0 * static_cast<double>(rows) * c.heads * c.head_dim);
+  return saturated_bytes(static_cast<double>(ring::cpu_executor_bytes(plan)) / std::max(1, processes) + reference);
 }
 
 }  // namespace rb::bench

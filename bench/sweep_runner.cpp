@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <csignal>
-#include <fstream>
+#include <limits>
 #include <optional>
 #include <set>
 #include <thread>
@@ -18,6 +18,7 @@
 #include "bench/progress.hpp"
 #include "bench/run_record.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/config_json.hpp"
 #include "reports/html_report.hpp"
 #include "reports/results_writer.hpp"
@@ -135,15 +136,10 @@ std::string ok_detail(const json& rec) {
                      rec["correctness"]["max_abs_err"].get<double>());
 }
 
-std::int64_t available_memory_bytes() {
-  std::ifstream in("/proc/meminfo");
-  for (std::string key; in >> key;) {
-    std::int64_t kb = 0;
-    in >> kb;
-    if (key == "MemAvailable:") return kb * 1024;
-    in.ignore(256, '\n');
-  }
-  return 0;
+// An estimate in GiB; a saturated one (common/size_estimate.hpp) says so rather than print 8e9 GiB.
+std::string gib_text(std::int64_t bytes) {
+  if (bytes == std::numeric_limits<std::int64_t>::max()) return "more than 8 EiB (beyond what int64 counts)";
+  return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / 1073741824.0);
 }
 
 std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
@@ -264,6 +260,20 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     }
   }
 
+  // The output folder is locked only once the sweep is known to be valid, so bad input leaves no
+  // folder behind; the lock is held until results.json and the report are written. Every rank
+  // learns whether rank 0 got it.
+  std::optional<OutputDirLock> lock;
+  std::optional<InputError> busy;
+  if (opts.primary) {
+    try {
+      lock.emplace("--out", opts.out_dir);
+    } catch (const InputError& e) {
+      busy = e;
+    }
+  }
+  agree_on_input(busy, "");
+  if (busy) throw *busy;
   std::optional<reports::ResultsWriter> writer;
   if (opts.primary) writer.emplace(opts.out_dir);
   Progress progress(static_cast<int>(configs.size()), opts.primary ? stderr : nullptr);
@@ -318,8 +328,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       if (skip.empty() && memory_limit > 0) {
         const auto need = estimated_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
         if (need > memory_limit)
-          skip = fmt::format("needs an estimated {:.2f} GiB of host memory; {:.2f} GiB may be used",
-                             static_cast<double>(need) / 1073741824.0, static_cast<double>(memory_limit) / 1073741824.0);
+          skip = fmt::format("needs an estimated {} of host memory; {:.2f} GiB may be used", gib_text(need),
+                             static_cast<double>(memory_limit) / 1073741824.0);
       }
 #ifdef RINGBENCH_HAVE_CUDA
       if (skip.empty() && cfg.backend == Backend::cuda) {
@@ -331,8 +341,8 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
 #endif
         const auto free_bytes = ring::cuda_free_memory_bytes();
         if (need > free_bytes / 10 * 9)
-          skip = fmt::format("needs an estimated {:.2f} GiB of device memory; {:.2f} GiB are free",
-                             static_cast<double>(need) / 1073741824.0, static_cast<double>(free_bytes) / 1073741824.0);
+          skip = fmt::format("needs an estimated {} of device memory; {:.2f} GiB are free", gib_text(need),
+                             static_cast<double>(free_bytes) / 1073741824.0);
       }
 #endif
       if (w && distributed) {

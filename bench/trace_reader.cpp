@@ -8,10 +8,12 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "bench/kernel_classify.hpp"
 #include "common/error.hpp"
+#include "common/json_input.hpp"
 
 namespace rb::bench {
 namespace {
@@ -305,7 +307,12 @@ class Reader {
 
 }  // namespace
 
-std::string read_maybe_gzip(const std::filesystem::path& path) {
+std::string read_maybe_gzip(const std::filesystem::path& path, std::size_t max_bytes) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+    throw InputError(path.string(), "'" + path.string() + "'",
+                     S_ISDIR(st.st_mode) ? "give trace files or folders of them"
+                                         : "a trace must be a regular file or a pipe, not a device");
   // gzopen reads plain files transparently, so one path serves .json and .json.gz.
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw InputError(path.string(), "'" + path.string() + "'", "the trace file must exist and be readable");
@@ -314,6 +321,11 @@ std::string read_maybe_gzip(const std::filesystem::path& path) {
   for (;;) {
     const int n = gzread(f, buf, sizeof buf);
     if (n > 0) text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) {
+      gzclose(f);
+      throw InputError(path.string(), fmt::format("more than {} MiB once decompressed", max_bytes >> 20),
+                       "raise --max-trace-mb to read a trace this large");
+    }
     if (n < static_cast<int>(sizeof buf)) {
       int err = Z_OK;
       const char* msg = gzerror(f, &err);
@@ -330,21 +342,12 @@ std::string read_maybe_gzip(const std::filesystem::path& path) {
 }
 
 TraceFile parse_trace_text(std::string_view text, const std::string& source, const TraceReadOptions& options) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    throw InputError(source, fmt::format("text ({} bytes) that does not parse: {}", text.size(), e.what()),
-                     "a trace must be Chrome trace JSON, plain or gzip-compressed");
-  }
+  const json doc = parse_json_input(text, source, "a trace (Chrome trace JSON, plain or gzip-compressed)");
   return Reader(source, options).parse(doc);
 }
 
 TraceFile read_trace_file(const std::filesystem::path& path, const TraceReadOptions& options) {
-  if (std::filesystem::is_directory(path)) {
-    throw InputError(path.string(), "a directory", "give trace files, not directories");
-  }
-  return parse_trace_text(read_maybe_gzip(path), path.string(), options);
+  return parse_trace_text(read_maybe_gzip(path, options.max_bytes), path.string(), options);
 }
 
 }  // namespace rb::bench

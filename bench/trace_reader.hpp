@@ -28,6 +28,8 @@ struct TraceReadOptions {
   // args.correlation) began before the last step; the others, and those with no launching event,
   // are dropped. A file with fewer steps is kept whole.
   bool exclude_last_profiler_step = false;
+  // The most a trace may hold once decompressed (a gzip bomb stops here); `analyze --max-trace-mb`.
+  std::size_t max_bytes = std::size_t{1} << 30;
 };
 
 struct TraceFile {
@@ -50,7 +52,8 @@ TraceFile read_trace_file(const std::filesystem::path& path, const TraceReadOpti
 // The same from text already in memory; `source` names it in errors.
 TraceFile parse_trace_text(std::string_view text, const std::string& source, const TraceReadOptions& options = {});
 
-// Whole file contents, gunzipped when it starts with the gzip magic; InputError when unreadable.
-std::string read_maybe_gzip(const std::filesystem::path& path);
+// Whole file contents, gunzipped when it starts with the gzip magic; InputError when unreadable,
+// when it is not a regular file or a pipe, or when it holds more than `max_bytes` decompressed.
+std::string read_maybe_gzip(const std::filesystem::path& path, std::size_t max_bytes = std::size_t{1} << 30);
 
 }  // namespace rb::bench

@@ -1,12 +1,12 @@
 // `ringbench trend HISTORY_DIR -o trend.html`: the asv-style trend page of a nightly history
 // (reports/trend.hpp): every metric of every configuration against the date.
-#include <fstream>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "bench/command.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/trend.hpp"
 
 namespace rb::bench {
@@ -20,10 +20,9 @@ struct TrendFlags {
 };
 
 int run_trend(const TrendFlags& f) {
+  check_output_file("--out", f.out);
   const auto history = reports::load_history(f.dir);
-  std::ofstream out(f.out, std::ios::binary | std::ios::trunc);
-  if (!out || !(out << reports::trend_page(history, f.title)) || !out.flush())
-    throw InputError("--out", f.out, "the file cannot be written");
+  write_output_file("--out", f.out, reports::trend_page(history, f.title));
   if (f.json) fmt::print("{}\n", reports::to_json(history).dump(2));
   fmt::print(stderr, "ringbench: trend of {} configurations over {} dates ({} to {})\n", history.configs.size(),
              history.dates.size(), history.dates.front(), history.dates.back());

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/config.hpp"
 #include "common/error.hpp"
 #include "reports/compare.hpp"
 
@@ -84,6 +85,29 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
     return std::string("the local transport on one GPU: every transfer stayed in that device's memory");
   }
   return std::string("the local transport on the cpu backend: every transfer stayed in one process's memory");
+}
+
+// A where value that no run can hold (a split named "diagonal", a seq of "64") would match nothing
+// and fail the check for the wrong reason: it is refused as the profile is read. Names go through
+// the parsers of common/config, the one list of valid values.
+void check_where_value(const std::string& field, const json& v, const std::string& source, const std::string& path) {
+  const std::string where = fmt::format("{}: {}", source, path);
+  auto name = [&](auto parse) {
+    if (!v.is_string()) throw InputError(where, v.dump(), "must be a name");
+    parse(v.get<std::string>(), where);
+  };
+  if (field == "split") name(parse_split);
+  else if (field == "variant") name(parse_variant);
+  else if (field == "dtype") name(parse_dtype);
+  else if (field == "backend") name(parse_backend);
+  else if (field == "transport") name(parse_transport);
+  else if (field == "causal") {
+    if (!v.is_boolean()) throw InputError(where, v.dump(), "must be true or false");
+  } else if (field == "link_gbps") {
+    if (!v.is_number() || !(v.get<double>() >= 0)) throw InputError(where, v.dump(), "must be a number >= 0 (Gbit/s)");
+  } else if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
+    throw InputError(where, v.dump(), "must be a positive integer");
+  }
 }
 
 bool matches(const json& where, const json& config) {
@@ -177,6 +201,9 @@ std::vector<CheckSpec> parse_checks(const json& checks, const std::string& sourc
           })
                                         : wv.is_primitive() && !wv.is_null();
           if (!ok) fail(source, kp + "/" + wk, wv, "must be a value or a non-empty list of values");
+          const json items = wv.is_array() ? wv : json::array({wv});
+          for (std::size_t k = 0; k < items.size(); ++k)
+            check_where_value(wk, items[k], source, wv.is_array() ? fmt::format("{}/{}/{}", kp, wk, k) : kp + "/" + wk);
         }
         s.where = val;
       } else if (key != "$comment") {

@@ -3,15 +3,16 @@
 #include "reports/chrome_trace_writer.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <limits>
 #include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 
 namespace rb::reports {
 
@@ -81,11 +82,9 @@ void write_chrome_trace(std::ostream& os, const std::vector<Timeline>& timelines
 }
 
 void write_chrome_trace(const std::filesystem::path& path, const std::vector<Timeline>& timelines) {
-  std::ofstream os(path, std::ios::binary);
-  if (!os) throw InputError(path.string(), "'" + path.string() + "'", "the trace file must be writable");
+  std::ostringstream os;
   write_chrome_trace(os, timelines);
-  os.flush();
-  if (!os) throw Error("writing the Chrome trace " + path.string() + " failed");
+  write_output_file("--trace", path, os.str());
 }
 
 }  // namespace rb::reports

@@ -4,11 +4,11 @@
 #include "reports/html_report.hpp"
 
 #include <cstdio>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/html_text.hpp"
 #include "reports/report_sections.hpp"
 
@@ -137,17 +137,7 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
 }
 
 void write_report(const ResultsFile& results, const std::filesystem::path& out, const ReportOptions& opt) {
-  const std::string html = render_report(results, opt);
-  if (out.has_parent_path()) std::filesystem::create_directories(out.parent_path());
-  std::filesystem::path tmp = out;
-  tmp += ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw InputError("report", out.string(), "the report cannot be written there");
-    f.write(html.data(), static_cast<std::streamsize>(html.size()));
-    if (!f.flush()) throw InputError("report", out.string(), "writing the report failed (disk full?)");
-  }
-  std::filesystem::rename(tmp, out);
+  write_output_file("--out", out, render_report(results, opt));
 }
 
 std::filesystem::path write_report_next_to(const std::filesystem::path& results_json, const ReportOptions& opt) {

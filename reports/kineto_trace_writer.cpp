@@ -1,14 +1,15 @@
 // Per-rank Kineto-style traces for HTA (see kineto_trace_writer.hpp).
 #include "reports/kineto_trace_writer.hpp"
 
-#include <fstream>
 #include <limits>
 #include <ostream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 #include "reports/trace_events.hpp"
 
 namespace rb::reports {
@@ -104,15 +105,10 @@ void write_kineto_rank_trace(std::ostream& os, const Timeline& t, const KinetoRa
 
 std::filesystem::path write_kineto_rank_trace(const std::filesystem::path& dir, const Timeline& t,
                                               const KinetoRankInfo& info) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw InputError(dir.string(), "'" + dir.string() + "'", "the trace folder must be creatable: " + ec.message());
   const auto path = dir / fmt::format("rank{}.json", info.rank);
-  std::ofstream os(path, std::ios::binary);
-  if (!os) throw InputError(path.string(), "'" + path.string() + "'", "the trace file must be writable");
+  std::ostringstream os;
   write_kineto_rank_trace(os, t, info);
-  os.flush();
-  if (!os) throw Error("writing the rank trace " + path.string() + " failed");
+  write_output_file("--trace", path, os.str());
   return path;
 }
 

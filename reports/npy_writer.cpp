@@ -2,12 +2,13 @@
 // spaces to a multiple of 64 bytes and ending in '\n', then the raw C-order data.
 #include "reports/npy_writer.hpp"
 
-#include <fstream>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 
 namespace rb::reports {
 namespace {
@@ -34,15 +35,11 @@ void write_npy(const std::filesystem::path& path, std::span<const T> data, const
   const std::size_t prefix = 10;  // magic (6) + version (2) + header length (2)
   header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(fmt::format("cannot open {} for writing", path.string()));
-  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),
-                                static_cast<unsigned char>(header.size() >> 8)};
-  out.write("\x93NUMPY\x01\x00", 8);
-  out.write(reinterpret_cast<const char*>(len), 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
-  out.write(reinterpret_cast<const char*>(data.data()), static_cast<std::streamsize>(data.size_bytes()));
-  if (!out) throw Error(fmt::format("cannot write {}", path.string()));
+  const char prefix_bytes[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', '\x01', '\x00', static_cast<char>(header.size() & 0xff),
+                                 static_cast<char>(header.size() >> 8)};
+  write_output_file("--dump", path,
+                    {std::string_view(prefix_bytes, sizeof prefix_bytes), header,
+                     std::string_view(reinterpret_cast<const char*>(data.data()), data.size_bytes())});
 }
 
 template void write_npy<double>(const std::filesystem::path&, std::span<const double>, const std::vector<std::int64_t>&);

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/json_input.hpp"
 #include "reports/results_upgrade.hpp"
 #include "reports/results_writer.hpp"
 
@@ -116,21 +117,12 @@ void validate_results(const json& doc, const std::string& source, ResultsFile* o
 ResultsFile read_results(const std::filesystem::path& path) {
   ResultsFile f;
   f.path = path;
-  std::ifstream in(path);
-  if (!in) throw InputError("results", path.string(), "the file cannot be opened for reading");
   if (path.extension() == ".jsonl") {
-    f.doc = assemble_results(path, json::object());
+    std::string note;
+    f.doc = assemble_results(path, json::object(), &note);
+    if (!note.empty()) f.notes.push_back(note);
   } else {
-    try {
-      f.doc = json::parse(in);
-    } catch (const json::parse_error& e) {
-      throw InputError(fmt::format("{}: byte {}", path.string(), e.byte), "<malformed JSON>",
-                       fmt::format("a results file must be valid JSON ({})", e.what()));
-    } catch (const json::exception& e) {
-      // Valid syntax the library still refuses, e.g. a number beyond double range.
-      throw InputError(path.string(), "<unrepresentable JSON>",
-                       fmt::format("a results file must be valid JSON ({})", e.what()));
-    }
+    f.doc = read_json_file(path, "results", "a results file");
   }
   validate_results(f.doc, path.string(), &f);
   // A results.jsonl's lines carried no version before 1.0.0: a line without one is 0.x.

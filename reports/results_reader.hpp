@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,7 @@ struct ResultsFile {
   std::filesystem::path path;
   nlohmann::json doc;  // the whole document: schema, schema_version, tool, host, profile, runs
   int major = 0, minor = 0, patch = 0;
+  std::vector<std::string> notes;  // what the reader skipped, for the command to print
   const nlohmann::json& runs() const { return doc.at("runs"); }
 };
 

@@ -20,7 +20,8 @@ inline constexpr int kResultsOldestMajor = 0;
 
 class ResultsWriter {
  public:
-  // Creates dir if needed and starts a fresh results.jsonl there.
+  // Creates dir if needed and starts a fresh results.jsonl there. results.json, results.jsonl and
+  // report.html must each be a regular file or absent (common/output_file.hpp).
   explicit ResultsWriter(std::filesystem::path dir);
   ~ResultsWriter();
   ResultsWriter(const ResultsWriter&) = delete;
@@ -41,9 +42,11 @@ class ResultsWriter {
 };
 
 // Builds results.json from a results.jsonl and a header; used by finish() and to recover a sweep
-// that was killed. Lines that do not parse (a torn last line after a kill) are skipped and counted.
-// Of several lines with one config.id the last is kept, in the place of the first.
+// that was killed. A torn last line (the sweep was killed while writing it) is skipped, and `note`,
+// if given, says so; a line that does not parse anywhere else means the file was damaged or mixed,
+// an InputError naming the line. Of several lines with one config.id the last is kept, in the place
+// of the first.
 nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohmann::json& header,
-                                int* skipped_lines = nullptr);
+                                std::string* note = nullptr);
 
 }  // namespace rb::reports

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
@@ -375,12 +376,12 @@ class CpuExecutor final : public Executor {
 
 std::int64_t cpu_executor_bytes(const Plan& plan) {
   const Config& c = plan.config;
-  const std::int64_t rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
-  const std::int64_t q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
-  const std::int64_t lse = rows * c.heads;
+  const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  const double q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
+  const double lse = rows * c.heads;
   // Q, own K/V, O partial and accumulated, two LSEs; then two ring buffers or the gathered K/V.
-  std::int64_t elems = 3 * q + kv + 2 * lse + (c.variant == Variant::ring ? 2 * kv : kv * c.cp);
-  return elems * c.cp * dtype_bytes(c.dtype);
+  const double elems = 3 * q + kv + 2 * lse + (c.variant == Variant::ring ? 2 * kv : kv * c.cp);
+  return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
 }
 
 namespace {

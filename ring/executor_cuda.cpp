@@ -26,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
@@ -663,12 +664,12 @@ int cuda_device_count() {
 
 std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
   const Config& cfg = plan.config;
-  const std::int64_t c = cfg.cp, rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
-  const std::int64_t q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const std::int64_t blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
-  const std::int64_t per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
-  const std::int64_t n = std::max<std::int64_t>(1, std::min<std::int64_t>(devices, c));
-  return per_rank * ((c + n - 1) / n);  // the fullest device holds ceil(c / n) ranks
+  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
+  const double blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
+  const double per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
+  const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
+  return saturated_bytes(per_rank * static_cast<double>((cfg.cp + n - 1) / n));  // the fullest device: ceil(c / n) ranks
 }
 
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {

@@ -39,6 +39,7 @@
 #include <nccl.h>
 
 #include "common/error.hpp"
+#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
@@ -595,10 +596,10 @@ class NcclExecutor final : public CudaExecutor {
 
 std::int64_t nccl_executor_bytes(const Plan& plan) {
   const Config& cfg = plan.config;
-  const std::int64_t c = cfg.cp, rows = plan.ranks.empty() ? 0 : plan.ranks[0].tokens;
-  const std::int64_t q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const std::int64_t blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
-  return 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
+  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
+  const double blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
+  return saturated_bytes(2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads));
 }
 
 std::unique_ptr<CudaExecutor> make_nccl_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group) {

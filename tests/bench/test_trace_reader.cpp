@@ -70,7 +70,7 @@ TEST(TraceReader, BadInputNamesFilePathValueAndRule) {
     std::string text, where, value_has;
   };
   const std::vector<Case> cases = {
-      {"not json", "bad.json", "does not parse"},
+      {"not json", "bad.json: byte 2", "malformed JSON"},
       {"42", "bad.json#", "42"},
       {R"({"events": []})", "bad.json#/traceEvents", "missing"},
       {R"({"traceEvents": {}})", "bad.json#/traceEvents", "{}"},

@@ -66,7 +66,7 @@ class BadInput(unittest.TestCase):
         self.check([], "/sweep/seq/1", "-5", "positive", profile={"sweep": {"seq": [64, -5]}})
 
     def test_profile_wrong_type_names_json_path(self):
-        self.check([], "/sweep/cp", "must be an integer", profile={"sweep": {"cp": "four"}})
+        self.check([], "/sweep/cp", "must be a positive integer", profile={"sweep": {"cp": "four"}})
 
     def test_profile_unknown_axis(self):
         self.check([], "/sweep/sequence", "unknown axis", profile={"sweep": {"sequence": [64]}})

@@ -13,6 +13,15 @@ GOOD_RUN = {"config": {"id": "x", "seq": 64, "cp": 2, "heads": 2, "kv_heads": 1,
                        "variant": "ring", "dtype": "float32", "backend": "cpu", "transport": "local"},
             "status": "ok", "reason": None, "timing": {"samples_ms": [1.0], "median_ms": 1.0}}
 TINY = ["--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
+DEEP = 100000  # levels of nesting that overflowed the stack before the parser's depth limit
+
+
+def nested(depth, leaf="64"):
+    return "[" * depth + leaf + "]" * depth
+
+
+def deep_object(depth):
+    return '{"a":' * depth + "1" + "}" * depth
 
 
 def results(**change):
@@ -50,6 +59,25 @@ CASES = [
     ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
     ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
     ("run bad rank mode", ["run", "--rank-mode", "sideways", *TINY], {}, ["--rank-mode", "sideways"]),
+    # run: flags share the profile's validator, bounds included (issue: hostile input, round two)
+    ("run seq beyond 2^40", ["run", "--seq", "4611686018427387904", "--cp", "1", "--split", "contiguous", *TINY], {},
+     ["--seq", "4611686018427387904", "at most 1099511627776"]),
+    ("run seq beyond int64", ["run", "--seq", "99999999999999999999999", "--cp", "1", *TINY], {},
+     ["--seq", "99999999999999999999999", "at most"]),
+    ("run seq empty", ["run", "--seq", "", *TINY], {}, ["--seq", "''", "empty"]),
+    ("run cp empty item", ["run", "--cp", "1,,2", *TINY], {}, ["--cp", "''", "empty"]),
+    ("run seq not a number", ["run", "--seq", "64k", *TINY], {}, ["--seq", "64k", "integer"]),
+    ("run negative seed", ["run", "--seed", "-1", *TINY], {}, ["--seed", "-1", "[0, 9223372036854775807]"]),
+    ("run two seeds", ["run", "--seed", "1", "--seed", "2", *TINY], {}, ["--seed", "once"]),
+    ("run link beyond double", ["run", "--link-gbps", "1e309", *TINY], {}, ["--link-gbps", "1e309"]),
+    ("run link infinite", ["run", "--link-gbps", "inf", *TINY], {}, ["--link-gbps", "inf"]),
+    ("run timeout huge", ["run", "--timeout", "1e10", *TINY], {}, ["--timeout", "10000000000", "1000000"]),
+    ("run timeout infinite", ["run", "--timeout", "inf", *TINY], {}, ["--timeout", "inf"]),
+    ("run memory limit huge", ["run", "--memory-limit", "1e10", *TINY], {}, ["--memory-limit", "10000000000"]),
+    ("run memory limit infinite", ["run", "--memory-limit", "inf", *TINY], {}, ["--memory-limit", "inf"]),
+    ("run dump empty", ["run", "--dump", "", *TINY], {}, ["--dump", "''"]),
+    ("run dump is a file", ["run", "--dump", "{f.txt}", *TINY], {"f.txt": "x"}, ["--dump", "f.txt", "output folder"]),
+    ("run out is a file", ["run", *TINY, "--out", "{f.txt}"], {"f.txt": "x"}, ["--out", "f.txt", "output folder"]),
     # run: profiles
     ("profile missing", ["run", "{dir}/nope.json"], {}, ["nope.json"]),
     ("profile not JSON", ["run", "{p.json}"], {"p.json": "{\"sweep\": [1,"}, ["p.json", "JSON"]),
@@ -64,6 +92,18 @@ CASES = [
     ("profile bad split name", ["run", "{p.json}"], {"p.json": {"sweep": {"split": ["zig"]}}}, ["/sweep/split/0", "zig"]),
     ("profile causal not bool", ["run", "{p.json}"], {"p.json": {"sweep": {"causal": "yes"}}}, ["/sweep/causal", "yes"]),
     ("profile float heads", ["run", "{p.json}"], {"p.json": {"sweep": {"heads": 2.5}}}, ["/sweep/heads", "2.5"]),
+    ("profile nested deep, unknown field", ["run", "{p.json}"], {"p.json": '{"sweep": ' + deep_object(DEEP) + "}"},
+     ["p.json", "nested more than 128"]),
+    ("profile seq nested deep", ["run", "{p.json}"], {"p.json": '{"sweep": {"seq": ' + nested(DEEP) + "}}"},
+     ["p.json", "nested more than 128"]),
+    ("profile nested 30k deep", ["run", "{p.json}"], {"p.json": '{"sweep": {"x": ' + nested(30000) + "}}"},
+     ["p.json", "nested more than 128"]),
+    ("profile duplicate key", ["run", "{p.json}"], {"p.json": '{"sweep": {"seq": 64}, "sweep": {"seq": 128}}'},
+     ["p.json", '"sweep" given twice']),
+    ("profile seed negative", ["run", "{p.json}"], {"p.json": {"sweep": {"seed": -1}}}, ["/sweep/seed", "-1"]),
+    ("profile link infinite", ["run", "{p.json}"], {"p.json": '{"sweep": {"link_gbps": 1e309}}'}, ["p.json", "1e309"]),
+    ("profile repeats as a list", ["run", "{p.json}"], {"p.json": {"sweep": {"repeats": [1, 2]}}},
+     ["/sweep/repeats", "one value"]),
     ("profile rule broken", ["run", "{p.json}"],
      {"p.json": {"sweep": {**GOOD_PROFILE["sweep"], "seq": 66, "cp": 4, "split": "zigzag"}}}, ["seq", "66"]),
     # report: results files
@@ -84,6 +124,13 @@ CASES = [
      ["/runs/0/timing/samples_ms/1", "-2"]),
     ("report failed without reason", ["report", "{r.json}"], {"r.json": results(runs__0__status="failed")},
      ["/runs/0/reason"]),
+    ("report jsonl corrupt in the middle", ["report", "{r.jsonl}"],
+     {"r.jsonl": json.dumps(GOOD_RUN) + "\n" + '{"config": {"id"' + "\n" + json.dumps(GOOD_RUN) + "\n"},
+     ["r.jsonl: line 2", "only the last line may be torn"]),
+    ("report results nested deep", ["report", "{r.json}"], {"r.json": nested(DEEP)}, ["r.json", "nested more than 128"]),
+    ("report to a folder", ["report", "{r.json}", "-o", "{dir}"], {"r.json": results()}, ["--out", "folder"]),
+    ("report negative timeline cap", ["report", "{r.json}", "--max-timelines", "-1"], {"r.json": results()},
+     ["--max-timelines", "-1"]),
     # compare
     ("compare base unreadable", ["compare", "{dir}/a.json", "{r.json}"], {"r.json": results()}, ["a.json"]),
     ("compare bad metric", ["compare", "{r.json}", "{r.json}", "--metric", "speed"], {"r.json": results()}, ["speed"]),
@@ -92,15 +139,29 @@ CASES = [
     ("analyze not JSON", ["analyze", "{t.json}"], {"t.json": "garbage"}, ["t.json"]),
     ("analyze number out of range", ["analyze", "{t.json}"], {"t.json": '{"traceEvents": [{"ts": 1e999}]}'},
      ["t.json", "1e999"]),
+    ("analyze nested deep", ["analyze", "{t.json}"], {"t.json": '{"traceEvents": ' + nested(200000, "") + "}"},
+     ["t.json", "nested more than 128"]),
+    ("analyze no events", ["analyze", "{t.json}"], {"t.json": {"traceEvents": []}}, ["t.json", "no device events"]),
+    ("analyze only malformed events", ["analyze", "{t.json}"],
+     {"t.json": {"traceEvents": [{"ph": "X", "ts": "soon", "dur": -3, "name": 1}]}}, ["t.json", "no device events"]),
+    ("analyze a folder of nothing", ["analyze", "{dir}"], {}, ["no *.json"]),
     ("analyze wrong shape", ["analyze", "{t.json}"], {"t.json": {"traceEvents": 5}}, ["t.json", "traceEvents"]),
     # model
     ("model unknown preset", ["model", "--preset", "llama4"], {}, ["--preset", "llama4"]),
     ("model tp not dividing", ["model", "--preset", "llama3-8b", "--tp", "3"], {}, ["--tp", "3"]),
     ("model zero seq", ["model", "--preset", "llama3-8b", "--seq", "0"], {}, ["--seq", "0"]),
+    ("model cp beyond memory", ["model", "--preset", "llama3-8b", "--seq", "4M", "--cp", "1048576", "--split",
+                                "contiguous"], {}, ["--cp", "1048576", "c^2"]),
     # accept
     ("accept missing profile", ["accept", "{dir}/acc.json"], {}, ["acc.json"]),
     ("accept number out of range", ["accept", "{a.json}"], {"a.json": '{"sweep": {}, "checks": [{"min": 1e999}]}'},
      ["a.json", "1e999"]),
+    ("accept where names no split", ["accept", "{a.json}"],
+     {"a.json": {**GOOD_PROFILE, "checks": [{"metric": "correctness", "where": {"split": "diagonal"}}]}},
+     ["a.json", "/checks/0/where/split", "diagonal"]),
+    ("accept where seq as text", ["accept", "{a.json}"],
+     {"a.json": {**GOOD_PROFILE, "checks": [{"metric": "correctness", "where": {"seq": ["64", 128]}}]}},
+     ["a.json", "/checks/0/where/seq/0"]),
     ("accept checks not an object", ["accept", "{a.json}"], {"a.json": {**GOOD_PROFILE, "checks": 3}}, ["a.json"]),
 ]
 
@@ -120,7 +181,7 @@ class BadInputTable(unittest.TestCase):
                 args = [a.replace("{dir}", d) for a in argv]
                 args = [paths[a[1:-1]] if a.startswith("{") and a[1:-1] in paths else a for a in args]
                 out = os.path.join(d, "out")
-                if args[0] == "run":
+                if args[0] == "run" and "--out" not in args:
                     args += ["--out", out]
                 p = run(*args)
                 self.assertEqual(p.returncode, 2, f"{name}: rc {p.returncode}\n{p.stderr}")

@@ -31,6 +31,14 @@ TEST(AcceptParse, ErrorsNameFileAndJsonPath) {
   EXPECT_NE(e.find("needs min, max or both"), std::string::npos) << e;
   e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "where": {"splitt": "zigzag"}}])"));
   EXPECT_NE(e.find("/checks/0/where/splitt"), std::string::npos) << e;
+  // A value no run can hold would match nothing and fail for the wrong reason: refused up front.
+  e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "where": {"split": ["zigzag", "zig-zag"]}}])"));
+  EXPECT_NE(e.find("/checks/0/where/split/1"), std::string::npos) << e;
+  EXPECT_NE(e.find("contiguous, zigzag, striped"), std::string::npos) << e;
+  e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "where": {"cp": "4"}}])"));
+  EXPECT_NE(e.find("/checks/0/where/cp"), std::string::npos) << e;
+  e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "where": {"causal": 1}}])"));
+  EXPECT_NE(e.find("true or false"), std::string::npos) << e;
   e = error_of(json::parse(R"([{"metric": "imbalance", "max": "1.1"}])"));
   EXPECT_NE(e.find("/checks/0/max"), std::string::npos) << e;
   e = error_of(json::parse(R"([{"metric": "correctness", "min": 1}])"));
@@ -79,7 +87,7 @@ TEST(AcceptEvaluate, PassAndFailWithMeasuredAgainstRequired) {
       {"name": "all balanced", "metric": "work_imbalance", "max": 1.05},
       {"name": "overlap", "metric": "overlap_fraction", "min": 0.8, "where": {"cp": [2, 4]}},
       {"name": "link", "metric": "comm_bandwidth_fraction", "min": 0.7, "link_gbps": 400, "where": {"cp": 4}},
-      {"name": "typo filter", "metric": "attention_tflops", "min": 0, "where": {"split": "zig-zag"}},
+      {"name": "no such run", "metric": "attention_tflops", "min": 0, "where": {"split": "striped"}},
       {"name": "c1 overlap", "metric": "overlap_fraction", "min": 0.5, "where": {"cp": 1}}
   ])"),
                                    "p.json");
