@@ -21,30 +21,19 @@ struct CompareFlags {
   double alpha = 0.05;
   std::string threshold = "5%";
   bool allow_different_devices = false;
+  bool allow_underpowered = false;
   bool json = false;
   std::string json_out, html_out;
 };
-
-// "5%" or "0.05": a relative threshold, as a fraction.
-double parse_threshold(const std::string& s) {
-  try {
-    std::size_t used = 0;
-    const bool pct = !s.empty() && s.back() == '%';
-    const std::string num = pct ? s.substr(0, s.size() - 1) : s;
-    const double v = std::stod(num, &used);
-    if (used == num.size() && v >= 0 && v < (pct ? 1e4 : 1e2)) return pct ? v / 100.0 : v;
-  } catch (const std::exception&) {
-  }
-  throw InputError("--threshold", s, "must be a relative change such as 5% or 0.05 (>= 0)");
-}
 
 int run_compare(const CompareFlags& f) {
   reports::CompareOptions opts;
   opts.metric = reports::parse_compare_metric(f.metric, "--metric");
   opts.alpha = f.alpha;
   if (!(f.alpha > 0 && f.alpha < 1)) throw InputError("--alpha", fmt::format("{}", f.alpha), "must be in (0, 1)");
-  opts.threshold = parse_threshold(f.threshold);
+  opts.threshold = reports::parse_threshold(f.threshold, "--threshold");
   opts.allow_different_devices = f.allow_different_devices;
+  opts.allow_underpowered = f.allow_underpowered;
   if (!f.html_out.empty()) check_output_file("--html", f.html_out);
   if (!f.json_out.empty()) check_output_file("--json-out", f.json_out);
   const auto base = reports::read_results(f.base);
@@ -78,6 +67,8 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str();
   sub->add_flag("--allow-different-devices", f->allow_different_devices,
                 "Compare even when hostname, CPU model or GPUs differ between the files");
+  sub->add_flag("--allow-underpowered", f->allow_underpowered,
+                "Exit 0 on UNDERPOWERED: a change beyond the threshold that too few samples can never confirm");
   sub->add_flag("--json", f->json, "Print the comparison as JSON on stdout instead of the table");
   sub->add_option("--json-out", f->json_out, "Also write the comparison as JSON to this file");
   sub->add_option("--html", f->html_out, "Also write a self-contained HTML diff to this file");

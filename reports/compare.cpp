@@ -102,6 +102,18 @@ std::string device_difference(const json& a, const json& b) {
 
 }  // namespace
 
+double parse_threshold(const std::string& s, const std::string& flag) {
+  try {
+    std::size_t used = 0;
+    const bool pct = !s.empty() && s.back() == '%';
+    const std::string num = pct ? s.substr(0, s.size() - 1) : s;
+    const double v = std::stod(num, &used);
+    if (used == num.size() && v >= 0 && v < (pct ? 1e4 : 1e2)) return pct ? v / 100.0 : v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag, s, "must be a relative change such as 5% or 0.05 (>= 0)");
+}
+
 CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
   for (std::size_t i = 0; i < std::size(kMetrics); ++i)
     if (kMetrics[i].name == s) return static_cast<CompareMetric>(i);
@@ -117,6 +129,7 @@ std::string_view to_string(Verdict v) {
     case Verdict::faster: return "FASTER";
     case Verdict::slower: return "SLOWER";
     case Verdict::noisy: return "NOISY";
+    case Verdict::underpowered: return "UNDERPOWERED";
     case Verdict::missing: return "MISSING";
     case Verdict::added: return "NEW";
     case Verdict::failed: return "FAILED";
@@ -276,15 +289,27 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // moved when the host slowed a vCPU (docs/compare.md, Noise).
     const bool machine_moved = rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
                                std::fabs(machine) >= std::max(std::fabs(*rc.change) / 3, 2 * opts.threshold);
-    // Every instance must show the change: the closest pairing of a BASE round with a NEW round
-    // must still differ by more than the threshold, the same way. A burst that slowed one or two
-    // rounds of NEW (rounds are interleaved across the sweep, so it hit a round of several
-    // configurations) leaves a NEW round beside the BASE ones.
+    // Every instance must show the change. The rounds of each run, in order of speed, are paired
+    // rank by rank (the fastest NEW round with the fastest BASE round, and so on), and every pair
+    // must differ by more than the threshold, the same way. A burst that slowed one or two rounds
+    // of NEW (rounds are interleaved across the sweep, so it hit a round of several
+    // configurations) leaves NEW's fastest round beside BASE's. Pairing by rank rather than NEW's
+    // fastest against BASE's slowest: that asked a run's own rounds to agree within the change, and
+    // a real 12% regression of rounds 15% apart was NOISY. Runs with different round counts pair
+    // their extremes, as before.
     std::optional<double> closest;
     if (rc.change && !rc.base.round_medians.empty() && !rc.neu.round_medians.empty()) {
-      const auto [blo, bhi] = std::minmax_element(rc.base.round_medians.begin(), rc.base.round_medians.end());
-      const auto [nlo, nhi] = std::minmax_element(rc.neu.round_medians.begin(), rc.neu.round_medians.end());
-      closest = up ? (*nlo - *bhi) / std::fabs(b) : (*nhi - *blo) / std::fabs(b);
+      auto bs = rc.base.round_medians, ns = rc.neu.round_medians;
+      std::sort(bs.begin(), bs.end());
+      std::sort(ns.begin(), ns.end());
+      if (bs.size() == ns.size()) {
+        for (std::size_t k = 0; k < bs.size(); ++k) {
+          const double d = (ns[k] - bs[k]) / std::fabs(b);
+          if (!closest || (up ? d < *closest : d > *closest)) closest = d;
+        }
+      } else {
+        closest = up ? (ns.front() - bs.back()) / std::fabs(b) : (ns.back() - bs.front()) / std::fabs(b);
+      }
     }
     const bool rounds_apart = !closest || ((*closest > 0) == up && std::fabs(*closest) > opts.threshold);
     // Interference on a shared machine only ever adds time: it spreads a run's slow side, which
@@ -321,15 +346,20 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
                             100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
     } else if (*rc.p_value < opts.alpha && !rounds_apart) {
       rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("not every round moved: the closest BASE and NEW rounds differ by {:+.1f}%", 100 * *closest);
+      rc.note = fmt::format("not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
+                            "{:+.1f}%",
+                            100 * *closest);
     } else if (*rc.p_value < opts.alpha) {
       rc.verdict = direction;
+    } else if (const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn)); floor >= opts.alpha) {
+      // Not noise: the gate cannot see. A run with this many samples passes whatever happened.
+      rc.verdict = Verdict::underpowered;
+      rc.note = fmt::format("too few samples ({} vs {}): p cannot go below {:.3g} >= alpha {:.3g}; take at least {} "
+                            "repeats",
+                            nb, nn, floor, opts.alpha, min_samples_for(opts.alpha));
     } else {
       rc.verdict = Verdict::noisy;
-      const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn));
-      rc.note = floor >= opts.alpha
-                    ? fmt::format("too few samples ({} vs {}): p cannot go below {:.3g}; raise repeats", nb, nn, floor)
-                    : fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
+      rc.note = fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
     }
     // Only where the U test on all samples was unsure: the guards above name witnesses (fresh
     // executors, the machine, the cores, the rounds) that move a run's fast half as well, and the
@@ -345,7 +375,8 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     rc.verdict = direction;
     if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
   }
-  rc.regression = rc.verdict == Verdict::slower;
+  rc.regression =
+      rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);
 }
 
 void check_same_device(const ResultsFile& base, const ResultsFile& neu) {
@@ -455,12 +486,10 @@ json Comparison::to_json() const {
                   {"note", r.note}});
   }
   json summary = json::object();
-  for (Verdict v : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::noisy, Verdict::missing, Verdict::added,
-                    Verdict::failed})
-    summary[std::string(to_string(v))] = count(v);
+  for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
   const MetricInfo& mi = info(options.metric);
   return {{"schema", "ringbench.compare"},
-          {"schema_version", "0.1.0"},
+          {"schema_version", "0.2.0"},  // 0.2.0: the UNDERPOWERED verdict
           {"base", base_path},
           {"new", new_path},
           {"metric", {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},

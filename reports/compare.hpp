@@ -18,6 +18,8 @@ namespace rb::reports {
 
 enum class CompareMetric { time, tflops, overlap, exposed_comm, imbalance };
 CompareMetric parse_compare_metric(std::string_view s, std::string_view where);
+// "5%" or "0.05": a relative threshold, as a fraction; InputError naming `flag` otherwise.
+double parse_threshold(const std::string& s, const std::string& flag);
 std::string_view to_string(CompareMetric m);
 
 struct MetricInfo {
@@ -29,15 +31,21 @@ struct MetricInfo {
 const MetricInfo& info(CompareMetric m);
 
 // FASTER and SLOWER mean better and worse in the metric's own direction (more TFLOP/s is FASTER).
+// UNDERPOWERED: a change beyond the threshold that the sample counts can never confirm (3 against
+// 3 samples: p >= 0.1 whatever happened); a regression unless allowed, since the gate is blind.
 // FAILED: the run is not ok in NEW; it is a regression when it was ok in BASE.
-enum class Verdict { same, faster, slower, noisy, missing, added, failed };
-std::string_view to_string(Verdict v);  // SAME, FASTER, SLOWER, NOISY, MISSING, NEW, FAILED
+enum class Verdict { same, faster, slower, noisy, underpowered, missing, added, failed };
+// Every verdict, in the order summaries list them.
+inline constexpr Verdict kVerdicts[] = {Verdict::same,         Verdict::faster,  Verdict::slower, Verdict::noisy,
+                                        Verdict::underpowered, Verdict::missing, Verdict::added,  Verdict::failed};
+std::string_view to_string(Verdict v);  // SAME, FASTER, SLOWER, NOISY, UNDERPOWERED, MISSING, NEW, FAILED
 
 struct CompareOptions {
   CompareMetric metric = CompareMetric::time;
   double alpha = 0.05;      // significance level of the U test
   double threshold = 0.05;  // relative change below which a run is SAME, whatever the test says
   bool allow_different_devices = false;
+  bool allow_underpowered = false;  // UNDERPOWERED is then no regression
 };
 
 // One side of a comparison: the metric's value and, where the metric has them, its samples.

@@ -30,8 +30,7 @@ std::string n_text(const RunComparison& r) {
 
 std::string summary_line(const Comparison& cmp) {
   std::string s;
-  for (Verdict v : {Verdict::same, Verdict::faster, Verdict::slower, Verdict::noisy, Verdict::missing, Verdict::added,
-                    Verdict::failed}) {
+  for (Verdict v : kVerdicts) {
     if (const int c = cmp.count(v)) s += fmt::format("{}{} {}", s.empty() ? "" : ", ", c, to_string(v));
   }
   return s.empty() ? "no runs" : s;
@@ -41,6 +40,7 @@ const char* verdict_colour(Verdict v) {
   switch (v) {
     case Verdict::faster: return "#1a7f37";
     case Verdict::slower:
+    case Verdict::underpowered:
     case Verdict::failed: return "#cf222e";
     case Verdict::noisy: return "#9a6700";
     case Verdict::missing:
@@ -64,7 +64,8 @@ std::string format_compare_text(const Comparison& cmp) {
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out = fmt::format("compare {}: {} → {}\n", mi.name, cmp.base_path, cmp.new_path);
-  out += fmt::format("rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else NOISY\n",
+  out += fmt::format("rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else "
+                     "NOISY (UNDERPOWERED when too few samples could ever give it)\n",
                      cmp.options.threshold * 100.0, cmp.options.alpha);
   for (const auto& row : rows) {
     std::string line;

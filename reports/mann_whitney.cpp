@@ -51,6 +51,12 @@ double min_attainable_p(int n1, int n2) {
   return std::min(1.0, 2.0 * std::exp(-log_c));
 }
 
+int min_samples_for(double alpha) {
+  int n = 1;
+  while (n < 1000 && !(min_attainable_p(n, n) < alpha)) ++n;
+  return n;
+}
+
 UTestResult mann_whitney_u(std::span<const double> x, std::span<const double> y, bool allow_exact) {
   UTestResult r;
   const std::size_t n1 = x.size(), n2 = y.size();

@@ -40,4 +40,8 @@ UTestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
 // significant, however large: compare uses it to say "too few samples" rather than "no change".
 double min_attainable_p(int n1, int n2);
 
+// The fewest samples per side (n against n) whose smallest attainable p is below alpha: 4 for
+// alpha 0.05 (2 / C(8, 4) = 0.029), 5 for 0.01. nightly.sh refuses a profile with fewer.
+int min_samples_for(double alpha);
+
 }  // namespace rb::reports

@@ -1,10 +1,12 @@
 // The compare decision rule on synthetic results: SAME within the threshold, FASTER/SLOWER only when
-// the U test agrees, NOISY otherwise, and the status-driven verdicts (MISSING, NEW, FAILED).
+// the U test agrees, NOISY otherwise, UNDERPOWERED when the samples could never agree, and the
+// status-driven verdicts (MISSING, NEW, FAILED).
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
 #include "reports/compare.hpp"
 #include "reports/compare_format.hpp"
+#include "reports/mann_whitney.hpp"
 #include "synthetic_results.hpp"
 
 namespace rb::reports {
@@ -240,11 +242,25 @@ TEST(Compare, LargeChangeThatTheTestCannotConfirmIsNoisy) {
   EXPECT_FALSE(cmp.regression());
 }
 
-TEST(Compare, TooFewSamplesIsNoisyAndSaysSo) {
-  const std::vector<double> b{1.0, 1.01, 0.99}, n{2.0, 2.02, 1.98};  // 3 vs 3: p >= 0.1 always
-  const auto cmp = compare_results(results("b", {ok_run(kCfgA, b)}), results("n", {ok_run(kCfgA, n)}), {});
-  EXPECT_EQ(only_verdict(cmp), Verdict::noisy);
-  EXPECT_NE(cmp.runs[0].note.find("too few samples"), std::string::npos) << cmp.runs[0].note;
+TEST(Compare, TooFewSamplesIsUnderpoweredARegressionUnlessAllowed) {
+  const std::vector<double> b{1.0, 1.01, 0.99}, n{1.5, 1.515, 1.485};  // 3 vs 3: p >= 0.1 always; +50%
+  auto cmp = compare_results(results("b", {ok_run(kCfgA, b)}), results("n", {ok_run(kCfgA, n)}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::underpowered);
+  EXPECT_TRUE(cmp.regression());  // the gate is blind, and says so by failing
+  EXPECT_NE(cmp.runs[0].note.find("too few samples (3 vs 3)"), std::string::npos) << cmp.runs[0].note;
+  EXPECT_NE(cmp.runs[0].note.find("at least 4 repeats"), std::string::npos) << cmp.runs[0].note;
+  EXPECT_EQ(cmp.to_json()["summary"]["UNDERPOWERED"], 1);
+  CompareOptions allow;
+  allow.allow_underpowered = true;
+  cmp = compare_results(results("b", {ok_run(kCfgA, b)}), results("n", {ok_run(kCfgA, n)}), allow);
+  EXPECT_EQ(only_verdict(cmp), Verdict::underpowered);
+  EXPECT_FALSE(cmp.regression());
+  // Within the threshold it is SAME, however few the samples: nothing to confirm.
+  cmp = compare_results(results("b", {ok_run(kCfgA, b)}), results("b", {ok_run(kCfgA, scaled(b, 1.02))}), {});
+  EXPECT_EQ(only_verdict(cmp), Verdict::same);
+  // Four against four can reach p = 0.029: a change they cannot confirm is NOISY, not blind.
+  EXPECT_EQ(min_samples_for(0.05), 4);
+  EXPECT_EQ(min_samples_for(0.01), 5);
 }
 
 TEST(Compare, MissingNewAndFailedRuns) {
