@@ -1,4 +1,4 @@
-// Loading a history directory and drawing each configuration's metrics against the date.
+// Loading a history directory into per-configuration series, with the steps found in each.
 #include "reports/trend.hpp"
 
 #include <algorithm>
@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "reports/compare.hpp"
+#include "reports/step_detect.hpp"
 #include "reports/xml_escape.hpp"
 
 namespace rb::reports {
@@ -59,55 +60,6 @@ std::optional<TrendPoint> point_of(const json& run, const std::string& date, std
   return p;
 }
 
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
-
-// One chart: x is the calendar date (gaps show), y spans the values and their bars.
-std::string chart(const TrendSeries& s, long first_day, long last_day) {
-  constexpr double W = 300, H = 118, L = 44, R = 8, T = 18, B = 20;
-  double lo = 1e300, hi = -1e300;
-  for (const auto& p : s.points) {
-    lo = std::min({lo, p.value, p.lo.value_or(p.value)});
-    hi = std::max({hi, p.value, p.hi.value_or(p.value)});
-  }
-  if (hi - lo < 1e-12 * std::max(1.0, std::fabs(hi))) {  // a flat line: give it room
-    const double pad = std::max(std::fabs(hi) * 0.05, 1e-9);
-    lo -= pad;
-    hi += pad;
-  }
-  const double span_days = static_cast<double>(std::max<long>(1, last_day - first_day));
-  auto X = [&](const std::string& d) {
-    const double day = static_cast<double>(parse_date(d).value_or(first_day) - first_day);
-    return last_day == first_day ? L + (W - L - R) / 2 : L + day / span_days * (W - L - R);
-  };
-  auto Y = [&](double v) { return T + (hi - v) / (hi - lo) * (H - T - B); };
-
-  std::string g = fmt::format("<svg class=\"rbt-chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", W, H);
-  g += fmt::format("<text x=\"{}\" y=\"11\" class=\"rbt-title\">{}{}{}</text>", L, xml_escape(s.metric),
-                   s.unit.empty() ? "" : " (" + xml_escape(s.unit) + ")", s.lower_is_better ? " ↓ better" : " ↑ better");
-  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"rbt-axis\"/>", L, T, H - B);
-  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"rbt-axis\"/>", L, H - B, W - R);
-  g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, T + 8, fmt_num(hi));
-  g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, H - B, fmt_num(lo));
-  g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\">{}</text>", L, H - 5, xml_escape(s.points.front().date));
-  if (s.points.size() > 1)
-    g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", W - R, H - 5,
-                     xml_escape(s.points.back().date));
-  std::string path;
-  for (const auto& p : s.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", X(p.date), Y(p.value));
-  g += fmt::format("<path d=\"{}\" class=\"rbt-line\"/>", path);
-  for (const auto& p : s.points) {
-    const double x = X(p.date);
-    if (p.lo && p.hi)
-      g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"rbt-bar\"/>", x, Y(*p.hi),
-                       Y(*p.lo));
-    std::string tip = fmt::format("{}: {}", p.date, fmt_num(p.value));
-    if (p.lo && p.hi) tip += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
-    g += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" class=\"rbt-pt\"><title>{}</title></circle>", x,
-                     Y(p.value), xml_escape(tip));
-  }
-  return g + "</svg>";
-}
-
 }  // namespace
 
 std::optional<long> parse_date(const std::string& s) {
@@ -121,19 +73,55 @@ std::optional<long> parse_date(const std::string& s) {
   return std::chrono::sys_days{ymd}.time_since_epoch().count();
 }
 
-History build_history(std::vector<DatedResults> files) {
+namespace {
+
+// The steps of one series: every level change the fit finds, marked against the threshold. The fit covers the last kMaxStepNights nights at most (its cost grows as n^2).
+std::vector<TrendStep> series_steps(const TrendSeries& s, const History& h) {
+  constexpr std::size_t kMaxStepNights = 1000;
+  const std::size_t skip = s.points.size() > kMaxStepNights ? s.points.size() - kMaxStepNights : 0;
+  std::vector<double> y;
+  for (std::size_t i = skip; i < s.points.size(); ++i) y.push_back(s.points[i].value);
+  auto commit_of = [&](const std::string& date) {
+    const auto it = std::find(h.dates.begin(), h.dates.end(), date);
+    return it == h.dates.end() ? std::string("unknown") : h.commits[static_cast<std::size_t>(it - h.dates.begin())];
+  };
+  std::vector<TrendStep> out;
+  for (const LevelStep& ls : detect_steps(y).steps) {
+    TrendStep t;
+    t.date = s.points[skip + ls.at].date;
+    t.previous_date = s.points[skip + ls.at - 1].date;
+    t.commit = commit_of(t.date);
+    t.previous_commit = commit_of(t.previous_date);
+    t.before = ls.before;
+    t.after = ls.after;
+    t.change = ls.change();
+    t.beyond_threshold = std::fabs(t.change) > h.threshold;
+    t.regression = t.beyond_threshold && (t.change > 0) == s.lower_is_better;
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+History build_history(std::vector<DatedResults> files, double threshold) {
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.date < b.date; });
   History h;
+  h.threshold = threshold;
   std::map<std::string, std::size_t> index;  // config id -> position in h.configs
   std::vector<std::vector<std::vector<TrendPoint>>> points;  // [config][metric] -> points
   for (const auto& f : files) {
     h.dates.push_back(f.date);
     h.files.push_back(f.results.path.string());
+    const json& tool = f.results.doc.contains("tool") ? f.results.doc.at("tool") : json();
+    h.commits.push_back(tool.is_object() && tool.contains("git_sha") && tool.at("git_sha").is_string()
+                            ? tool.at("git_sha").get<std::string>()
+                            : std::string("unknown"));
     for (const auto& run : f.results.runs()) {
       const auto id = run.at("config").at("id").get<std::string>();
       auto [it, fresh] = index.emplace(id, h.configs.size());
       if (fresh) {
-        h.configs.push_back({id, config_label(run.at("config")), {}});
+        h.configs.push_back({id, config_label(run.at("config")), run.at("config"), {}});
         points.emplace_back(std::size(kTrendMetrics));
       }
       if (run.at("status") != "ok") continue;  // a failed night has no value to draw
@@ -148,13 +136,16 @@ History build_history(std::vector<DatedResults> files) {
   }
   for (std::size_t c = 0; c < h.configs.size(); ++c)
     for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
-      if (!points[c][m].empty())
-        h.configs[c].series.push_back(
-            {kTrendMetrics[m].name, kTrendMetrics[m].unit, kTrendMetrics[m].lower_is_better, std::move(points[c][m])});
+      if (!points[c][m].empty()) {
+        TrendSeries s{kTrendMetrics[m].name, kTrendMetrics[m].unit, kTrendMetrics[m].lower_is_better,
+                      std::move(points[c][m]), {}, std::nullopt};
+        s.steps = series_steps(s, h);
+        h.configs[c].series.push_back(std::move(s));
+      }
   return h;
 }
 
-History load_history(const std::filesystem::path& dir) {
+History load_history(const std::filesystem::path& dir, double threshold) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
     throw InputError("history", dir.string(), "must be a directory of results files named YYYY-MM-DD*.json");
@@ -171,56 +162,92 @@ History load_history(const std::filesystem::path& dir) {
     files.push_back({date, read_results(e.path())});
   }
   if (files.empty()) throw InputError("history", dir.string(), "holds no YYYY-MM-DD*.json results file");
-  return build_history(std::move(files));
+  return build_history(std::move(files), threshold);
 }
 
-std::string trend_fragment(const History& h) {
-  long first = 0, last = 0;
-  if (!h.dates.empty()) {
-    first = parse_date(h.dates.front()).value_or(0);
-    last = parse_date(h.dates.back()).value_or(first);
-  }
-  std::string f = "<section class=\"rb-trend\">\n<style>"
-                  ".rb-trend .rbt-cfg{margin:0 0 1em}.rb-trend h3{font-size:14px;margin:.6em 0 .2em}"
-                  ".rb-trend .rbt-charts{display:flex;flex-wrap:wrap;gap:6px}"
-                  ".rb-trend .rbt-axis{stroke:#8c959f}.rb-trend .rbt-line{fill:none;stroke:#0969da;stroke-width:1.5}"
-                  ".rb-trend .rbt-bar{stroke:#54aeff;stroke-width:3;opacity:.6}.rb-trend .rbt-pt{fill:#0969da}"
-                  ".rb-trend .rbt-title{font:11px sans-serif;fill:#24292f}.rb-trend .rbt-tick{font:9px sans-serif;fill:#57606a}"
-                  "</style>\n";
-  f += fmt::format("<h2>Trend</h2>\n<p>{} nights, {} to {}; {} configurations. Each chart is one metric against the "
-                   "date; the median time carries a bar from the fastest sample to the 90th percentile.</p>\n",
-                   h.dates.size(), h.dates.empty() ? "-" : h.dates.front(), h.dates.empty() ? "-" : h.dates.back(),
-                   h.configs.size());
-  for (const auto& c : h.configs) {
-    f += fmt::format("<div class=\"rbt-cfg\" id=\"trend-{}\"><h3 title=\"{}\">{}</h3><div class=\"rbt-charts\">", xml_escape(c.id),
-                     xml_escape(c.id), xml_escape(c.label));
-    if (c.series.empty()) f += "<p>no successful run in this history</p>";
-    for (const auto& s : c.series) f += chart(s, first, last);
-    f += "</div></div>\n";
-  }
-  return f + "</section>\n";
+void set_baseline(History& h, const ResultsFile& baseline) {
+  for (auto& c : h.configs)
+    for (const auto& run : baseline.runs()) {
+      if (run.at("config").at("id") != c.id || run.at("status") != "ok") continue;
+      for (auto& series : c.series)
+        for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
+          if (series.metric == kTrendMetrics[m].name)
+            if (const auto p = point_of(run, "", m)) series.baseline = p->value;
+    }
 }
 
-std::string trend_page(const History& h, const std::string& title) {
-  return fmt::format(
-      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>"
-      "<style>body{{font:14px system-ui,sans-serif;margin:1.5em;color:#24292f}}</style></head><body>\n"
-      "<h1>{0}</h1>\n{1}</body></html>\n",
-      xml_escape(title), trend_fragment(h));
+void set_tonight(History& h, const json& compare, const std::string& source) {
+  if (!compare.is_object() || compare.value("schema", "") != "ringbench.compare" || !compare.contains("runs") ||
+      !compare.at("runs").is_array())
+    throw InputError(source, compare.is_object() ? compare.value("schema", "(no schema)") : compare.type_name(),
+                     "must be the JSON of `ringbench compare --json-out` (schema ringbench.compare)");
+  for (std::size_t i = 0; i < compare.at("runs").size(); ++i) {
+    const json& r = compare.at("runs").at(i);
+    if (!r.is_object() || !r.contains("verdict") || !r.at("verdict").is_string() || !r.contains("id") ||
+        !r.at("id").is_string())
+      throw InputError(fmt::format("{}: /runs/{}", source, i), r.dump(), "a compared run needs an id and a verdict");
+  }
+  h.tonight = compare;
 }
+
+std::vector<StepRef> steps_by_severity(const History& h) {
+  std::vector<StepRef> out;
+  for (const auto& c : h.configs)
+    for (const auto& s : c.series)
+      for (const auto& t : s.steps)
+        if (t.beyond_threshold) out.push_back({&c, &s, &t});
+  std::stable_sort(out.begin(), out.end(), [](const StepRef& a, const StepRef& b) {
+    if (a.step->regression != b.step->regression) return a.step->regression;
+    return std::fabs(a.step->change) > std::fabs(b.step->change);
+  });
+  return out;
+}
+
+namespace {
+
+json step_json(const TrendStep& t) {
+  return {{"date", t.date},
+          {"previous_date", t.previous_date},
+          {"commits", fmt::format("{}..{}", t.previous_commit, t.commit)},
+          {"before", t.before},
+          {"after", t.after},
+          {"change", std::isfinite(t.change) ? json(t.change) : json(nullptr)},
+          {"beyond_threshold", t.beyond_threshold},
+          {"regression", t.regression}};
+}
+
+}  // namespace
 
 json to_json(const History& h) {
   json cs = json::array();
   for (const auto& c : h.configs) {
-    json ss = json::object();
+    json ss = json::object(), steps = json::object();
     for (const auto& s : c.series) {
       json pts = json::array();
       for (const auto& p : s.points) pts.push_back({{"date", p.date}, {"value", p.value}});
       ss[s.metric] = pts;
+      json st = json::array();
+      for (const auto& t : s.steps) st.push_back(step_json(t));
+      steps[s.metric] = st;
     }
-    cs.push_back({{"id", c.id}, {"label", c.label}, {"series", ss}});
+    cs.push_back({{"id", c.id}, {"label", c.label}, {"series", ss}, {"steps", steps}});
   }
-  return {{"dates", h.dates}, {"files", h.files}, {"configs", cs}};
+  json found = json::array();
+  for (const auto& ref : steps_by_severity(h)) {
+    json j = step_json(*ref.step);
+    j["id"] = ref.config->id;
+    j["label"] = ref.config->label;
+    j["metric"] = ref.series->metric;
+    found.push_back(j);
+  }
+  return {{"schema", "ringbench.trend"},
+          {"schema_version", "1.0.0"},
+          {"dates", h.dates},
+          {"commits", h.commits},
+          {"files", h.files},
+          {"threshold", h.threshold},
+          {"steps", found},
+          {"configs", cs}};
 }
 
 }  // namespace rb::reports
