@@ -12,6 +12,7 @@
 #include "bench/sweep_runner.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
+#include "reports/mann_whitney.hpp"
 
 namespace rb::bench {
 namespace {
@@ -45,6 +46,7 @@ struct RunFlags {
   std::string rank_mode = "isolated", launch = "graph";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
+  double require_power = 0;  // an alpha: refuse repeats whose samples can never reach it
   std::string inject_fault;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
@@ -121,6 +123,18 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
     if (f.given(a.flag)) set_sweep_axis(spec, a.key, flag_value(a), FieldOrigin{"", a.flag});
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
+  if (f.given("--require-power")) {
+    if (!(f.require_power > 0 && f.require_power < 1))
+      throw InputError("--require-power", fmt::format("{}", f.require_power), "must be an alpha in (0, 1)");
+    const int need = reports::min_samples_for(f.require_power);
+    if (spec.repeats < need)
+      throw InputError(f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats",
+                       std::to_string(spec.repeats),
+                       fmt::format("with {0} samples against {0}, compare's U test can never reach p < {1} (its "
+                                   "smallest p is {2:.3g}): take at least {3} repeats",
+                                   spec.repeats, f.require_power,
+                                   reports::min_attainable_p(spec.repeats, spec.repeats), need));
+  }
   if (f.full_check_limit < 0)
     throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
   if (f.check_sample < 1) throw InputError("--check-rows", std::to_string(f.check_sample), "must be at least 1");
@@ -233,6 +247,10 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                   "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
                   "between them (0: every visible GPU)")
       ->capture_default_str();
+  sub->add_option("--require-power", f->require_power,
+                  "Refuse (exit 2) a sweep whose repeats could never give compare's U test p < ALPHA (the nightly job "
+                  "passes its alpha)")
+      ->type_name("ALPHA");
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");

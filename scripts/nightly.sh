@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The nightly regression job (docs/nightly.md): runs a profile, compares it with the stored baseline
 # (`ringbench compare`), appends the night's results to a history directory (one file per date),
-# redraws the asv-style trend page (`ringbench trend`), and exits non-zero on a regression.
+# redraws the asv-style trend page (`ringbench trend`: tonight's verdicts and the steps found over
+# the whole history lead it), and exits non-zero on a regression. A profile whose repeats could
+# never let compare reach its alpha is refused before anything runs.
 #
 # Usage: scripts/nightly.sh [-p PROFILE] [-b BASELINE] [-H HISTORY_DIR] [-o OUT_DIR] [-d YYYY-MM-DD]
 #                           [--update-baseline] [-- COMPARE_FLAGS...]
@@ -44,6 +46,14 @@ fi
 if [ -z "$bin" ] || [ ! -x "$bin" ]; then
   echo "nightly: no ringbench binary (build it, or set RINGBENCH)" >&2; exit 2
 fi
+# compare's alpha, from the flags given after --, so the run can refuse repeats that could never reach it.
+alpha=0.05
+for ((i = 0; i < ${#compare_flags[@]}; i++)); do
+  case "${compare_flags[$i]}" in
+    --alpha) alpha="${compare_flags[$((i + 1))]:-}" ;;
+    --alpha=*) alpha="${compare_flags[$i]#--alpha=}" ;;
+  esac
+done
 if [ -z "$profile" ]; then
   profile="$root/profiles/smoke.json"
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then profile="$root/profiles/nightly.json"; fi
@@ -54,8 +64,9 @@ mkdir -p "$history" "$out" || exit 2
 
 # 1. Tonight's run. Exit 1 (a configuration failed) still leaves results to compare and keep.
 echo "nightly: $date: running $profile" >&2
-"$bin" run "$profile" --out "$out/run"
+"$bin" run "$profile" --out "$out/run" --require-power "$alpha"
 run_rc=$?
+if [ "$run_rc" -eq 2 ]; then echo "nightly: the run refused its input (exit 2)" >&2; exit 2; fi
 if [ "$run_rc" -ge 2 ] || [ ! -f "$out/run/results.json" ]; then
   echo "nightly: the run did not produce results (exit $run_rc)" >&2
   exit 2
@@ -66,6 +77,7 @@ cp "$out/run/results.json" "$history/$date.json" || exit 2
 
 # 3. Compare with the baseline, or make tonight the baseline when there is none.
 compare_rc=0
+rm -f "$out/compare.json"  # a rerun into the same folder must not show last run's verdicts
 if [ -f "$baseline" ]; then
   "$bin" compare "$baseline" "$out/run/results.json" --html "$out/compare.html" --json-out "$out/compare.json" \
     "${compare_flags[@]}" | tee "$out/compare.txt"
@@ -80,9 +92,12 @@ if [ "$update" -eq 1 ] && [ "$compare_rc" -eq 0 ] && [ "$run_rc" -eq 0 ]; then
 fi
 
 # 4. The trend page over the whole history.
-"$bin" trend "$history" -o "$out/trend.html" --title "ringbench nightly: $(basename "$profile" .json)" || exit 2
+trend_flags=(--baseline "$baseline")
+[ -f "$out/compare.json" ] && trend_flags+=(--compare "$out/compare.json")
+"$bin" trend "$history" -o "$out/trend.html" --title "ringbench nightly: $(basename "$profile" .json)" \
+  "${trend_flags[@]}" --json >"$out/trend.json" || exit 2
 
-echo "nightly: results $out/run/results.json; compare $out/compare.txt; trend $out/trend.html" >&2
+echo "nightly: results $out/run/results.json; compare $out/compare.txt; trend $out/trend.html ($out/trend.json)" >&2
 if [ "$compare_rc" -ne 0 ]; then echo "nightly: REGRESSION against $baseline" >&2; exit 1; fi
 if [ "$run_rc" -ne 0 ]; then echo "nightly: a configuration failed tonight" >&2; exit 1; fi
 exit 0

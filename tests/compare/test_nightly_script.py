@@ -54,6 +54,9 @@ class NightlyScript(unittest.TestCase):
                 page = f.read()
             self.assertIn('<section class="rb-trend">', page)
             self.assertIn("3 nights, 2024-05-01 to 2024-05-04; 2 configurations", page)
+            self.assertIn("Tonight against the baseline", page)  # tonight's compare leads the page
+            self.assertLess(page.index("What changed"), page.index("<svg"))
+            self.assertTrue(os.path.isfile(os.path.join(d, "n3", "trend.json")))
             self.assertEqual(page.count("<svg"), page.count("</svg>"))
             self.assertGreaterEqual(page.count("<svg"), 2 * 2)  # time and TFLOP/s at least, per config
             self.assertNotIn("<script", page)
@@ -65,6 +68,42 @@ class NightlyScript(unittest.TestCase):
             series = json.loads(p.stdout)
             self.assertEqual(series["dates"], ["2024-05-01", "2024-05-02", "2024-05-04"])
             self.assertEqual(len(series["configs"][0]["series"]["median_ms"]), 3)
+
+    def test_a_profile_whose_samples_can_never_reach_alpha_is_refused(self):
+        with tempdir() as d:
+            prof = write_json(os.path.join(d, "p.json"), {**PROFILE, "sweep": {**PROFILE["sweep"], "repeats": 3}})
+            out = os.path.join(d, "n1")
+            p = nightly("-p", prof, "-H", os.path.join(d, "history"), "-d", "2024-05-01", "-o", out)
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("/sweep/repeats", p.stderr)
+            self.assertIn("take at least 4 repeats", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "run", "results.json")))
+            # A stricter alpha given to compare asks for more: 4 repeats reach 0.05, not 0.01.
+            prof = write_json(os.path.join(d, "p4.json"), {**PROFILE, "sweep": {**PROFILE["sweep"], "repeats": 4}})
+            p = nightly("-p", prof, "-H", os.path.join(d, "history"), "-d", "2024-05-01", "-o", out, "--",
+                        "--alpha", "0.01")
+            self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+            self.assertIn("take at least 5 repeats", p.stderr)
+
+    def test_the_trend_of_a_history_names_its_steps(self):
+        with tempdir() as d:
+            prof = write_json(os.path.join(d, "p.json"), PROFILE)
+            hist = os.path.join(d, "history")
+            p = nightly("-p", prof, "-H", hist, "-d", "2024-05-01", "-o", os.path.join(d, "n1"))
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+            night = read_json(os.path.join(hist, "2024-05-01.json"))
+            for i in range(2, 13):  # eleven more nights, 10% slower from night 6 on
+                doc = scale_timing(night, 1.10 if i >= 6 else 1.0)
+                doc["tool"]["git_sha"] = f"commit{i}"
+                write_json(os.path.join(hist, f"2024-05-{i:02}.json"), doc)
+            p = subprocess.run([BIN, "trend", hist, "-o", os.path.join(d, "t.html"), "--json"], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            steps = json.loads(p.stdout)["steps"]
+            self.assertTrue(steps and steps[0]["regression"], steps)
+            self.assertEqual(steps[0]["date"], "2024-05-06")
+            self.assertEqual(steps[0]["commits"], "commit5..commit6")
+            self.assertIn("REGRESSION", p.stderr)
 
     def test_bad_usage_exits_2(self):
         with tempdir() as d:

@@ -1,0 +1,58 @@
+"""The nightly job on the shipped smoke profile (the one it runs on a CPU) can fire: its repeats pass
+the job's power check, and a planted 20% slowdown of tonight against the baseline is flagged as
+SLOWER, not NOISY or UNDERPOWERED, and exits 1. The profile runs once (the first night); the second
+night's run is that one with every sample 20% slower, put in place by a stand-in for `ringbench run`,
+so the test costs one smoke sweep. Heavy: left out of the sanitizer stage (scripts/test.sh)."""
+import json
+import os
+import subprocess
+import unittest
+
+from rb_cli import BIN, SOURCE_DIR, read_json, scale_timing, tempdir, write_json
+
+NIGHTLY = os.path.join(SOURCE_DIR, "scripts", "nightly.sh")
+SMOKE = os.path.join(SOURCE_DIR, "profiles", "smoke.json")
+
+# `ringbench run ... --out DIR ...` copies $RB_PLANT into DIR; every other command is the real one.
+STAND_IN = """#!/usr/bin/env bash
+if [ "$1" = run ] && [ -n "${RB_PLANT:-}" ]; then
+  while [ $# -gt 0 ]; do [ "$1" = --out ] && out="$2"; shift; done
+  mkdir -p "$out" && cp "$RB_PLANT/results.json" "$out/results.json" && exit 0
+fi
+exec "$RB_REAL" "$@"
+"""
+
+
+class NightlySmoke(unittest.TestCase):
+    def test_a_planted_twenty_percent_on_the_smoke_profile_is_flagged(self):
+        self.assertGreaterEqual(read_json(SMOKE)["sweep"]["repeats"], 8)
+        with tempdir() as d:
+            stand_in = os.path.join(d, "ringbench")
+            with open(stand_in, "w") as f:
+                f.write(STAND_IN)
+            os.chmod(stand_in, 0o755)
+            env = dict(os.environ, RINGBENCH=stand_in, RB_REAL=BIN)
+            hist, base = os.path.join(d, "history"), os.path.join(d, "baseline.json")
+            common = ["bash", NIGHTLY, "-p", SMOKE, "-H", hist, "-b", base]
+            p = subprocess.run([*common, "-d", "2024-05-01", "-o", os.path.join(d, "n1")], capture_output=True,
+                               text=True, env=env, timeout=1200)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr[-3000:])
+            plant = os.path.join(d, "plant")
+            os.makedirs(plant)
+            write_json(os.path.join(plant, "results.json"), scale_timing(read_json(base), 1.20))
+            p = subprocess.run([*common, "-d", "2024-05-02", "-o", os.path.join(d, "n2")], capture_output=True,
+                               text=True, env=dict(env, RB_PLANT=plant), timeout=600)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr[-3000:])
+            self.assertIn("REGRESSION", p.stderr)
+            verdicts = [r["verdict"] for r in read_json(os.path.join(d, "n2", "compare.json"))["runs"]]
+            self.assertNotIn("UNDERPOWERED", verdicts)  # 8 repeats can always reach alpha
+            self.assertNotIn("FASTER", verdicts)
+            self.assertNotIn("SAME", verdicts)
+            # Configurations whose own samples spread by more than 20% (on this project's 2-core VM,
+            # 14 to 17 of 36) are rightly NOISY; the rest are SLOWER, and one is enough to fail the night.
+            self.assertGreaterEqual(verdicts.count("SLOWER"), 1, verdicts)
+            print(f"smoke nightly: planted +20% flagged SLOWER in {verdicts.count('SLOWER')} of {len(verdicts)}")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
