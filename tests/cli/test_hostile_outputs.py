@@ -175,6 +175,28 @@ class HostileOutputs(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("line 1", p.stderr)
 
+    def test_a_size_beyond_int64_is_skipped_with_its_reason(self):
+        # S at its bound, heads and D near 2^31: the products exceed int64. The estimate saturates
+        # instead of wrapping, and the configuration is skipped, not allocated.
+        out = os.path.join(self.d, "huge")
+        p = run("run", "--seq", "1099511627776", "--cp", "8", "--split", "zigzag", "--heads", "2000000000",
+                "--kv-heads", "1", "--head-dim", "2000000000", "--repeats", "1", "--out", out)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rec = read_json(os.path.join(out, "results.json"))["runs"][0]
+        self.assertEqual(rec["status"], "skipped")
+        self.assertIn("more than 8 EiB", rec["reason"])
+
+    def test_analyze_refuses_a_device(self):
+        zero = os.path.join(self.d, "zero")
+        if not os.path.exists(zero):
+            try:
+                os.mknod(zero, 0o666 | stat.S_IFCHR, os.makedev(1, 5))  # what /dev/zero is
+            except PermissionError:
+                self.skipTest("mknod needs root")
+        p = run("analyze", zero)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("not a device", p.stderr)
+
     def test_a_gzip_bomb_stops_at_the_cap(self):
         bomb = os.path.join(self.d, "bomb.json.gz")
         with gzip.open(bomb, "wb") as f:
