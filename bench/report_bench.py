@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark of the HTML report at scale (issue 7: "a report over 500 configurations stays under 5 MB
+"""Benchmark of the HTML report at scale (the report's goal: "a report over 500 configurations stays under 5 MB
 and renders in under 2 s"). Not a test: it prints the figures for docs/performance.md ("Report") and
 exits non-zero when a limit is broken.
 

@@ -1,5 +1,5 @@
 // Which device each virtual rank of the CUDA backend's local transport lives on: one process
-// driving several GPUs of a node (issue 6's one-process, many-GPU mode) deals the ranks round-robin,
+// driving several GPUs of a node (the one-process, many-GPU mode) deals the ranks round-robin,
 // so neighbours in the ring sit on neighbouring devices and every K/V transfer is a peer copy.
 // Pure arithmetic, tested on the CPU.
 #pragma once

@@ -59,7 +59,7 @@ CASES = [
     ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
     ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
     ("run bad rank mode", ["run", "--rank-mode", "sideways", *TINY], {}, ["--rank-mode", "sideways"]),
-    # run: flags share the profile's validator, bounds included (issue: hostile input, round two)
+    # run: flags share the profile's validator, bounds included
     ("run seq beyond 2^40", ["run", "--seq", "4611686018427387904", "--cp", "1", "--split", "contiguous", *TINY], {},
      ["--seq", "4611686018427387904", "at most 1099511627776"]),
     ("run seq beyond int64", ["run", "--seq", "99999999999999999999999", "--cp", "1", *TINY], {},
