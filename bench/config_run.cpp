@@ -147,8 +147,11 @@ ConfigRun::ConfigRun(const Config& cfg, const RunOptions& opts, int index)
       index_(index),
       plan_(ring::make_plan(cfg)),
       plan_json_(plan_to_json(plan_)),
-      rounds_(std::clamp(opts.rounds, 1, std::max(1, cfg.repeats))),
+      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds : std::clamp(opts.rounds, 1, std::max(1, cfg.repeats))),
       probe_(cfg.backend == Backend::cpu) {
+  // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
+  // count / rounds samples) holds for any number of rounds.
+  if (adaptive()) chunk_ = std::max(1, cfg.repeats / std::max(1, opts.rounds));
   metrics_in_.flops = plan_.flops();
   for (const auto& rp : plan_.ranks)
     metrics_in_.flops_per_rank.push_back(4.0 * cfg.head_dim * static_cast<double>(plan_.work(rp.rank)));
@@ -158,7 +161,10 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   if (finished()) throw Error(fmt::format("{}: every round has run", cfg_.label()));
   const auto started = std::chrono::steady_clock::now();
   const int round = done_;
-  const bool first = round == 0, last = round == rounds_ - 1;
+  const bool first = round == 0;
+  // An adaptive configuration learns that a round was its last only after the round's passes; the
+  // CUPTI-traced pass, which must be decided before the executor is made, then runs in its first.
+  bool last = !adaptive() && round == rounds_ - 1;
   const bool faulty = opts_.fault.hits(index_, round);
   if (faulty && opts_.fault.kind == "fatal") throw FatalError("injected device-fatal error");
   ring::CpuOptions copts;
@@ -194,7 +200,7 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   // The traced pass runs on the last round's executor; CUPTI must watch that one capture and
   // instantiate its graphs to tell which clones its node labels became (cupti_tracer.hpp).
 #ifdef RINGBENCH_HAVE_CUPTI
-  const bool traced = last && cfg_.backend == Backend::cuda && opts_.cupti;
+  const bool traced = (adaptive() ? first : last) && cfg_.backend == Backend::cuda && opts_.cupti;
   std::multimap<std::uint64_t, std::uint64_t> clones;
   std::string clone_error;
   std::optional<CuptiCloneRecorder> recorder;
@@ -238,12 +244,29 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   // shape on this project's 2-core machine), so samples from one instance understate the
   // run-to-run spread. This is asv's answer (several processes per benchmark) within one process.
   for (int i = 0; i < cfg_.warmup; ++i) (void)pass(false);
-  const int n = cfg_.repeats / rounds_ + (round < cfg_.repeats % rounds_ ? 1 : 0);
+  const int n = adaptive() ? chunk_ : cfg_.repeats / rounds_ + (round < cfg_.repeats % rounds_ ? 1 : 0);
   for (int i = 0; i < n; ++i) {
     nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(samples_ms_.size()));
     ring::PassRecord p = pass(true);
     samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));
+  }
+  if (adaptive()) {
+    const double spent = elapsed_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::string why = stop_reason(opts_.stopping, samples_ms_, round + 1, spent);
+    if (group) {
+      // Every process must stop after the same round: it stops when any of them would.
+      std::vector<double> votes{why.empty() ? 0.0 : 1.0};
+      group->sum(votes);
+      if (votes[0] > 0 && why.empty()) why = "another rank's stopping rule (max-time)";
+    }
+    if (!why.empty()) {
+      stopped_by_ = why;
+      rounds_ = round + 1;
+      last = true;
+    }
+  } else if (last) {
+    stopped_by_ = fmt::format("{} repeats over {} rounds", cfg_.repeats, rounds_);
   }
   if (probe_ && last) probe_machine();
   prune_candidates();
@@ -290,7 +313,8 @@ std::size_t ConfigRun::median_sample() const {
 // are; it can be the median only if j <= m <= j + N - K. The running median (rank K/2) always
 // satisfies that, so record() finds it after every round.
 void ConfigRun::prune_candidates() {
-  const std::size_t planned = static_cast<std::size_t>(std::max(cfg_.repeats, 1));
+  if (adaptive() && !finished() && stopped_by_.empty()) return;  // the final count is not known yet
+  const std::size_t planned = adaptive() ? samples_ms_.size() : static_cast<std::size_t>(std::max(cfg_.repeats, 1));
   const std::size_t known = samples_ms_.size();
   const std::size_t missing = planned > known ? planned - known : 0;
   const std::size_t m = std::max(planned, known) / 2;
@@ -313,7 +337,12 @@ json ConfigRun::record() const {
   timing["samples_ms"] = samples_ms_;
   timing["warmup"] = cfg_.warmup;
   timing["rounds"] = done_;
-  timing["rounds_planned"] = rounds_;
+  timing["rounds_planned"] = adaptive() && stopped_by_.empty() ? json(nullptr) : json(rounds_);
+  timing["stopped_by"] = stopped_by_.empty() ? json(nullptr) : json(stopped_by_);
+  if (adaptive())
+    timing["stopping"] = {{"max_noise_pct", opts_.stopping.max_noise_pct},
+                          {"min_samples", opts_.stopping.min_samples},
+                          {"max_time_s", opts_.stopping.max_time_s}};
   timing["interleaved"] = opts_.interleave;
   if (cfg_.backend == Backend::cuda) {
     timing["clock"] = distributed_ ? "CUDA events around each rank's pass, from a common barrier; the slowest rank's"

@@ -29,9 +29,12 @@ class ConfigRun {
   ConfigRun& operator=(const ConfigRun&) = delete;
 
   const Config& config() const { return cfg_; }
+  // Rounds planned: fixed by --rounds, or with --max-noise the most it may take until the stopping
+  // rule ends it (then rounds() becomes rounds_done()).
   int rounds() const { return rounds_; }
   int rounds_done() const { return done_; }
   bool finished() const { return done_ == rounds_; }
+  bool adaptive() const { return opts_.stopping.adaptive(); }
 
   // Runs the next round on a fresh executor, which is gone again when it returns (the sweep holds
   // one configuration's buffers at a time). The first round also makes the checked pass against
@@ -70,6 +73,8 @@ class ConfigRun {
   nlohmann::json cupti_;            // the traced pass, after the last round (cuda)
   bool distributed_ = false;        // run with a process group
   std::optional<int> cuda_devices_;  // cuda, local transport: GPUs the virtual ranks were dealt over
+  int chunk_ = 1;                    // --max-noise: timed passes per round
+  std::string stopped_by_;           // why sampling ended; empty while it goes on
 };
 
 }  // namespace rb::bench

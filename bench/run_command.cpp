@@ -47,6 +47,8 @@ struct RunFlags {
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
   double require_power = 0;  // an alpha: refuse repeats whose samples can never reach it
+  double max_noise_pct = 0, max_time_s = 60;
+  int min_samples = 5;
   std::string inject_fault;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
@@ -113,7 +115,8 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"launch", o.launch},
                         {"l2_flush", o.l2_flush},
                         {"devices", o.devices},
-                        {"cupti", o.cupti}}
+                        {"cupti", o.cupti},
+                        {"stopping", {o.stopping.max_noise_pct, o.stopping.min_samples, o.stopping.max_time_s}}}
       .dump();
 }
 
@@ -163,6 +166,17 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.launch = f.launch;
   opts.l2_flush = f.l2_flush;
   if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
+  if (f.given("--max-noise") && !(f.max_noise_pct > 0 && f.max_noise_pct <= 1000))
+    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct), "must be a relative standard deviation in (0, 1000] %");
+  if (!f.given("--max-noise") && (f.given("--min-samples") || f.given("--max-time")))
+    throw InputError(f.given("--min-samples") ? "--min-samples" : "--max-time", "given",
+                     "stops noise-based sampling, which needs --max-noise");
+  if (f.min_samples < 2 || f.min_samples > 1000000)
+    throw InputError("--min-samples", std::to_string(f.min_samples), "must be in [2, 1000000] (a noise needs two)");
+  opts.stopping.max_noise_pct = f.given("--max-noise") ? f.max_noise_pct : 0.0;
+  opts.stopping.min_samples = f.min_samples;
+  opts.stopping.max_time_s = bounded(f.max_time_s, kMaxTimeoutS, "--max-time", "seconds", "no limit but 1000 rounds");
+  opts.stopping.min_rounds = f.rounds;
   opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
 }
@@ -251,6 +265,16 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                   "Refuse (exit 2) a sweep whose repeats could never give compare's U test p < ALPHA (the nightly job "
                   "passes its alpha)")
       ->type_name("ALPHA");
+  sub->add_option("--max-noise", f->max_noise_pct,
+                  "Sample each configuration until the relative standard deviation of its timed passes is at most "
+                  "PCT (after --rounds rounds and --min-samples passes), one round of repeats/rounds passes at a "
+                  "time, as NVBench does; off: exactly --repeats passes")
+      ->type_name("PCT");
+  sub->add_option("--min-samples", f->min_samples, "With --max-noise: the fewest timed passes before stopping")
+      ->capture_default_str();
+  sub->add_option("--max-time", f->max_time_s,
+                  "With --max-noise: stop a configuration after this many seconds whatever its noise (0: no limit)")
+      ->capture_default_str();
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <set>
@@ -212,6 +213,12 @@ std::vector<Config> unique_configs(const std::vector<Config>& all) {
   return out;
 }
 
+// Runs at the end of a loop iteration however it ends (a `continue` included).
+struct ScheduleNext {
+  std::function<void()> then;
+  ~ScheduleNext() { then(); }
+};
+
 // The order of the rounds: (configuration, round) pairs.
 std::vector<std::pair<std::size_t, int>> round_order(std::size_t configs, int rounds, bool interleave) {
   std::vector<std::pair<std::size_t, int>> order;
@@ -298,7 +305,21 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   int max_repeats = 1;
   for (const auto& c : configs) max_repeats = std::max(max_repeats, c.repeats);
   std::string stopped;  // why the rest of the sweep is not run
-  for (const auto& [i, round] : round_order(configs.size(), std::clamp(opts.rounds, 1, max_repeats), opts.interleave)) {
+  // Fixed repeats: every round is known up front. Adaptive (--max-noise): each configuration starts
+  // with its first round, and after each round that leaves it open its next is scheduled, at the end
+  // of the queue when interleaved (so the rounds still go round-robin) or right after otherwise.
+  const bool adaptive = opts.stopping.adaptive();
+  auto order = round_order(configs.size(), adaptive ? 1 : std::clamp(opts.rounds, 1, max_repeats), opts.interleave);
+  for (std::size_t at = 0; at < order.size(); ++at) {
+    const auto [i, round] = order[at];
+    const ScheduleNext next{[&, i = i, round = round] {
+      const Slot& s = slots[i];
+      if (!adaptive || !s.status.empty() || !s.run || s.run->finished() || s.run->rounds_done() != round + 1) return;
+      if (opts.interleave)
+        order.emplace_back(i, round + 1);
+      else
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(at) + 1, {i, round + 1});
+    }};
     Slot& slot = slots[i];
     const Config& cfg = configs[i];
     const int idx = static_cast<int>(i);

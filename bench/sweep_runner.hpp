@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/profile.hpp"
+#include "bench/stopping_rule.hpp"
 
 namespace rb::bench {
 
@@ -55,6 +56,9 @@ struct RunOptions {
   // DESIGN §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
   // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.
   bool cupti = true;
+  // --max-noise, --min-samples, --max-time: stop sampling a configuration once its samples are
+  // steady enough (bench/stopping_rule.hpp); min_rounds is taken from `rounds`. Off by default.
+  StoppingRule stopping;
   bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
 };
 

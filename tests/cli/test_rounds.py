@@ -103,5 +103,54 @@ class Rounds(unittest.TestCase):
             self.assertIn("R must be a round >= 1", p.stderr)
 
 
+class NoiseBasedStopping(unittest.TestCase):
+    """--max-noise: rounds of repeats/rounds passes each, interleaved, until the noise target (after
+    --rounds rounds and --min-samples samples) or --max-time; the record says why it stopped."""
+
+    def test_a_loose_target_stops_after_the_first_rounds_and_says_so(self):
+        with tempdir() as d:
+            # A relative standard deviation of 6 positive samples cannot exceed sqrt(5) = 224%.
+            p, doc, lines = sweep(d, "--max-noise", "1000", "--min-samples", "6")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for r in doc["runs"]:
+                t = r["timing"]
+                # 7 repeats over 3 rounds: 2 passes a round; 6 samples take the 3 rounds.
+                self.assertEqual(t["rounds"], 3, t)
+                self.assertEqual(t["count"], 6)
+                self.assertEqual(t["rounds_planned"], 3)
+                self.assertRegex(t["stopped_by"], r"^noise \d+\.\d\d% <= 1000\.00%$")
+                self.assertEqual(t["stopping"], {"max_noise_pct": 1000.0, "min_samples": 6, "max_time_s": 60.0})
+            # Still interleaved: round 1 of both, then round 2 of both, ...
+            ids = [r["config"]["id"] for r in doc["runs"]]
+            self.assertEqual([l["config"]["id"] for l in lines], ids * 3)
+            self.assertTrue(all(l["timing"]["rounds_planned"] is None for l in lines[:4]))
+
+    def test_an_unreachable_target_stops_at_the_time_limit(self):
+        with tempdir() as d:
+            p, doc, _ = sweep(d, "--max-noise", "0.000001", "--max-time", "0.5")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for r in doc["runs"]:
+                t = r["timing"]
+                self.assertTrue(t["stopped_by"].startswith("max-time 0.5 s (noise "), t["stopped_by"])
+                self.assertGreaterEqual(t["rounds"], 3)
+                self.assertEqual(t["count"], 2 * t["rounds"])  # every round the same size
+
+    def test_fixed_repeats_say_so_too(self):
+        with tempdir() as d:
+            p, doc, _ = sweep(d)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual({r["timing"]["stopped_by"] for r in doc["runs"]}, {"7 repeats over 3 rounds"})
+            self.assertNotIn("stopping", doc["runs"][0]["timing"])
+
+    def test_bad_stopping_flags(self):
+        with tempdir() as d:
+            for args, word in ((["--max-noise", "0"], "--max-noise"), (["--max-noise", "nan"], "--max-noise"),
+                               (["--min-samples", "3"], "needs --max-noise"),
+                               (["--max-noise", "1", "--min-samples", "1"], "--min-samples"),
+                               (["--max-noise", "1", "--max-time", "inf"], "--max-time")):
+                p = run("run", *TWO, *args, "--out", os.path.join(d, "o"))
+                self.assertEqual(p.returncode, 2, (args, p.stderr))
+                self.assertIn(word, p.stderr)
+
 if __name__ == "__main__":
     unittest.main()
