@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "bench/dump.hpp"
+#include "bench/gpu_state.hpp"
 #include "bench/machine_probe.hpp"
 #include "bench/stats.hpp"
 #include "bench/watchdog.hpp"
@@ -228,6 +229,7 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
     cuda_devices_ = ce->options().devices;
 
+  if (first && cfg_.backend == Backend::cuda) gpu_start_ = gpu_states();
   if (first) {
     (void)pass(false);
     const auto rows = ring::check_rows(plan_, opts_.full_check_limit, opts_.check_sample);
@@ -269,6 +271,7 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
     stopped_by_ = fmt::format("{} repeats over {} rounds", cfg_.repeats, rounds_);
   }
   if (probe_ && last) probe_machine();
+  if (last && cfg_.backend == Backend::cuda) gpu_end_ = gpu_states();
   prune_candidates();
 #ifdef RINGBENCH_HAVE_CUPTI
   if (traced)
@@ -368,6 +371,9 @@ json ConfigRun::record() const {
   rec["metrics"] = std::move(metrics);
   rec["model"] = simulator_check(plan_, median_pass);
   if (!cupti_.is_null()) rec["cupti"] = cupti_;
+  // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
+  // slow night (1.1.0).
+  if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
   if (check_ && !check_->passed()) {
     rec["status"] = "failed";
     rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",

@@ -74,6 +74,7 @@ class ConfigRun {
   bool distributed_ = false;        // run with a process group
   std::optional<int> cuda_devices_;  // cuda, local transport: GPUs the virtual ranks were dealt over
   int chunk_ = 1;                    // --max-noise: timed passes per round
+  nlohmann::json gpu_start_, gpu_end_;  // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
   std::string stopped_by_;           // why sampling ended; empty while it goes on
 };
 

@@ -7,6 +7,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "bench/gpu_state.hpp"
+
 #ifndef RINGBENCH_GIT_SHA
 #define RINGBENCH_GIT_SHA "unknown"
 #endif
@@ -88,7 +90,7 @@ nlohmann::json host_info() {
       break;
     }
   }
-  h["gpus"] = nlohmann::json::array();  // filled by the CUDA backend when it runs
+  h["gpus"] = gpu_descriptions();  // the CUDA runtime's view, with NVML's where it loads
   return h;
 }
 

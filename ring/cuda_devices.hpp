@@ -2,6 +2,8 @@
 // all of them. Host code over the CUDA runtime; built only with RINGBENCH_HAVE_CUDA.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace rb::ring {
@@ -15,5 +17,21 @@ void enable_peer_access(const std::vector<int>& devices);
 
 // cudaDeviceSynchronize on each device; leaves the last one current.
 void synchronize_devices(const std::vector<int>& devices);
+
+// What the runtime says about one visible device, for results.json's host.gpus.
+struct CudaDeviceInfo {
+  int ordinal = 0;
+  std::string name, uuid, pci_bus_id;  // uuid as nvidia-smi prints it: GPU-xxxxxxxx-...
+  int compute_capability_major = 0, compute_capability_minor = 0;
+  int sm_count = 0;
+  int sm_clock_mhz = 0;      // cudaDevAttrClockRate: the clock the runtime reports (not boost under load)
+  int memory_clock_mhz = 0;  // cudaDevAttrMemoryClockRate
+  std::int64_t memory_bytes = 0;
+  bool ecc = false;
+  int driver_version = 0, runtime_version = 0;  // as 13000 for 13.0
+};
+
+// Every visible device; empty (never an error) where there is no driver or no device.
+std::vector<CudaDeviceInfo> cuda_device_infos();
 
 }  // namespace rb::ring
