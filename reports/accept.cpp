@@ -10,6 +10,7 @@
 #include "common/config.hpp"
 #include "common/error.hpp"
 #include "reports/compare.hpp"
+#include "reports/gpu_state_reader.hpp"
 
 namespace rb::reports {
 namespace {
@@ -42,6 +43,10 @@ std::optional<double> metric_value(const CheckSpec& c, const json& run) {
   // Per rank since results 1.0.0 (older files are converted on read): the name says it for
   // profiles written before, when attention_tflops was the sum over ranks.
   if (m == "attention_tflops_per_rank") return number_at(run, "metrics", "attention_tflops");
+  if (m == "gpu_throttled") {
+    const GpuThrottle t = gpu_throttle(run);
+    return t.measured ? std::optional<double>(t.held_down ? 1.0 : 0.0) : std::nullopt;
+  }
   if (m == "comm_bandwidth_fraction") {
     const auto bw = number_at(run, "metrics", "comm_bandwidth_gbyte_per_s");
     std::optional<double> link = c.link_gbps;
@@ -68,6 +73,9 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
     if (run.value("status", "") == "ok" && !checked) return "the run's output was not checked against the reference";
     return std::nullopt;
   }
+  if (c.metric == "gpu_throttled")
+    return gpu_throttle(run).measured ? std::nullopt
+                                      : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
   if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
   if (cfg.value("cp", 1) <= 1) return "c = 1: nothing was transferred";
   const std::string transport = cfg.value("transport", "local");
@@ -144,6 +152,9 @@ const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
       {"comm_bandwidth_gbyte_per_s", "metrics.comm_bandwidth_gbyte_per_s"},
       {"comm_bandwidth_fraction",
        "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps; N/A for runs whose transfers crossed no link"},
+      {"gpu_throttled",
+       "1 when NVML saw heat or power hold a GPU's clock down before or after the run (gpu_state), else 0; N/A "
+       "where NVML was not available"},
       {"median_ms", "timing.median_ms"},
       {"noise_pct", "timing.noise_pct"},
   };

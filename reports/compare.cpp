@@ -2,13 +2,13 @@
 #include "reports/compare.hpp"
 
 #include <algorithm>
-
 #include <cmath>
 #include <map>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "reports/gpu_state_reader.hpp"
 
 namespace rb::reports {
 namespace {
@@ -159,6 +159,7 @@ std::optional<double> machine_probe(const json& run) {
 
 MetricValue read_metric(const json& run, CompareMetric m) {
   MetricValue mv;
+  mv.gpu_held_down = gpu_throttle(run).held_down;
   mv.machine_probe_ms = machine_probe(run);
   if (const json& t = field(run, "timing");
       t.is_object() && t.contains("machine_probe_version") && t.at("machine_probe_version").is_number_integer())
@@ -364,7 +365,8 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // Only where the U test on all samples was unsure: the guards above name witnesses (fresh
     // executors, the machine, the cores, the rounds) that move a run's fast half as well, and the
     // A/A experiment showed it (docs/compare.md, Noise).
-    if (rc.verdict == Verdict::noisy && !(*rc.p_value < opts.alpha) && fast_half_moved) {
+    if (rc.verdict == Verdict::noisy && !(*rc.p_value < opts.alpha) && fast_half_moved && !rc.base.gpu_held_down &&
+        !rc.neu.gpu_held_down) {
       rc.verdict = direction;
       rc.note = fmt::format("the fast half of the samples moved {:+.1f}% too (p = {:.3g}), though over all samples "
                             "p = {:.3g}: every pass changed, not only those the machine slowed",
@@ -374,6 +376,15 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // A single-valued metric has no distribution to test: the threshold alone decides.
     rc.verdict = direction;
     if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
+  }
+  // A GPU that heat or power held down is not a build getting slower or faster. NVBench drops such
+  // samples; ringbench sees the GPU's state around a run, not each sample's clock yet, so the
+  // whole run is suspect.
+  const bool directed = rc.verdict == Verdict::slower || rc.verdict == Verdict::faster;
+  if (directed && (rc.base.gpu_held_down || rc.neu.gpu_held_down)) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("the GPU was throttled in {}: {}", rc.base.gpu_held_down ? "BASE" : "NEW",
+                          rc.base.gpu_held_down ? *rc.base.gpu_held_down : *rc.neu.gpu_held_down);
   }
   rc.regression =
       rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);

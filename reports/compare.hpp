@@ -69,6 +69,8 @@ struct MetricValue {
   std::optional<double> core_spread;
   // metrics.comm_basis for the comm metrics (overlap, exposed comm): "execution" or "in_flight".
   std::string comm_basis;
+  // cuda: when NVML saw heat or power hold a GPU's clock down around the run (gpu_state).
+  std::optional<std::string> gpu_held_down;
 };
 MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
 

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "reports/accept.hpp"
+#include "reports/compare.hpp"
 #include "reports/junit.hpp"
 #include "synthetic_results.hpp"
 
@@ -198,6 +199,44 @@ TEST(AcceptEvaluate, AProfileWhoseCorrectnessOrEveryCheckIsNotApplicableFails) {
   EXPECT_EQ(all_na.failed_checks(), 0);
   EXPECT_FALSE(all_na.pass());
   EXPECT_NE(all_na.verdict_reason().find("every check is N/A"), std::string::npos);
+}
+
+// A cuda run's gpu_state (NVML before and after): a thermal or power clock-event reason fails "not
+// throttled"; none passes it; no state at all (a CPU run, or NVML absent) is N/A.
+json with_gpu_state(json run, bool limited, const std::string& reason) {
+  const json gpu = {{"pci_bus_id", "0000:19:00.0"},
+                    {"clock_event_reasons", json::array({reason})},
+                    {"thermal_or_power_limited", limited}};
+  run["gpu_state"] = {{"start", json::array({gpu})}, {"end", json::array({gpu})}};
+  return run;
+}
+
+TEST(AcceptEvaluate, NotThrottledFailsOnAThermalOrPowerReasonAndIsNotApplicableWithoutNvml) {
+  const auto checks = parse_checks(json::parse(R"([{"name": "not throttled", "metric": "gpu_throttled", "max": 0}])"), "p");
+  const auto cool = with_gpu_state(ok_run(config(1024, 2, "zigzag"), samples(10, 0.01, 5, 8)), false, "gpu_idle");
+  const auto hot = with_gpu_state(ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 9)), true, "hw_thermal_slowdown");
+  auto rep = evaluate_checks("p", checks, results("r.json", {cool}));
+  EXPECT_TRUE(rep.checks[0].pass());
+  rep = evaluate_checks("p", checks, results("r.json", {cool, hot}));
+  EXPECT_FALSE(rep.checks[0].pass());
+  EXPECT_EQ(rep.checks[0].failures(), 1);
+  rep = evaluate_checks("p", checks, results("r.json", {ok_run(config(1024, 2, "zigzag"), samples(10, 0.01, 5, 10))}));
+  EXPECT_TRUE(rep.checks[0].na());
+  // compare: a throttled NEW is NOISY with the reason, never SLOWER, however clear the change.
+  const auto s = samples(10.0, 0.01, 12, 11);
+  auto cmp = compare_results(results("b", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), s), false, "gpu_idle")}),
+                             results("n", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), true,
+                                                          "sw_power_cap")}),
+                             {});
+  ASSERT_EQ(cmp.runs.size(), 1u);
+  EXPECT_EQ(cmp.runs[0].verdict, Verdict::noisy);
+  EXPECT_NE(cmp.runs[0].note.find("throttled in NEW: GPU 0000:19:00.0 at the start: sw_power_cap"), std::string::npos)
+      << cmp.runs[0].note;
+  cmp = compare_results(results("b", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), s), false, "gpu_idle")}),
+                        results("n", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), false,
+                                                     "gpu_idle")}),
+                        {});
+  EXPECT_EQ(cmp.runs[0].verdict, Verdict::slower);
 }
 
 TEST(AcceptEvaluate, FailedRunsFailEveryCheckTheyMatch) {
