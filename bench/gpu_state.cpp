@@ -72,15 +72,15 @@ struct Nvml {
   }
 };
 
-// Loaded once per library path and kept: nvmlShutdown at exit would race the CUDA runtime's own
-// teardown. Callers hold the mutex.
+// Loaded once per library path and never unloaded: nvmlShutdown or dlclose at exit would race the
+// CUDA runtime's own teardown. Callers hold the mutex.
 const Nvml& nvml() {
-  static std::map<std::string, const Nvml*> loaded;
+  static std::map<std::string, Nvml> loaded;  // node-based: references stay valid
   const char* name = std::getenv("RINGBENCH_NVML_LIBRARY");
   const std::string path = name && *name ? name : "libnvidia-ml.so.1";
-  auto [it, fresh] = loaded.emplace(path, nullptr);
-  if (fresh) it->second = new Nvml(path);
-  return *it->second;
+  auto it = loaded.find(path);
+  if (it == loaded.end()) it = loaded.emplace(path, Nvml(path)).first;
+  return it->second;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Names, parsing and shape checks for Config.
 #include "common/config.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/error.hpp"
@@ -72,6 +74,17 @@ void Config::validate_shape() const {
                      fmt::format("Hq must be a multiple of Hkv ({}) for grouped-query attention", kv_heads));
   if (!(link_gbps >= 0.0))
     throw InputError("link-gbps", fmt::format("{}", link_gbps), "must be zero (unpaced) or a positive bandwidth");
+  // Plans, work matrices and memory estimates count attention pairs and bytes in int64. A shape
+  // whose counts would not fit cannot be planned, let alone run: refused here, before anything
+  // multiplies them (formed in double, which does not wrap).
+  constexpr double kCountable = 4.611686018427387904e18;  // 2^62
+  const double s = static_cast<double>(seq), pairs = s * s * heads;
+  const double elements = s * std::max(heads, 2 * kv_heads) * static_cast<double>(head_dim);
+  if (pairs > kCountable || elements * 8 > kCountable)
+    throw InputError("seq", std::to_string(seq),
+                     fmt::format("with Hq={} Hkv={} D={} the attention pairs (S^2*Hq = {:.3g}) or the tensors "
+                                 "({:.3g} bytes) exceed what ringbench counts (2^62)",
+                                 heads, kv_heads, head_dim, pairs, elements * 8));
 }
 
 std::string Config::label() const {

@@ -175,16 +175,22 @@ class HostileOutputs(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("line 1", p.stderr)
 
-    def test_a_size_beyond_int64_is_skipped_with_its_reason(self):
-        # S at its bound, heads and D near 2^31: the products exceed int64. The estimate saturates
-        # instead of wrapping, and the configuration is skipped, not allocated.
+    def test_a_size_beyond_int64_is_refused_and_a_huge_one_skipped(self):
+        # S at its bound, heads and D near 2^31: the plan's counts would exceed int64 (signed
+        # overflow, which UBSan caught in the plan before this rule): bad input, before anything
+        # multiplies them.
         out = os.path.join(self.d, "huge")
         p = run("run", "--seq", "1099511627776", "--cp", "8", "--split", "zigzag", "--heads", "2000000000",
                 "--kv-heads", "1", "--head-dim", "2000000000", "--repeats", "1", "--out", out)
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("exceed what ringbench counts (2^62)", p.stderr)
+        # Countable but far beyond memory: skipped with the estimate as its reason, never allocated.
+        p = run("run", "--seq", "16777216", "--cp", "8", "--split", "zigzag", "--heads", "4096",
+                "--kv-heads", "1", "--head-dim", "4096", "--repeats", "1", "--out", out)
         self.assertEqual(p.returncode, 0, p.stderr)
         rec = read_json(os.path.join(out, "results.json"))["runs"][0]
         self.assertEqual(rec["status"], "skipped")
-        self.assertIn("more than 8 EiB", rec["reason"])
+        self.assertIn("needs an estimated", rec["reason"])
 
     def test_analyze_refuses_a_device(self):
         zero = os.path.join(self.d, "zero")
