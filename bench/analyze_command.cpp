@@ -1,4 +1,4 @@
-// `ringbench analyze FILE|DIR…`: the metrics of DESIGN §6 from Chrome/Kineto trace files (ours, or a
+// `ringbench analyze FILE|DIR…`: the metrics of docs/design.md §6 from Chrome/Kineto trace files (ours, or a
 // PyTorch profiler trace per rank), printed per rank, or as JSON with --json. A folder stands for
 // the trace files in it (a run's OUT/traces/<config id>/ of per-rank files, or an HTA trace_dir).
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Conversion of raw CUPTI activity records into Timeline intervals on CUPTI's clock (DESIGN §7):
+// Conversion of raw CUPTI activity records into Timeline intervals on CUPTI's clock (docs/design.md §7):
 // kernels (with their CUDA graph node ids), memcpy including peer-to-peer copies (MEMCPY2),
 // memsets and NVTX markers. Kept apart from the tracer so that it is unit-tested on the CPU with
 // records built in memory. Built only with CUPTI (RINGBENCH_HAVE_CUPTI).

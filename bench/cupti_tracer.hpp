@@ -1,4 +1,4 @@
-// The CUPTI activity tracer of the CUDA backend (DESIGN §7 step 4): enables CONCURRENT_KERNEL,
+// The CUPTI activity tracer of the CUDA backend (docs/design.md §7 step 4): enables CONCURRENT_KERNEL,
 // MEMCPY, MEMCPY2, MEMSET and MARKER activity, hands CUPTI its buffers, converts completed buffers
 // into Timeline intervals (bench/cupti_records.hpp) and counts dropped records so a run can report
 // them. `--no-cupti` simply never constructs one, which leaves CUPTI free for Nsight Systems.

@@ -1,5 +1,5 @@
 // Unions and intersections of half-open time spans [begin, end) in ns: the interval arithmetic
-// under every metric of DESIGN §6. Kept apart from the metrics so the property tests can check it
+// under every metric of docs/design.md §6. Kept apart from the metrics so the property tests can check it
 // against a brute-force count on its own.
 #pragma once
 

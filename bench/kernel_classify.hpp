@@ -1,4 +1,4 @@
-// Classification of GPU activity by name, as Meta's Holistic Trace Analysis does it (DESIGN §6):
+// Classification of GPU activity by name, as Meta's Holistic Trace Analysis does it (docs/design.md §6):
 // communication `(^nccl.*)|(.*ncclKernel.*)`, memory `^Memcpy|^Memset`, compute the rest. Used for
 // outside traces and for streams whose role the caller did not state.
 #pragma once

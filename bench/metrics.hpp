@@ -1,4 +1,4 @@
-// The metrics of DESIGN §6 as pure functions over a Timeline: comm and compute time, overlap
+// The metrics of docs/design.md §6 as pure functions over a Timeline: comm and compute time, overlap
 // (HTA's get_comm_comp_overlap definition), exposed comm, per-step critical path, imbalance,
 // attention TFLOP/s, comm bandwidth and launch overhead, per rank and for the whole pass.
 // Comm time has one definition, HTA's: transfers executing (comm intervals). A rank whose recorder
@@ -20,7 +20,7 @@ namespace rb::bench {
 
 // What the Timeline cannot know. Zero / empty means "not known" and the dependent metric is null.
 struct MetricsInputs {
-  double flops = 0.0;                  // forward FLOPs of the whole pass, all ranks (DESIGN §3)
+  double flops = 0.0;                  // forward FLOPs of the whole pass, all ranks (docs/design.md §3)
   std::vector<double> flops_per_rank;  // indexed by rank; gives per-rank TFLOP/s and work_imbalance;
                                        // its size is c, which the per-rank headline divides by
   std::int64_t pass_time_ns = 0;       // measured pass (graph replay) time; 0: the window's length

@@ -1,4 +1,4 @@
-// `ringbench model`: the analytic model of DESIGN §9 on the command line. Flags pick a preset shape
+// `ringbench model`: the analytic model of docs/design.md §9 on the command line. Flags pick a preset shape
 // (any field overridable), the parallelism, the points (lists of S and c), the device and the link;
 // output is a readable table or, with --json, the report of bench/model_report.hpp.
 #include <charconv>
@@ -165,7 +165,7 @@ void print_table(const json& rep) {
 void add_model_command(CLI::App& app, CommandAction& action) {
   auto f = std::make_shared<ModelFlags>();
   auto* cmd = app.add_subcommand(
-      "model", "Analytic model (DESIGN §9): activation memory, K/V traffic against attention compute, work per rank "
+      "model", "Analytic model (docs/design.md §9): activation memory, K/V traffic against attention compute, work per rank "
                "and a ring simulation, per device and per layer");
   cmd->add_option("--preset", f->preset, "Model shape: llama3-8b, llama3-70b, llama3-405b")->type_name("NAME");
   cmd->add_option("--layers", f->layers, "Layers L (overrides the preset)")->type_name("INT");

@@ -1,4 +1,4 @@
-// The parts of a result record (DESIGN §8: config, status, correctness, timing with its samples,
+// The parts of a result record (docs/design.md §8: config, status, correctness, timing with its samples,
 // plan, metrics, model) and what running a configuration needs: its executor and its memory
 // estimate. bench/config_run.hpp runs a configuration and fills the record.
 #pragma once

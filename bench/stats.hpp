@@ -1,4 +1,4 @@
-// Summary statistics of timed samples (DESIGN §7): min, median, mean, p90, p99, max, stdev and
+// Summary statistics of timed samples (docs/design.md §7): min, median, mean, p90, p99, max, stdev and
 // noise (relative standard deviation, %).
 #pragma once
 

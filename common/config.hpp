@@ -1,4 +1,4 @@
-// One point of a sweep: the shape of the problem and how it is run (DESIGN §5). Every layer speaks
+// One point of a sweep: the shape of the problem and how it is run (docs/design.md §5). Every layer speaks
 // in these terms; the JSON form is written by reports/ and read back by reports/ and bench/.
 #pragma once
 

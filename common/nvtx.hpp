@@ -1,4 +1,4 @@
-// NVTX3 ranges in the `ringbench` domain (DESIGN §7, docs/nsight.md) that make a ring pass readable
+// NVTX3 ranges in the `ringbench` domain (docs/design.md §7, docs/nsight.md) that make a ring pass readable
 // in Nsight Systems, plus names for OS threads and CUDA streams. Without NVTX (no
 // RINGBENCH_HAVE_NVTX) every call compiles to nothing, so callers never need an #ifdef.
 #pragma once

@@ -1,5 +1,5 @@
-// Segments: arithmetic runs of global token positions (DESIGN §2), and the mask class of a pair of
-// them (DESIGN §3). Kernels, plans and references all speak in segments, never in split schemes.
+// Segments: arithmetic runs of global token positions (docs/design.md §2), and the mask class of a pair of
+// them (docs/design.md §3). Kernels, plans and references all speak in segments, never in split schemes.
 #pragma once
 
 #include <cstdint>

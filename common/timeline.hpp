@@ -1,4 +1,4 @@
-// Timeline intervals (DESIGN §6): what ran where and when, per rank. Backends record them; the
+// Timeline intervals (docs/design.md §6): what ran where and when, per rank. Backends record them; the
 // metrics, the Chrome trace and `ringbench analyze` read them.
 #pragma once
 

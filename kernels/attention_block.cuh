@@ -1,4 +1,4 @@
-// Device attention kernel for one ring step (DESIGN §3): bf16 Q, K, V in the twin's (rows, H, D)
+// Device attention kernel for one ring step (docs/design.md §3): bf16 Q, K, V in the twin's (rows, H, D)
 // layout, fp32 accumulation, D = 64 or 128, GQA. One launch runs every BlockPair of the step, so the
 // key segments of one step combine in one online softmax per query row; its outputs are the
 // normalised partial O and the natural-log LSE, both fp32, with O = 0 and L = -inf for rows that saw

@@ -1,5 +1,5 @@
 // CPU twin of the attention kernel: blockwise attention of query segments against key segments,
-// producing the partial output O and log-sum-exp L over the keys seen (DESIGN §3). The float32 path
+// producing the partial output O and log-sum-exp L over the keys seen (docs/design.md §3). The float32 path
 // is tiled so the compiler vectorises its inner loops; the float64 path is the reference arithmetic.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Device fill kernel: bf16 Q, K or V shards generated from (seed, tensor, global position, head, dim)
-// exactly as DESIGN §3 and the CPU twin kernels/fill_inputs_ref.hpp: the double value is computed on
+// exactly as docs/design.md §3 and the CPU twin kernels/fill_inputs_ref.hpp: the double value is computed on
 // the device with the twin's own constexpr input_value and rounded with __double2bfloat16 (nearest
 // even), which is what ref::round_to(x, bfloat16) does on the host.
 #pragma once

@@ -1,4 +1,4 @@
-// Deterministic inputs from (seed, tensor, global position, head, dim), exactly as DESIGN §3 states,
+// Deterministic inputs from (seed, tensor, global position, head, dim), exactly as docs/design.md §3 states,
 // so every rank builds its own shard and a reference rebuilds the whole sequence. CPU twin of the
 // device fill kernel.
 #pragma once

@@ -1,4 +1,4 @@
-// The link model's pacing (DESIGN §7): a transfer on the comm stream is a stamped copy
+// The link model's pacing (docs/design.md §7): a transfer on the comm stream is a stamped copy
 // (kernels/stamped_copy.cuh, which records its start on %globaltimer) followed by a pace kernel
 // (one thread spinning until start + bytes / bandwidth, then folding that moment into the stamp's
 // end), so the transfer takes max(copy time, bytes / link bandwidth) and its stamp spans all of it,

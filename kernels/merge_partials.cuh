@@ -1,5 +1,5 @@
 // Device merge kernel: folds one step's partial (O_b, L_b) into the running (O_a, L_a) in the stable
-// log-sum-exp form of DESIGN §3, fp32, in place. Same semantics as the CPU twin
+// log-sum-exp form of docs/design.md §3, fp32, in place. Same semantics as the CPU twin
 // kernels/merge_partials_ref.hpp: rows with L_b = -inf are left alone, rows with L_a = -inf take
 // (O_b, L_b) as they are, so -inf - -inf never occurs.
 #pragma once

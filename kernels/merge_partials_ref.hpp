@@ -1,5 +1,5 @@
 // CPU twin of the merge kernel: folds one step's partial (O_b, L_b) into the running (O_a, L_a) in
-// the stable log-sum-exp form of DESIGN §3, exact and NaN-free for rows that have seen no key.
+// the stable log-sum-exp form of docs/design.md §3, exact and NaN-free for rows that have seen no key.
 #pragma once
 
 #include <cstdint>

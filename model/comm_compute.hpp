@@ -1,5 +1,5 @@
 // K/V traffic of one attention layer against its compute, per device, for the ring and the
-// all-gather variants (DESIGN §9). Closed forms over equal shards: the ring simulator
+// all-gather variants (docs/design.md §9). Closed forms over equal shards: the ring simulator
 // (ring_simulator.hpp) is what sees per-rank, per-step differences and overlap.
 #pragma once
 
@@ -24,7 +24,7 @@ double transfer_seconds(double bytes, int transfers, const Link& link);
 // Unmasked (query, key) pairs of one whole sequence: S(S+1)/2 causal, S^2 otherwise.
 double sequence_pairs(std::int64_t seq, bool causal);
 
-// Forward attention FLOPs of one layer on one device: 4 * D * (Hq/t) * pairs / c * b (DESIGN §3),
+// Forward attention FLOPs of one layer on one device: 4 * D * (Hq/t) * pairs / c * b (docs/design.md §3),
 // i.e. the average device's share of the whole sequence.
 double attention_flops_per_layer(const ModelInputs& in, std::int64_t seq, int cp);
 

@@ -42,7 +42,7 @@ struct ModelInputs {
   ActivationShape activation_shape(std::int64_t seq) const;
 };
 
-// The inputs of the plate (DESIGN §9): Llama 3 405B, t = 8, p = 16, b = 1, FlashAttention, the
+// The inputs of the plate (docs/design.md §9): Llama 3 405B, t = 8, p = 16, b = 1, FlashAttention, the
 // sequence-parallel + selective-recompute row, BF16 K/V, 45% of an H100 SXM, InfiniBand NDR.
 ModelInputs plate_inputs();
 

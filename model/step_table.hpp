@@ -47,7 +47,7 @@ StepTable make_step_table(int c, int steps, Variant v, std::span<const std::int6
                           std::span<const std::int64_t> recv_bytes, int head_dim, int heads,
                           double flops_per_s, const Link& link, int micro_batch = 1);
 
-// From a recorded timeline (DESIGN §6 intervals, executor conventions): compute of (r, j) is the
+// From a recorded timeline (docs/design.md §6 intervals, executor conventions): compute of (r, j) is the
 // summed length of r's compute intervals tagged with step j; transfer of (r, j) is the summed
 // length of r's comm intervals tagged with step j (the executor tags a ring receive with the step
 // it feeds, and the all-gather with step 0).

@@ -1,4 +1,4 @@
-// Chrome trace export (DESIGN §8): Timelines as one Chrome trace JSON file that Perfetto and
+// Chrome trace export (docs/design.md §8): Timelines as one Chrome trace JSON file that Perfetto and
 // chrome://tracing open. One "X" event per interval (µs), pid = rank + 1 (Perfetto reserves pid 0),
 // tid = one per lane (stream or thread), named by process_name / thread_name metadata events; args
 // carry kind, step and bytes, and otherData maps each pid to its rank, so that `ringbench analyze`

@@ -1,4 +1,4 @@
-// report.html (DESIGN §8): one self-contained HTML file that shows a whole sweep at a glance. No
+// report.html (docs/design.md §8): one self-contained HTML file that shows a whole sweep at a glance. No
 // network, inline CSS, inline SVG charts; it reads without JavaScript, and a few lines of script add
 // conveniences (sorting the summary table, picking the configuration whose timeline is shown).
 // docs/report.md says what each section shows and how to read it.

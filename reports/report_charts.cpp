@@ -161,8 +161,8 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
 std::string section_overlap(const std::vector<RunView>& runs) {
   std::string s = "<section id=\"overlap\"><h2>Overlap, exposed communication and imbalance against c</h2><p "
                   "class=\"note\">At each shape's largest S. Overlap = |U(comm) \u2229 U(compute)| / |U(comm)| "
-                  "(HTA's definition); exposed comm = comm time with no compute under it, mean over ranks (DESIGN "
-                  "\u00a76). Imbalance: measured (solid) and planned work (dashed), max/mean over ranks.</p>";
+                  "(HTA's definition); exposed comm = comm time with no compute under it, mean over ranks "
+                  "(docs/design.md \u00a76). Imbalance: measured (solid) and planned work (dashed), max/mean over ranks.</p>";
   bool any_overlap = false;
   std::string charts;
   std::size_t shapes_drawn = 0;
@@ -222,7 +222,7 @@ std::string section_overlap(const std::vector<RunView>& runs) {
   }
   if (!any_overlap)
     s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms (the measurement layer's "
-                      "metrics, DESIGN \u00a76); only imbalance is drawn.");
+                      "metrics, docs/design.md \u00a76); only imbalance is drawn.");
   return s + charts + "</section>";
 }
 

@@ -1,6 +1,6 @@
 // The model's charts with the sweep's configurations marked. Memory per device against c is the
-// plate's left-hand chart (DESIGN §9: Llama 3 405B, t = 8, p = 16, FlashAttention), computed here
-// from model/ — reports/ may depend on model/ (DESIGN §4) — for the plate's S and the sweep's S, with
+// plate's left-hand chart (docs/design.md §9: Llama 3 405B, t = 8, p = 16, FlashAttention), computed here
+// from model/ — reports/ may depend on model/ (docs/design.md §4) — for the plate's S and the sweep's S, with
 // the sweep's (S, c) marked. When runs carry a `model` prediction of their own, its numbers are shown
 // too, whatever fields it has, so the report keeps up as the model's record grows.
 #include <algorithm>
@@ -173,7 +173,7 @@ std::string section_model(const std::vector<RunView>& runs) {
   if (!marks.points.empty()) c.series.push_back(std::move(marks));
   c.note = fmt::format(
       "{} (L={}, h={}), t={}, p={} ({} layers per stage), FlashAttention, Korthikanti et al. row {}: activations of one "
-      "sequence per device, divided by c (DESIGN \u00a79, docs/model.md). Rings mark the sweep's configurations{}.",
+      "sequence per device, divided by c (docs/design.md \u00a79, docs/model.md). Rings mark the sweep's configurations{}.",
       in.shape.name, in.shape.layers, in.shape.hidden, in.tp, in.pp, format_number(in.layers_per_stage(), 4),
       model::to_string(in.memory_row),
       from_runs ? " at their runs' own model predictions where they have one" : " at the model's value for their S and c");

@@ -111,7 +111,7 @@ RunView view_run(const json& run, std::size_t index) {
   if (m.is_object() && m.contains("per_rank"))
     v.rank_attention_ms = per_rank(m["per_rank"], {"attention_time_ms", "attention_ms"}, v.cp);
   if (plan.is_object() && plan.contains("per_rank")) v.rank_work = per_rank(plan["per_rank"], {"work"}, v.cp);
-  // DESIGN §6: imbalance = max_r A_r / mean_r A_r. Derive it when the record predates the metric.
+  // docs/design.md §6: imbalance = max_r A_r / mean_r A_r. Derive it when the record predates the metric.
   if (!v.imbalance && !v.rank_attention_ms.empty() &&
       std::all_of(v.rank_attention_ms.begin(), v.rank_attention_ms.end(), [](auto& x) { return x.has_value(); })) {
     double sum = 0, mx = 0;

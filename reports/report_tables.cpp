@@ -84,10 +84,10 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
   std::string s =
       "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. Median time of the timed "
       "passes \u00b1 their noise (stdev/mean); TFLOP/s per rank (per GPU on the cuda backend): the plan's causal FLOPs "
-      "(DESIGN \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the lowest "
+      "(docs/design.md \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the lowest "
       "rank's own FLOPs over its attention time. Comm: transfers executing, mean over ranks (in flight: from issue "
       "to done, waits included; \u2020 marks comm taken from in-flight spans, where execution was not visible, "
-      "docs/metrics.md); overlap and exposed comm from the measured timeline (DESIGN \u00a76); imbalance is max/mean "
+      "docs/metrics.md); overlap and exposed comm from the measured timeline (docs/design.md \u00a76); imbalance is max/mean "
       "of the per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
       "(needs JavaScript).</p><div class=\"scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>";
   for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct", "median ms",
@@ -134,7 +134,7 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
          "no metrics.imbalance).</p>";
   if (std::none_of(runs.begin(), runs.end(), [](const RunView& r) { return r.overlap.has_value(); }))
     s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms: these results predate the "
-                      "measurement layer's metrics (DESIGN \u00a76), so the overlap and exposed comm columns are empty.");
+                      "measurement layer's metrics (docs/design.md \u00a76), so the overlap and exposed comm columns are empty.");
   return s + "</section>";
 }
 

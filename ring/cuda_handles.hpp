@@ -60,7 +60,7 @@ inline CudaEvent make_event(bool timing) {
   return CudaEvent(e);
 }
 
-// Names a stream on the Nsight Systems timeline (DESIGN §7.5, e.g. "rank 3 comm"); a no-op
+// Names a stream on the Nsight Systems timeline (docs/design.md §7.5, e.g. "rank 3 comm"); a no-op
 // without NVTX. NVTX only records the name for a tool, so there is no status to check.
 inline void name_stream(cudaStream_t s, const std::string& name) {
 #ifdef RINGBENCH_HAVE_NVTX

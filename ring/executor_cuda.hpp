@@ -1,4 +1,4 @@
-// The CUDA backend with the local transport on one device (DESIGN §7): c virtual ranks share the
+// The CUDA backend with the local transport on one device (docs/design.md §7): c virtual ranks share the
 // GPU, K/V double-buffered per rank, transfers as device-to-device copies on a comm stream that
 // overlap the step's attention on the compute stream. A whole pass is captured once as a CUDA Graph
 // and replayed; timing and the timeline come from CUDA events. Built only with RINGBENCH_HAVE_CUDA;
@@ -21,7 +21,7 @@ namespace rb::ring {
 // with the ring's true dependencies (a block is forwarded only after it has arrived).
 enum class CudaRankMode { isolated, concurrent };
 // graph: replay the captured pass; eager: issue every launch, copy and event from the host each
-// pass (the comparison DESIGN §6 calls the eager-vs-graph difference).
+// pass (the comparison docs/design.md §6 calls the eager-vs-graph difference).
 enum class CudaLaunch { graph, eager };
 std::string_view to_string(CudaRankMode m);
 std::string_view to_string(CudaLaunch l);

@@ -1,4 +1,4 @@
-// The CUDA backend on the nccl transport (DESIGN §1, §7): one ring rank per process, one GPU per
+// The CUDA backend on the nccl transport (docs/design.md §1, §7): one ring rank per process, one GPU per
 // process, K/V moved between processes by NCCL (send/recv round the ring, or an all-gather). Built
 // only with CUDA, NCCL and MPI (RINGBENCH_HAVE_NCCL_TRANSPORT); this header itself needs no CUDA or
 // NCCL header.

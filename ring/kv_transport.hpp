@@ -1,4 +1,4 @@
-// How K/V blocks move between ranks (DESIGN §1). Each transport implements this small interface in
+// How K/V blocks move between ranks (docs/design.md §1). Each transport implements this small interface in
 // its own file; the executor's comm threads call it, so transfers overlap compute.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The plan of one configuration (DESIGN §5): each rank's segments and, per step, the K/V blocks it
+// The plan of one configuration (docs/design.md §5): each rank's segments and, per step, the K/V blocks it
 // attends to, the segment pairs with their mask classes and unmasked pairs, and the bytes that must
 // arrive before the step. Pure arithmetic: it scales to c = 1024 and S = 10M in milliseconds.
 #pragma once
@@ -43,7 +43,7 @@ struct Plan {
   std::int64_t kv_bytes_per_token = 0;  // K and V of all KV heads: 2 * Hkv * D * element bytes
   std::vector<RankPlan> ranks;
 
-  // Unmasked (query, key) pairs times Hq: the work of DESIGN §3.
+  // Unmasked (query, key) pairs times Hq: the work of docs/design.md §3.
   std::int64_t work(int rank) const;
   std::int64_t total_work() const;
   // max_r work / mean_r work; 1.0 when all ranks are equal.

@@ -1,4 +1,4 @@
-// The processes that together host one configuration's c ranks (DESIGN §1, §5). The local
+// The processes that together host one configuration's c ranks (docs/design.md §1, §5). The local
 // transport needs none (every rank is a thread of this process); the mpi and nccl transports run
 // one rank per process and use a group to start passes together, agree on the pass time, and share
 // outputs and timelines so every process reaches the same decisions. Every wait in a group can be

@@ -1,4 +1,4 @@
-// The correctness reference (DESIGN §3): full attention over the whole sequence in float64, on the
+// The correctness reference (docs/design.md §3): full attention over the whole sequence in float64, on the
 // inputs rounded as the run stores them, for all rows of small shapes or a documented sample.
 #pragma once
 

@@ -1,4 +1,4 @@
-// How tokens are assigned to ranks (DESIGN §2). Each scheme is one small class in its own file; all
+// How tokens are assigned to ranks (docs/design.md §2). Each scheme is one small class in its own file; all
 // hand out segments, so nothing downstream special-cases a scheme.
 #pragma once
 

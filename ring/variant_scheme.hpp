@@ -1,4 +1,4 @@
-// How K/V reach every rank (DESIGN §1): each variant is one small class in its own file with its
+// How K/V reach every rank (docs/design.md §1): each variant is one small class in its own file with its
 // traffic formula beside it, and turns the ranks' segments into per-step plans.
 #pragma once
 

@@ -2,7 +2,7 @@
 """Times PyTorch's scaled_dot_product_attention (flash and cuDNN backends) on the GPU at the shapes
 ringbench's attention kernel is measured at, so the two figures come from one run on one device.
 
-FLOPs are counted as ringbench counts them (DESIGN §3): 4 * D * Hq * unmasked pairs, which for a
+FLOPs are counted as ringbench counts them (docs/design.md §3): 4 * D * Hq * unmasked pairs, which for a
 causal sequence of S tokens is S * (S + 1) / 2 pairs. Timing: CUDA events around each call after a
 warm-up; min and median over the samples. GQA runs with enable_gqa=True where this PyTorch and
 backend accept it, otherwise with K/V expanded to Hq heads (recorded as "gqa": "expanded").
@@ -80,7 +80,7 @@ def main():
     ap.add_argument("--iters", type=int, default=20)
     args = ap.parse_args()
 
-    out = {"tool": "peer_sdpa", "flops": "4*D*Hq*unmasked_pairs (DESIGN §3)", "results": []}
+    out = {"tool": "peer_sdpa", "flops": "4*D*Hq*unmasked_pairs (docs/design.md §3)", "results": []}
     try:
         import torch
     except ImportError as e:

@@ -1,6 +1,6 @@
 // The CPU attention kernel (kernels/attention_block_ref.cpp) per shape: one rank's diagonal block
 // (partial mask), an off-diagonal block (full), by dtype, D and GQA group. Reports FLOP/s of the
-// unmasked work (DESIGN §3 count), so causal and full blocks compare fairly.
+// unmasked work (docs/design.md §3 count), so causal and full blocks compare fairly.
 #include <benchmark/benchmark.h>
 
 #include <cmath>

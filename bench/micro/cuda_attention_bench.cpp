@@ -1,6 +1,6 @@
 // The device attention kernel's TFLOP/s by D, S, GQA group and mask class (one pair of S queries
 // against S keys: `full` is an off-diagonal block, `partial` the causal diagonal), and the merge
-// kernel's GB/s. FLOPs count unmasked pairs only (DESIGN §3). The goal shape is
+// kernel's GB/s. FLOPs count unmasked pairs only (docs/design.md §3). The goal shape is
 // S=16384, D=128, causal, Hq=16/Hkv=2 (CudaAttention/128/16384/8/1).
 #include <benchmark/benchmark.h>
 

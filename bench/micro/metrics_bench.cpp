@@ -1,4 +1,4 @@
-// Google Benchmark of the metrics (DESIGN §6) over a timeline of 1M intervals shaped like a ring
+// Google Benchmark of the metrics (docs/design.md §6) over a timeline of 1M intervals shaped like a ring
 // pass: 8 ranks, compute and comm lanes, steps, some overlap. The figure goes in docs/performance.md.
 #include <benchmark/benchmark.h>
 

@@ -1,4 +1,4 @@
-// The input generator follows DESIGN §3 to the bit, and rounding matches IEEE round-to-nearest-even.
+// The input generator follows docs/design.md §3 to the bit, and rounding matches IEEE round-to-nearest-even.
 #include <gtest/gtest.h>
 
 #include <cmath>

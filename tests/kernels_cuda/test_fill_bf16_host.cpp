@@ -1,6 +1,6 @@
 // Host-side checks of the device fill and merge kernels' arithmetic, with the CUDA headers but no
 // GPU: __double2bfloat16 (which the fill kernel calls on the device; cuda_bf16.h implements it for
-// the host too) rounds exactly as ref::round_to(x, bfloat16), on the DESIGN §3 input values and on
+// the host too) rounds exactly as ref::round_to(x, bfloat16), on the docs/design.md §3 input values and on
 // ties; fill_index walks (row, head, dim) in the twin's order; merge lanes stay inside one warp.
 #include <gtest/gtest.h>
 

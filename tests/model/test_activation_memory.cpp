@@ -1,5 +1,5 @@
 // Activation memory: the five rows of Table 2 of Korthikanti et al. against values worked by hand,
-// and the plate's three memory figures (DESIGN §9) to the digits the plate prints.
+// and the plate's three memory figures (docs/design.md §9) to the digits the plate prints.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>

@@ -36,7 +36,7 @@ StepTable plan_table(std::int64_t seq, int c, Split split, Variant v, double flo
   return t;
 }
 
-// DESIGN §6: the critical path of compute is the sum over steps of the slowest rank's step.
+// docs/design.md §6: the critical path of compute is the sum over steps of the slowest rank's step.
 double sum_of_step_maxima(const StepTable& t) {
   double total = 0;
   for (int j = 0; j < t.steps; ++j) {
@@ -139,7 +139,7 @@ TEST(RingSimulator, MatchesEventReplayOnRandomShapes) {
       EXPECT_NEAR(sim.comm_begin_s[i], ref.xb[i], 1e-12) << "entry " << i;
       EXPECT_NEAR(sim.comm_end_s[i], ref.xe[i], 1e-12) << "entry " << i;
     }
-    // The streamed per-rank totals against DESIGN §6 applied to the replay's intervals, every copy
+    // The streamed per-rank totals against docs/design.md §6 applied to the replay's intervals, every copy
     // against every compute (the simulator only looks at two neighbouring steps).
     for (int r = 0; r < c; ++r) {
       double comm = 0, both = 0, busy = 0;
