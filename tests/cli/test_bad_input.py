@@ -4,7 +4,7 @@ import json
 import os
 import unittest
 
-from ringbench_cli import run, tempdir
+from ringbench_test import run, tempdir
 
 BASE = ["--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
 

@@ -5,7 +5,7 @@ import json
 import os
 import unittest
 
-from ringbench_cli import run, tempdir
+from ringbench_test import run, tempdir
 
 GOOD_PROFILE = {"sweep": {"seq": 64, "cp": 2, "heads": 2, "kv_heads": 1, "head_dim": 8, "repeats": 1}}
 RESULTS_HEADER = {"schema": "ringbench.results", "schema_version": "0.1.0", "runs": []}

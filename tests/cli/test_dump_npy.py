@@ -6,7 +6,7 @@ import unittest
 
 import numpy as np
 
-from ringbench_cli import run, tempdir
+from ringbench_test import run, tempdir
 
 
 def attention(q, k, v, causal):

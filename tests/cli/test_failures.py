@@ -6,7 +6,7 @@ import subprocess
 import time
 import unittest
 
-from ringbench_cli import read_json, read_jsonl, run, start_and_wait_for_lines, tempdir
+from ringbench_test import read_json, read_jsonl, run, start_and_wait_for_lines, tempdir
 
 SMALL = ["--seq", "128", "--cp", "1,2,4", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
          "--head-dim", "16", "--repeats", "2"]

@@ -12,7 +12,7 @@ import subprocess
 import time
 import unittest
 
-from ringbench_cli import BIN, LONG_SWEEP, read_json, run, start_and_wait_for_lines, tempdir
+from ringbench_test import BIN, LONG_SWEEP, SOURCE_DIR, read_json, run, start_and_wait_for_lines, tempdir
 
 TINY = ["--seq", "64", "--cp", "1,2", "--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
 
@@ -59,7 +59,7 @@ class HostileOutputs(unittest.TestCase):
                 self.assert_refused(["report", self.results, "-o", dev], "--out", dev, is_kind)
                 self.assert_refused(["compare", self.results, self.results, "--json-out", dev], "--json-out", dev, is_kind)
                 self.assert_refused(["compare", self.results, self.results, "--html", dev], "--html", dev, is_kind)
-                prof = os.path.join(os.environ.get("RINGBENCH_SOURCE_DIR", "../.."), "profiles", "acceptance-cpu.json")
+                prof = os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json")
                 self.assert_refused(["accept", prof, "--results", self.results, "--junit", dev], "--junit", dev, is_kind)
                 self.assert_refused(["trend", os.path.join(self.d, "hist"), "-o", dev], "--out", dev, is_kind)
                 self.assert_refused(["run", *TINY, "--out", dev], "--out", dev, is_kind)

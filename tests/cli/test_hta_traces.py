@@ -8,7 +8,7 @@ import os
 import re
 import unittest
 
-from ringbench_cli import read_json, run, tempdir
+from ringbench_test import read_json, run, tempdir
 
 SWEEP = ["run", "--seq", "512", "--cp", "4", "--split", "contiguous,zigzag", "--variant", "ring,allgather",
          "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--link-gbps", "2", "--repeats", "2", "--rounds", "1",

@@ -4,7 +4,7 @@ import os
 import signal
 import unittest
 
-from ringbench_cli import start_and_wait_for_lines, tempdir
+from ringbench_test import start_and_wait_for_lines, tempdir
 
 
 class KillKeepsResults(unittest.TestCase):

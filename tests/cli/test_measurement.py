@@ -6,7 +6,7 @@ import json
 import os
 import unittest
 
-from ringbench_cli import read_json, run, tempdir
+from ringbench_test import read_json, run, tempdir
 
 SHAPE = ["--cp", "2", "--split", "zigzag", "--heads", "4", "--kv-heads", "2", "--head-dim", "64",
          "--dtype", "float32", "--repeats", "3"]

@@ -10,7 +10,7 @@ import unittest
 import jsonschema
 import numpy as np
 
-from ringbench_cli import BIN, SOURCE_DIR, read_json, run, tempdir
+from ringbench_test import BIN, SCHEMA, read_json, run, tempdir
 
 MPIRUN = os.environ.get("RINGBENCH_MPIRUN", "mpirun")
 TINY = ["--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "2", "--rounds", "1"]
@@ -40,7 +40,7 @@ class MpiMatchesLocal(unittest.TestCase):
             loc = run("run", *sweep, "--out", f"{d}/local", "--dump", f"{d}/local/dump")
             self.assertEqual(loc.returncode, 0, loc.stderr)
             res = read_json(f"{d}/mpi/results.json")
-            jsonschema.validate(res, read_json(os.path.join(SOURCE_DIR, "reports", "results.schema.json")))
+            jsonschema.validate(res, read_json(SCHEMA))
             self.assertEqual(res["distributed"]["world_size"], np_)
             self.assertEqual(len(res["distributed"]["ranks"]), np_)
             self.assertEqual(len(res["runs"]), 6)

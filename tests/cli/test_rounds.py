@@ -5,7 +5,7 @@ carries is found exactly, though passes that can no longer be the median are dro
 import os
 import unittest
 
-from ringbench_cli import read_json, read_jsonl, run, tempdir
+from ringbench_test import read_json, read_jsonl, run, tempdir
 
 # Two configurations, 7 repeats over 3 rounds: 3, 2 and 2 passes, so every record so far holds an
 # odd number of samples (3, 5, 7) and its median is one of them.

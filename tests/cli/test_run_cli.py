@@ -4,7 +4,7 @@ import json
 import os
 import unittest
 
-from ringbench_cli import SOURCE_DIR, read_json, read_jsonl, run, tempdir
+from ringbench_test import SOURCE_DIR, read_json, read_jsonl, run, tempdir
 
 
 class RunCli(unittest.TestCase):

@@ -8,7 +8,7 @@ import subprocess
 import tempfile
 import unittest
 
-from ringbench_cli import BIN, SOURCE_DIR
+from ringbench_test import BIN, SOURCE_DIR
 
 SCRIPT = os.path.join(SOURCE_DIR, "scripts", "run.sh")
 

@@ -6,7 +6,7 @@ import os
 import unittest
 import xml.etree.ElementTree as ET
 
-from rb_cli import SOURCE_DIR, read_json, run, tempdir, write_json
+from ringbench_test import SOURCE_DIR, read_json, run, tempdir, write_json
 
 SWEEP = {"seq": [256, 512], "cp": [1, 2, 4], "split": ["contiguous", "zigzag"], "variant": "ring",
          "heads": 4, "kv_heads": 2, "head_dim": 16, "dtype": "float64", "repeats": 3}

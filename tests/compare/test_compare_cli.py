@@ -4,7 +4,7 @@ import json
 import os
 import unittest
 
-from rb_cli import read_json, run, scale_timing, sweep, tempdir, write_json
+from ringbench_test import read_json, run, scale_timing, sweep, tempdir, write_json
 
 
 PLANT_SWEEP = ["--seq", "1024", "--cp", "1,2", "--split", "zigzag", "--variant", "ring", "--heads", "4",

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import unittest
 
-from rb_cli import BIN, run, skip_process, tempdir
+from ringbench_test import BIN, run, skip_process, tempdir
 
 TRIES = 20
 KEEP = os.environ.get("RINGBENCH_NOISE_KEEP")  # a directory: the runs of every try are copied there

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import unittest
 
-from rb_cli import skip_process, tempdir
+from ringbench_test import skip_process, tempdir
 
 MICRO = os.environ.get("RINGBENCH_MICRO_BIN", "")
 # Small and quick: one metrics benchmark size; repetitions give compare.py samples for its U test.

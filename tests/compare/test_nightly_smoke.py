@@ -8,7 +8,7 @@ import os
 import subprocess
 import unittest
 
-from rb_cli import BIN, SOURCE_DIR, read_json, scale_timing, tempdir, write_json
+from ringbench_test import BIN, SOURCE_DIR, read_json, scale_timing, tempdir, write_json
 
 NIGHTLY = os.path.join(SOURCE_DIR, "scripts", "nightly.sh")
 SMOKE = os.path.join(SOURCE_DIR, "profiles", "smoke.json")

@@ -9,11 +9,10 @@ import tempfile
 import unittest
 
 from cdp import CHROMIUM_FLAGS, Browser, find_chromium
-from reports_testlib import ARTIFACT_DIR, read_json, run, small_sweep, tempdir, write_json
+from ringbench_test import ARTIFACT_DIR, read_json, report_sweep, run, skip_process, tempdir, write_json
 
 if find_chromium() is None:
-    print("chromium is not installed (apt-get install chromium): skipping", file=sys.stderr)
-    sys.exit(77)
+    skip_process("chromium is not installed (apt-get install chromium)")
 
 KEY_IDS = ["title", "counts", "summary-table", "failures-table", "time-chart-0", "work-bars-0", "attn-bars-0",
            "imbalance-chart-0", "timelines", "timeline-pick", "model-memory", "env-facts"]
@@ -43,7 +42,7 @@ class ReportInChromium(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempdir()
-        results = small_sweep(os.path.join(cls.tmp.name, "res"))
+        results = report_sweep(os.path.join(cls.tmp.name, "res"))
         # One failed configuration too, as a broken kernel would leave it.
         doc = read_json(results)
         failed = next(r for r in doc["runs"] if r["status"] == "ok" and r["config"]["cp"] > 1)

@@ -5,14 +5,14 @@ import os
 import re
 import unittest
 
-from reports_testlib import read_json, run, small_sweep, tempdir, write_json
+from ringbench_test import read_json, report_sweep, run, tempdir, write_json
 
 
 class ReportCli(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempdir()
-        cls.results = small_sweep(os.path.join(cls.tmp.name, "res"))
+        cls.results = report_sweep(os.path.join(cls.tmp.name, "res"))
         cls.doc = read_json(cls.results)
 
     @classmethod

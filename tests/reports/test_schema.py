@@ -2,14 +2,13 @@
 validator (Debian's python3-jsonschema, draft 2020-12), and against broken variants of that output
 that the schema must refuse."""
 import copy
-import json
 import os
 import re
 import unittest
 
 import jsonschema
 
-from reports_testlib import SCHEMA, SOURCE_DIR, read_json, small_sweep, tempdir
+from ringbench_test import SCHEMA, SOURCE_DIR, read_json, read_jsonl, report_sweep, tempdir
 
 
 def validator(schema):
@@ -29,7 +28,7 @@ class Schema(unittest.TestCase):
         # The schema of one run, for results.jsonl lines.
         cls.v_run = validator({"$schema": cls.schema["$schema"], "$defs": cls.schema["$defs"], "$ref": "#/$defs/run"})
         cls.tmp = tempdir()
-        cls.results = small_sweep(os.path.join(cls.tmp.name, "res"))
+        cls.results = report_sweep(os.path.join(cls.tmp.name, "res"))
         cls.doc = read_json(cls.results)
 
     @classmethod
@@ -44,8 +43,7 @@ class Schema(unittest.TestCase):
         self.assertEqual(errs, [], "\n".join(f"{e.json_path}: {e.message[:300]}" for e in errs[:10]))
 
     def test_every_results_jsonl_line_validates_as_a_run(self):
-        with open(os.path.join(os.path.dirname(self.results), "results.jsonl")) as f:
-            lines = [json.loads(line) for line in f if line.strip()]
+        lines = read_jsonl(os.path.join(os.path.dirname(self.results), "results.jsonl"))
         # A line per round of a configuration; the last line of each id is its record.
         last = {}
         for run in lines:

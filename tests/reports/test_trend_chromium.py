@@ -3,18 +3,13 @@ last four planted 20% slower, with tonight's compare and the baseline. The page 
 console error, and what changed (tonight's verdicts and the steps, a regression first) is drawn
 above the first chart. Exits 77 (ctest: skipped) when Chromium is not installed."""
 import os
-import sys
 import unittest
 
 from cdp import Browser, find_chromium
-from reports_testlib import ARTIFACT_DIR, read_json, run, tempdir, write_json
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "compare"))
-from rb_cli import scale_timing  # noqa: E402  (one planting helper for every test)
+from ringbench_test import ARTIFACT_DIR, read_json, run, scale_timing, skip_process, tempdir, write_json
 
 if find_chromium() is None:
-    print("chromium is not installed (apt-get install chromium): skipping", file=sys.stderr)
-    sys.exit(77)
+    skip_process("chromium is not installed (apt-get install chromium)")
 
 PROBE = """(() => {
   const top = el => el ? el.getBoundingClientRect().top + window.scrollY : null;

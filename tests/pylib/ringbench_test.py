@@ -1,0 +1,110 @@
+"""Shared by every Python test (tests/cli, tests/compare, tests/reports): run the built ringbench
+binary, make small real sweeps, read and write its JSON, plant slowdowns in results, and skip a test
+whose machine lacks a prerequisite. ctest puts this folder on PYTHONPATH and names the binary in
+RINGBENCH_BIN; to run a test by hand, from its folder:
+  PYTHONPATH=../pylib RINGBENCH_BIN=../../build/ci/ringbench python3 -m unittest -v test_run_cli"""
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+BIN = os.environ.get("RINGBENCH_BIN", "ringbench")
+SOURCE_DIR = os.path.abspath(os.environ.get("RINGBENCH_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")))
+ARTIFACT_DIR = os.environ.get("RINGBENCH_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "ringbench-artifacts"))
+SCHEMA = os.path.join(SOURCE_DIR, "reports", "results.schema.json")
+
+# A small real CPU sweep: four configurations, 12 timed passes each, about a second in all.
+SMALL_SWEEP = ["--seq", "256,512", "--cp", "1,2", "--split", "zigzag", "--variant", "ring",
+               "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--dtype", "float32"]
+
+# S 96 and 100 over c 1, 2, 3, 4 and every split. S = 100 breaks some splits' divisibility rules,
+# so --skip-invalid records those as skipped with their reason: every report section has something.
+REPORT_SWEEP = ["--seq", "96,100", "--cp", "1,2,3,4", "--split", "contiguous,zigzag,striped",
+                "--variant", "ring,allgather", "--heads", "4", "--kv-heads", "2", "--head-dim", "16",
+                "--dtype", "float64"]
+
+# A sweep of 24 small configurations, each long enough for a signal to land mid-sweep.
+LONG_SWEEP = ["run", "--seq", "512", "--cp", "1,2,4,8", "--split", "contiguous,zigzag,striped", "--variant",
+              "ring,allgather", "--heads", "4", "--kv-heads", "2", "--head-dim", "32", "--repeats", "20"]
+
+
+def run(*args, timeout=600, cwd=None, env=None):
+    """Runs ringbench with args; returns the CompletedProcess (text mode)."""
+    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env)
+
+
+def sweep(out_dir, repeats=12, extra=(), shape=None, warmup=2):
+    """Runs SMALL_SWEEP (or `shape`) into out_dir and returns the path of its results.json; raises
+    if the run failed. warmup None leaves the binary's default."""
+    warm = () if warmup is None else ("--warmup", warmup)
+    p = run("run", *(shape or SMALL_SWEEP), "--repeats", repeats, *warm, "--out", out_dir, *extra)
+    if p.returncode != 0:
+        raise AssertionError(f"ringbench run failed ({p.returncode}): {p.stderr[-2000:]}")
+    return os.path.join(out_dir, "results.json")
+
+
+def report_sweep(out_dir):
+    """REPORT_SWEEP, 2 timed passes each, into out_dir, with some configurations skipped; returns the
+    path of results.json."""
+    return sweep(out_dir, repeats=2, extra=("--skip-invalid",), shape=REPORT_SWEEP, warmup=None)
+
+
+def start_and_wait_for_lines(out, lines, stdout=subprocess.DEVNULL, timeout=300):
+    """Starts LONG_SWEEP writing to `out` and returns the Popen once results.jsonl has `lines` lines
+    (or the sweep ended, or the timeout passed)."""
+    proc = subprocess.Popen([BIN, *LONG_SWEEP, "--out", out], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    jsonl = os.path.join(out, "results.jsonl")
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        if os.path.exists(jsonl):
+            with open(jsonl) as f:
+                if sum(1 for _ in f) >= lines:
+                    break
+        time.sleep(0.05)
+    return proc
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def write_json(path, doc):
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def scale_timing(doc, factor):
+    """A copy of a results document whose every timed sample (and summary) is multiplied by factor,
+    as a planted slowdown (factor > 1) or speed-up; attention TFLOP/s scales by 1/factor."""
+    doc = copy.deepcopy(doc)
+    for r in doc["runs"]:
+        t = r.get("timing")
+        if not t:
+            continue
+        t["samples_ms"] = [x * factor for x in t["samples_ms"]]
+        for k in ("min_ms", "median_ms", "mean_ms", "p90_ms", "p99_ms", "max_ms", "stdev_ms"):
+            if k in t:
+                t[k] *= factor
+        if r.get("metrics") and r["metrics"].get("attention_tflops"):
+            r["metrics"]["attention_tflops"] /= factor
+    return doc
+
+
+def tempdir():
+    return tempfile.TemporaryDirectory(prefix="ringbench-test-")
+
+
+def skip_process(reason):
+    """Exit code 77 is the ctest SKIP_RETURN_CODE of these tests: the machine lacks a prerequisite."""
+    print(f"SKIPPED: {reason}", file=sys.stderr)
+    sys.exit(77)
