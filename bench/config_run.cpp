@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -77,7 +78,7 @@ json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
 }
 
 #ifdef RINGBENCH_HAVE_CUPTI
-// DESIGN §7 step 4: one more pass with CUPTI activity tracing on, after the timed ones so that
+// docs/design.md §7 step 4: one more pass with CUPTI activity tracing on, after the timed ones so that
 // tracing never touches them. Replayed graph work is classified by the executor's node labels,
 // carried over to the clones instantiation made (`clones`); eager work by the executor's streams.
 // A CUPTI failure becomes {"error": ...}: profiling must not fail the configuration. The pass
@@ -228,6 +229,16 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
 #endif
   if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
     cuda_devices_ = ce->options().devices;
+  // An injected throttle reads a made-up clock (nominal 1000 MHz, 500 in the rounds it hits), so
+  // the filter's path runs on any backend; otherwise the executor's own clock, where it reads one.
+  const bool injected_clock = opts_.fault.kind == "throttle" && opts_.fault.index == index_;
+  if (!throttle_)
+    throttle_.emplace(opts_.throttle, injected_clock ? std::optional<double>(1000.0) : exec->nominal_sm_clock_mhz(),
+                      injected_clock ? "injected (--inject-fault throttle): 1000 MHz nominal, 500 MHz in the rounds hit"
+                                     : group ? "clock64 cycles over %globaltimer ns, probed in each process's stream "
+                                               "before and after its pass; the slowest process's"
+                                             : "clock64 cycles over %globaltimer ns, probed in the stream before and "
+                                               "after each rank's pass; the slowest device's");
 
   if (first && cfg_.backend == Backend::cuda) gpu_start_ = gpu_states();
   if (first) {
@@ -247,12 +258,21 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   // run-to-run spread. This is asv's answer (several processes per benchmark) within one process.
   for (int i = 0; i < cfg_.warmup; ++i) (void)pass(false);
   const int n = adaptive() ? chunk_ : cfg_.repeats / rounds_ + (round < cfg_.repeats % rounds_ ? 1 : 0);
+  int kept = 0;
   for (int i = 0; i < n; ++i) {
-    nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(samples_ms_.size()));
+    nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(throttle_->taken()));
     ring::PassRecord p = pass(true);
-    samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
+    const double ms = static_cast<double>(p.wall_ns) / 1e6;
+    const auto mhz = injected_clock ? std::optional<double>(faulty ? 500.0 : 1000.0) : p.sm_clock_mhz;
+    if (!throttle_->add(ms, mhz)) {
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts_.throttle.recovery_ms));
+      continue;
+    }
+    ++kept;
+    samples_ms_.push_back(ms);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));
   }
+  round_counts_.push_back(kept);
   if (adaptive()) {
     const double spent = elapsed_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::string why = stop_reason(opts_.stopping, samples_ms_, round + 1, spent);
@@ -276,11 +296,11 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
 #ifdef RINGBENCH_HAVE_CUPTI
   if (traced)
     cupti_ = cupti_traced_pass(*exec, [&] { return pass(false); }, clones, clone_error, metrics_in_,
-                               summarize(samples_ms_).median);
+                               summarize(samples_ms_).median);  // 0 while every sample was dropped
 #endif
   // The median pass so far: one file for Perfetto (rank 0's process), and one file per rank for HTA
   // in OUT/traces/<config id>/, each written by the process that hosts the rank.
-  if (opts_.trace) {
+  if (opts_.trace && !samples_ms_.empty()) {
     const auto dir = opts_.out_dir / "traces";
     const std::string id = reports::config_id(cfg_);
     const Timeline& tl = candidates_.at(median_sample()).timeline;
@@ -317,7 +337,10 @@ std::size_t ConfigRun::median_sample() const {
 // satisfies that, so record() finds it after every round.
 void ConfigRun::prune_candidates() {
   if (adaptive() && !finished() && stopped_by_.empty()) return;  // the final count is not known yet
-  const std::size_t planned = adaptive() ? samples_ms_.size() : static_cast<std::size_t>(std::max(cfg_.repeats, 1));
+  // Dropped samples never come back, so they leave the planned count.
+  const int dropped = throttle_ ? throttle_->dropped() : 0;
+  const std::size_t planned =
+      adaptive() ? samples_ms_.size() : static_cast<std::size_t>(std::max(cfg_.repeats - dropped, 1));
   const std::size_t known = samples_ms_.size();
   const std::size_t missing = planned > known ? planned - known : 0;
   const std::size_t m = std::max(planned, known) / 2;
@@ -329,6 +352,15 @@ void ConfigRun::prune_candidates() {
 }
 
 json ConfigRun::record() const {
+  if (samples_ms_.empty() && throttle_ && throttle_->dropped() > 0) {
+    // Every sample so far was dropped: no statistics, but what was measured stays in the record.
+    json rec = result_record(cfg_, "failed", throttle_->failure());
+    rec["plan"] = plan_json_;
+    if (correctness_) rec["correctness"] = *correctness_;
+    rec["sm_clock"] = throttle_->to_json();
+    if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
+    return rec;
+  }
   if (samples_ms_.empty()) throw Error(fmt::format("{}: no round has run", cfg_.label()));
   json rec = result_record(cfg_, "ok", "");
   rec["plan"] = plan_json_;
@@ -340,6 +372,7 @@ json ConfigRun::record() const {
   timing["samples_ms"] = samples_ms_;
   timing["warmup"] = cfg_.warmup;
   timing["rounds"] = done_;
+  timing["round_counts"] = round_counts_;
   timing["rounds_planned"] = adaptive() && stopped_by_.empty() ? json(nullptr) : json(rounds_);
   timing["stopped_by"] = stopped_by_.empty() ? json(nullptr) : json(stopped_by_);
   if (adaptive())
@@ -374,6 +407,12 @@ json ConfigRun::record() const {
   // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
   // slow night (1.1.0).
   if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
+  // The clock of every timed sample and which were dropped (1.2.0); absent where none is read.
+  if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec["sm_clock"] = throttle_->to_json();
+  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) {
+    rec["status"] = "failed";
+    rec["reason"] = why;
+  }
   if (check_ && !check_->passed()) {
     rec["status"] = "failed";
     rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",

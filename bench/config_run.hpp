@@ -15,6 +15,7 @@
 #include "bench/metrics.hpp"
 #include "bench/run_record.hpp"
 #include "bench/sweep_runner.hpp"
+#include "bench/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
@@ -44,7 +45,7 @@ class ConfigRun {
   // execution; a run that threw is not continued.
   void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group);
 
-  // The record of everything measured so far (DESIGN §8): after k of n rounds, `timing` holds k
+  // The record of everything measured so far (docs/design.md §8): after k of n rounds, `timing` holds k
   // rounds' samples, `rounds` is k and `rounds_planned` n. Status "failed" when the check failed.
   // Needs at least one round done.
   nlohmann::json record() const;
@@ -76,6 +77,8 @@ class ConfigRun {
   int chunk_ = 1;                    // --max-noise: timed passes per round
   nlohmann::json gpu_start_, gpu_end_;  // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
   std::string stopped_by_;           // why sampling ended; empty while it goes on
+  std::optional<ThrottleFilter> throttle_;  // every timed sample's clock; made with the first executor
+  std::vector<int> round_counts_;           // samples kept by each round, in order
 };
 
 }  // namespace rb::bench

@@ -49,6 +49,7 @@ struct RunFlags {
   double require_power = 0;  // an alpha: refuse repeats whose samples can never reach it
   double max_noise_pct = 0, max_time_s = 60;
   int min_samples = 5;
+  double throttle_threshold_pct = 75, throttle_recovery_ms = 50;
   std::string inject_fault;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
@@ -90,6 +91,7 @@ nlohmann::json flag_value(const AxisFlag& a) {
 
 constexpr double kMaxTimeoutS = 1e6;             // 11.6 days
 constexpr double kMaxMemoryLimitGib = 1048576;  // 1 PiB
+constexpr double kMaxRecoveryMs = 60000;          // a GPU that has not recovered in a minute will not
 
 // Bounds that keep a duration or size finite once converted to integer nanoseconds or bytes.
 double bounded(double v, double hi, const char* flag, const char* unit, const char* zero_means) {
@@ -116,7 +118,8 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"l2_flush", o.l2_flush},
                         {"devices", o.devices},
                         {"cupti", o.cupti},
-                        {"stopping", {o.stopping.max_noise_pct, o.stopping.min_samples, o.stopping.max_time_s}}}
+                        {"stopping", {o.stopping.max_noise_pct, o.stopping.min_samples, o.stopping.max_time_s}},
+                        {"throttle", {o.throttle.threshold_pct, o.throttle.recovery_ms}}}
       .dump();
 }
 
@@ -177,6 +180,11 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.stopping.min_samples = f.min_samples;
   opts.stopping.max_time_s = bounded(f.max_time_s, kMaxTimeoutS, "--max-time", "seconds", "no limit but 1000 rounds");
   opts.stopping.min_rounds = f.rounds;
+  if (!(f.throttle_threshold_pct >= 0 && f.throttle_threshold_pct <= 100))
+    throw InputError("--throttle-threshold", fmt::format("{}", f.throttle_threshold_pct),
+                     "must be a percentage of the nominal SM clock in [0, 100] (0: drop no sample)");
+  opts.throttle.threshold_pct = f.throttle_threshold_pct;
+  opts.throttle.recovery_ms = bounded(f.throttle_recovery_ms, kMaxRecoveryMs, "--throttle-recovery", "ms", "no wait");
   opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
 }
@@ -275,10 +283,20 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--max-time", f->max_time_s,
                   "With --max-noise: stop a configuration after this many seconds whatever its noise (0: no limit)")
       ->capture_default_str();
+  sub->add_option("--throttle-threshold", f->throttle_threshold_pct,
+                  "cuda: drop a timed sample from the statistics when its SM clock (read in the stream around the "
+                  "pass) is under PCT% of the clock the runtime reports, as NVBench does; the configuration fails "
+                  "when more than half are dropped (0: drop none)")
+      ->type_name("PCT")
+      ->capture_default_str();
+  sub->add_option("--throttle-recovery", f->throttle_recovery_ms,
+                  "cuda: after a dropped sample, wait this many ms for the GPU's clock to recover")
+      ->type_name("MS")
+      ->capture_default_str();
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");
-  sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal")
+  sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
       ->group("");  // hidden: for the failure-isolation tests
   sub->callback([f, &action, &app] {
     f->argv = command_line();

@@ -127,12 +127,16 @@ class ReferenceCache {
 // The headline rate is per rank (per GPU on the cuda backend), beside the slowest rank's own rate:
 // never the sum over ranks, which can exceed one device's peak.
 std::string ok_detail(const json& rec) {
+  // Every sample dropped as throttled so far: no timing to show, only why.
+  if (!rec["timing"].is_object()) return rec.value("reason", std::string("no timed sample kept"));
   const auto& t = rec["timing"];
   const auto& m = rec["metrics"];
   const bool gpu = rec["config"].value("backend", "") == "cuda";
   auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-"); };
-  return fmt::format("median {:.3f} ms ±{:.1f}%  {} TFLOP/s per {} (slowest rank {})  max_err {:.2e}",
-                     t["median_ms"].get<double>(), t["noise_pct"].get<double>(), num(m["attention_tflops"]),
+  const json& noise = t["noise_pct"];
+  return fmt::format("median {:.3f} ms ±{}%  {} TFLOP/s per {} (slowest rank {})  max_err {:.2e}",
+                     t["median_ms"].get<double>(), noise.is_number() ? fmt::format("{:.1f}", noise.get<double>()) : "-",
+                     num(m["attention_tflops"]),
                      gpu ? "GPU" : "rank", num(m.value("attention_tflops_slowest_rank", json(nullptr))),
                      rec["correctness"]["max_abs_err"].get<double>());
 }
@@ -151,8 +155,9 @@ FaultSpec parse_fault(const std::string& s) {
   if (s.empty()) return {};
   const auto at = s.find('@');
   const std::string kind = s.substr(0, at);
-  if (at == std::string::npos || (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal"))
-    throw InputError("--inject-fault", s, "must be KIND@N or KIND@N/R with KIND one of throw, hang, corrupt, fatal");
+  if (at == std::string::npos || (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal" && kind != "throttle"))
+    throw InputError("--inject-fault", s,
+                     "must be KIND@N or KIND@N/R with KIND one of throw, hang, corrupt, fatal, throttle");
   auto number = [&](const std::string& text, int least, const char* rule) {
     try {
       std::size_t used = 0;

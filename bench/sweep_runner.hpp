@@ -15,14 +15,16 @@
 
 #include "bench/profile.hpp"
 #include "bench/stopping_rule.hpp"
+#include "bench/throttle_filter.hpp"
 
 namespace rb::bench {
 
 // `--inject-fault KIND@N`: make configuration N (0-based, in sweep order) fail on purpose. Kinds:
 // throw (an error inside the pass), hang (a rank never receives; the watchdog ends it), corrupt
 // (the output is perturbed, so the correctness check fails), fatal (a device-fatal error that stops
-// the sweep). `KIND@N/R` limits it to round R (1-based) of that configuration. For the tests of
-// docs/failures.md.
+// the sweep), throttle (configuration N reads a per-sample SM clock, at a nominal 1000 MHz, and
+// the hit rounds' samples read 500 MHz: the throttle filter's path on any backend). `KIND@N/R`
+// limits it to round R (1-based) of that configuration. For the tests of docs/failures.md.
 struct FaultSpec {
   std::string kind;  // empty: none
   int index = -1;
@@ -47,18 +49,21 @@ struct RunOptions {
   // --no-interleave runs each configuration's rounds back to back (one at a time, e.g. under nsys).
   bool interleave = true;
   bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
-  // CUDA backend (DESIGN §7): virtual ranks measured one at a time (isolated) or all at once
+  // CUDA backend (docs/design.md §7): virtual ranks measured one at a time (isolated) or all at once
   // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.
   std::string rank_mode = "isolated";
   std::string launch = "graph";
   bool l2_flush = false;
   int devices = 1;  // cuda, local transport: devices the virtual ranks are dealt over (0: all visible)
-  // DESIGN §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
+  // docs/design.md §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
   // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.
   bool cupti = true;
   // --max-noise, --min-samples, --max-time: stop sampling a configuration once its samples are
   // steady enough (bench/stopping_rule.hpp); min_rounds is taken from `rounds`. Off by default.
   StoppingRule stopping;
+  // --throttle-threshold, --throttle-recovery: samples whose SM clock fell under the threshold are
+  // dropped from the statistics (bench/throttle_filter.hpp). cuda only: the CPU reads no clock.
+  ThrottleRule throttle;
   bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
 };
 

@@ -1,4 +1,4 @@
-// The ring simulator: replays a step table with the executor's synchronisation (DESIGN §5, ring/
+// The ring simulator: replays a step table with the executor's synchronisation (docs/design.md §5, ring/
 // executor_cpu.cpp) to predict the pass time, exposed communication, overlap and idle time per rank.
 //
 // What it assumes, matching the executor:
@@ -62,8 +62,9 @@ struct SimOptions {
 // Throws rb::Error when the table fails StepTable::check().
 Simulation simulate(const StepTable& table, SimOptions options = {});
 
-// The simulated pass (kept steps required, else rb::Error) as DESIGN §6 intervals, with the executor's lanes and names ("compute" /
-// "attention", "comm" / "kv_recv" or "kv_allgather"), so it can be drawn beside a measured trace.
+// The simulated pass (kept steps required, else rb::Error) as docs/design.md §6 intervals, with the
+// executor's lanes and names ("compute" / "attention", "comm" / "kv_recv" or "kv_allgather"), so it
+// can be drawn beside a measured trace.
 Timeline to_timeline(const Simulation& sim);
 
 }  // namespace rb::model

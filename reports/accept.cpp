@@ -47,6 +47,11 @@ std::optional<double> metric_value(const CheckSpec& c, const json& run) {
     const GpuThrottle t = gpu_throttle(run);
     return t.measured ? std::optional<double>(t.held_down ? 1.0 : 0.0) : std::nullopt;
   }
+  if (m == "dropped_sample_fraction") {
+    const GpuThrottle t = gpu_throttle(run);
+    return t.clock_measured && t.taken > 0 ? std::optional<double>(static_cast<double>(t.dropped) / t.taken)
+                                           : std::nullopt;
+  }
   if (m == "comm_bandwidth_fraction") {
     const auto bw = number_at(run, "metrics", "comm_bandwidth_gbyte_per_s");
     std::optional<double> link = c.link_gbps;
@@ -76,6 +81,11 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
   if (c.metric == "gpu_throttled")
     return gpu_throttle(run).measured ? std::nullopt
                                       : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
+  if (c.metric == "dropped_sample_fraction") {
+    const GpuThrottle t = gpu_throttle(run);
+    if (!t.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
+    if (t.taken == 0) return "no timed sample";
+  }
   if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
   if (cfg.value("cp", 1) <= 1) return "c = 1: nothing was transferred";
   const std::string transport = cfg.value("transport", "local");
@@ -155,6 +165,9 @@ const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
       {"gpu_throttled",
        "1 when NVML saw heat or power hold a GPU's clock down before or after the run (gpu_state), else 0; N/A "
        "where NVML was not available"},
+      {"dropped_sample_fraction",
+       "sm_clock.dropped_count / sm_clock.taken: the timed samples whose SM clock fell under --throttle-threshold; "
+       "N/A without a per-sample clock (a CPU run)"},
       {"median_ms", "timing.median_ms"},
       {"noise_pct", "timing.noise_pct"},
   };

@@ -47,7 +47,8 @@ std::vector<double> samples_ms(const json& run) {
 }
 
 // The median of each round's samples: samples_ms holds the rounds in order, round k having
-// count/rounds samples plus one for k < count % rounds (bench/config_run.cpp). One entry (the
+// timing.round_counts[k] samples (1.2.0: a round that dropped throttled samples keeps fewer), or
+// before that count/rounds plus one for k < count % rounds (bench/config_run.cpp). One entry (the
 // median of all) when the run has no rounds to tell apart.
 std::vector<double> round_medians(const json& run, const std::vector<double>& samples) {
   auto median = [](std::vector<double> r) {
@@ -57,13 +58,26 @@ std::vector<double> round_medians(const json& run, const std::vector<double>& sa
   if (samples.empty()) return {};
   const json& t = field(run, "timing");
   const auto count = static_cast<std::int64_t>(samples.size());
-  std::int64_t rounds = 1;
-  if (t.is_object() && t.contains("rounds") && t.at("rounds").is_number_integer()) rounds = t.at("rounds").get<std::int64_t>();
-  if (rounds < 2 || rounds > count) return {median(samples)};
+  std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
+  std::int64_t total = 0;
+  if (t.is_object() && t.contains("round_counts") && t.at("round_counts").is_array())
+    for (const auto& n : t.at("round_counts"))
+      if (n.is_number_integer() && n.get<std::int64_t>() > 0) {
+        sizes.push_back(n.get<std::int64_t>());
+        total += sizes.back();
+      }
+  if (total != count) {  // written before 1.2.0, or not this run's layout: the even split
+    std::int64_t rounds = 1;
+    if (t.is_object() && t.contains("rounds") && t.at("rounds").is_number_integer())
+      rounds = t.at("rounds").get<std::int64_t>();
+    sizes.clear();
+    if (rounds >= 2 && rounds <= count)
+      for (std::int64_t k = 0; k < rounds; ++k) sizes.push_back(count / rounds + (k < count % rounds ? 1 : 0));
+  }
+  if (sizes.size() < 2) return {median(samples)};
   std::vector<double> medians;
   std::int64_t at = 0;
-  for (std::int64_t k = 0; k < rounds; ++k) {
-    const std::int64_t n = count / rounds + (k < count % rounds ? 1 : 0);
+  for (const std::int64_t n : sizes) {
     medians.push_back(median(std::vector<double>(samples.begin() + at, samples.begin() + at + n)));
     at += n;
   }
@@ -159,7 +173,8 @@ std::optional<double> machine_probe(const json& run) {
 
 MetricValue read_metric(const json& run, CompareMetric m) {
   MetricValue mv;
-  mv.gpu_held_down = gpu_throttle(run).held_down;
+  const GpuThrottle throttle = gpu_throttle(run);
+  mv.gpu_held_down = throttle.held_down ? throttle.held_down : throttle.sampled;
   mv.machine_probe_ms = machine_probe(run);
   if (const json& t = field(run, "timing");
       t.is_object() && t.contains("machine_probe_version") && t.at("machine_probe_version").is_number_integer())
@@ -377,9 +392,9 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     rc.verdict = direction;
     if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
   }
-  // A GPU that heat or power held down is not a build getting slower or faster. NVBench drops such
-  // samples; ringbench sees the GPU's state around a run, not each sample's clock yet, so the
-  // whole run is suspect.
+  // A GPU that heat or power held down is not a build getting slower or faster. The run dropped
+  // the samples whose clock it saw fall, but a clock that sagged less than the threshold, or
+  // between the probes, is still in the others: the whole run is suspect.
   const bool directed = rc.verdict == Verdict::slower || rc.verdict == Verdict::faster;
   if (directed && (rc.base.gpu_held_down || rc.neu.gpu_held_down)) {
     rc.verdict = Verdict::noisy;

@@ -118,7 +118,8 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
                       html_escape(scalar(tool, "version")), html_escape(scalar(tool, "git_sha")));
   html += "<nav><a href=\"#summary\">summary</a><a href=\"#failures\">failures</a><a href=\"#time-vs-seq\">time vs "
           "S</a><a href=\"#rank-bars\">work per rank</a><a href=\"#overlap\">overlap</a><a "
-          "href=\"#timelines\">timelines</a><a href=\"#model\">model</a><a href=\"#environment\">environment</a></nav>"
+          "href=\"#timelines\">timelines</a><a href=\"#samples\">samples</a><a href=\"#model\">model</a><a "
+          "href=\"#environment\">environment</a></nav>"
           "</header><main>";
   html += section_summary(runs, anchors);
   html += section_failures(runs);
@@ -127,6 +128,7 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += section_overlap(runs);
   html += section_cupti(runs);
   html += timelines;
+  html += section_samples(runs, opt);
   html += section_model(runs);
   if (!opt.trend_html.empty()) html += "<div id=\"trend\"><h2>Trend over the nightly history</h2>" + opt.trend_html + "</div>";
   html += section_environment(doc, results.path.string());

@@ -23,6 +23,9 @@ std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOp
 std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOptions& opt);
 std::string section_overlap(const std::vector<RunView>& runs);
 
+// report_samples.cpp: each clocked configuration's samples and the SM clock they ran at.
+std::string section_samples(const std::vector<RunView>& runs, const ReportOptions& opt);
+
 // report_model_section.cpp
 std::string section_model(const std::vector<RunView>& runs);
 

@@ -1,4 +1,4 @@
-// The one writer of results.jsonl and results.json (DESIGN §8). Every round of a configuration
+// The one writer of results.jsonl and results.json (docs/design.md §8). Every round of a configuration
 // appends its record so far to results.jsonl, flushed at once, so a crash or a kill loses nothing
 // already measured; results.json is rebuilt from results.jsonl at the end (or by `ringbench
 // report`), keeping the last line of each configuration.
@@ -14,7 +14,7 @@ namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "1.1.0";
+inline constexpr const char* kResultsSchemaVersion = "1.2.0";
 // The oldest major version readers still take, converted on read (reports/results_upgrade.hpp).
 inline constexpr int kResultsOldestMajor = 0;
 

@@ -1,10 +1,11 @@
-// The executor runs a plan on a backend (DESIGN §5): it owns the ranks' buffers, runs passes, and
+// The executor runs a plan on a backend (docs/design.md §5): it owns the ranks' buffers, runs passes, and
 // hands back the output and what the timeline recorded. One interface for every backend, so the
 // sweep runner does not care where the arithmetic ran.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace rb::ring {
 struct PassRecord {
   std::int64_t wall_ns = 0;  // the pass, start to last rank done
   Timeline timeline;         // filled when recording was asked for; times relative to the pass start
+  // The SM clock over the pass (cuda: ring/sample_clock.hpp; the slowest device's, or process's);
+  // nullopt where no clock is read (the CPU backend) or the reading was unusable.
+  std::optional<double> sm_clock_mhz;
 };
 
 class Executor {
@@ -31,6 +35,9 @@ class Executor {
   // Makes a running or later pass throw instead of finishing; safe to call from another thread
   // (the sweep's watchdog, a signal). The executor cannot run again afterwards.
   virtual void abort() = 0;
+  // The clock sm_clock_mhz is held against: the lowest the runtime reports over the devices in
+  // use (cudaDevAttrClockRate). nullopt where no per-sample clock is read.
+  virtual std::optional<double> nominal_sm_clock_mhz() const { return std::nullopt; }
 };
 
 // Faults injected on purpose, so the tests can show that a failing configuration is recorded and

@@ -38,6 +38,7 @@
 #include "ring/cuda_devices.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/rank_placement.hpp"
+#include "ring/sample_clock.hpp"
 #include "ring/step_launch.hpp"
 
 namespace rb::ring {
@@ -73,6 +74,7 @@ struct Rank {
   std::vector<StepEvents> ev;  // per step
   CudaEvent begin, end, fork, join;
   CudaStream origin;   // isolated mode: this rank's passes fork from and join into it
+  SampleClock clock;   // isolated mode: the SM clock around this rank's pass, on its device
   CudaGraphExec exec;  // isolated mode: this rank's pass
   int device = 0;
 };
@@ -99,6 +101,9 @@ class CudaExecutorImpl final : public CudaExecutor {
     origin_ = make_stream();
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
+    if (opts_.mode == CudaRankMode::concurrent) clock_ = SampleClock(opts_.device);
+    nominal_mhz_ = nominal_clock_mhz(devices_.front());
+    for (int d : devices_) nominal_mhz_ = std::min(nominal_mhz_, nominal_clock_mhz(d));
     for (int r = 0; r < c_; ++r) setup_rank(r);
     if (opts_.l2_flush) {
       flush_.resize(static_cast<std::size_t>(visible));
@@ -111,7 +116,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
     synchronize_devices();  // fills done before the first pass reads them
 
-    run_eager();  // DESIGN §7 step 1: one eager pass (the caller checks it via output_rows)
+    run_eager();  // docs/design.md §7 step 1: one eager pass (the caller checks it via output_rows)
     if (opts_.launch == CudaLaunch::graph) {
       capture();
       replay();  // one untimed replay after the upload
@@ -127,6 +132,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   const CudaOptions& options() const override { return opts_; }
   const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
   std::int64_t last_raw_ns() const override { return raw_ns_; }
+  std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
   std::vector<StreamLabel> streams() const override {
     std::vector<StreamLabel> out;
     for (int r = 0; r < c_; ++r) {
@@ -190,6 +196,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     if (opts_.mode == CudaRankMode::isolated) {
       rk.origin = make_stream();
       rk.fork = make_event(false);
+      rk.clock = SampleClock(rk.device);
     }
     const auto& segs = plan_.ranks[r].segments;
     const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
@@ -469,25 +476,31 @@ class CudaExecutorImpl final : public CudaExecutor {
       const cudaStream_t o = origin_.get();
       flush_l2_all();
       on(opts_.device);
+      clock_.before(o);
       timing(pass_begin_, o);
       const auto all = all_ranks();
       enqueue(all, o, true);
       on(opts_.device);
       timing(pass_end_, o);
+      clock_.after(o);
       wait(o);
     } else {
       for (int r = 0; r < c_; ++r) {
         nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
         Rank& rk = ranks_[r];
         flush_l2(rk.origin.get(), rk.device);
+        on(rk.device);
+        rk.clock.before(rk.origin.get());
         const int one[1] = {r};
         enqueue(one, rk.origin.get(), false);
+        on(rk.device);
+        rk.clock.after(rk.origin.get());
         wait(rk.origin.get());
       }
     }
   }
 
-  // DESIGN §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
+  // docs/design.md §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
   // calls cannot invalidate it), instantiate, upload.
   // With several devices the concurrent graph spans all of them (the fork and join events carry
   // the dependencies across); each isolated graph stays on its rank's device but for the peer
@@ -523,7 +536,9 @@ class CudaExecutorImpl final : public CudaExecutor {
       const cudaStream_t o = origin_.get();
       flush_l2_all();
       on(opts_.device);
+      clock_.before(o);
       RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
+      clock_.after(o);
       wait(o);
     } else {
       for (int r = 0; r < c_; ++r) {
@@ -531,7 +546,9 @@ class CudaExecutorImpl final : public CudaExecutor {
         Rank& rk = ranks_[r];
         flush_l2(rk.origin.get(), rk.device);
         on(rk.device);
+        rk.clock.before(rk.origin.get());
         RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), rk.origin.get()));
+        rk.clock.after(rk.origin.get());
         wait(rk.origin.get());
       }
     }
@@ -582,6 +599,19 @@ class CudaExecutorImpl final : public CudaExecutor {
     return out;
   }
 
+  // Concurrent mode reads the origin device's clock only: the other devices' work is not bracketed
+  // by a stream of theirs that the probes could share.
+  std::optional<double> sample_clock() const {
+    if (opts_.mode == CudaRankMode::concurrent) return kernels::clock_mhz(std::vector{clock_.read()});
+    std::vector<kernels::ClockSpan> spans;
+    std::vector<int> device_of;
+    for (const Rank& rk : ranks_) {
+      spans.push_back(rk.clock.read());
+      device_of.push_back(rk.device);
+    }
+    return kernels::slowest_clock_mhz(spans, device_of);
+  }
+
   PassRecord collect(bool record) {
     if (record)
       for (auto& rk : ranks_) {
@@ -589,6 +619,7 @@ class CudaExecutorImpl final : public CudaExecutor {
         RB_CUDA_CHECK(cudaMemcpy(rk.host_stamps.data(), rk.stamps.get(), rk.stamps.bytes(), cudaMemcpyDeviceToHost));
       }
     PassRecord rec;
+    rec.sm_clock_mhz = sample_clock();
     if (opts_.mode == CudaRankMode::concurrent) {
       rec.wall_ns = ns_between(pass_begin_, pass_end_);
       raw_ns_ = rec.wall_ns;
@@ -639,6 +670,8 @@ class CudaExecutorImpl final : public CudaExecutor {
   std::vector<int> devices_;  // the devices the ranks live on (one, or a node's)
   CudaStream origin_;          // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_;
+  SampleClock clock_;          // concurrent mode; on opts_.device
+  double nominal_mhz_ = 0;     // the lowest cudaDevAttrClockRate over devices_
   std::vector<DeviceBuffer<std::byte>> flush_;  // by device id
   std::vector<CudaGraph> graphs_;
   CudaGraphExec concurrent_exec_;

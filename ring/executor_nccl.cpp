@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -49,6 +50,7 @@
 #include "ring/cuda_handles.hpp"
 #include "ring/interval_pack.hpp"
 #include "ring/nccl_check.hpp"
+#include "ring/sample_clock.hpp"
 #include "ring/steady_clock.hpp"
 #include "ring/step_launch.hpp"
 
@@ -110,7 +112,9 @@ class NcclExecutor final : public CudaExecutor {
     try {
       init_comm();
       setup();
-      (void)launch_and_wait();  // DESIGN §7 step 1; it also makes NCCL's connections, needed before capture
+      // The ring runs at its slowest GPU's pace, so the lowest reference clock of the job.
+      nominal_mhz_ = static_cast<double>(group_.min(std::llround(nominal_clock_mhz(opts_.device) * 1e3))) / 1e3;
+      (void)launch_and_wait();  // docs/design.md §7 step 1; it also makes NCCL's connections, needed before capture
       if (opts_.launch == CudaLaunch::graph) {
         capture();
         (void)launch_and_wait();  // one untimed replay after the upload
@@ -127,6 +131,7 @@ class NcclExecutor final : public CudaExecutor {
   const CudaOptions& options() const override { return opts_; }
   const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
   std::int64_t last_raw_ns() const override { return raw_ns_; }
+  std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
   std::vector<StreamLabel> streams() const override {
     return {{compute_.get(), r_, IntervalKind::compute, "compute"}, {comm_stream_.get(), r_, IntervalKind::comm, "comm"}};
   }
@@ -169,6 +174,11 @@ class NcclExecutor final : public CudaExecutor {
     raw_ns_ = local;
     PassRecord rec;
     rec.wall_ns = group_.max(local);  // each rank on its own clock, so no offset error enters it
+    // The slowest process's SM clock, in kHz (an unusable reading takes no part).
+    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();
+    const auto mine = kernels::clock_mhz(std::vector{clock_.read()});
+    const std::int64_t khz = group_.min(mine ? std::llround(*mine * 1e3) : kNone);
+    if (khz != kNone) rec.sm_clock_mhz = static_cast<double>(khz) / 1e3;
     if (record) rec.timeline = timeline(local);
     return rec;
   }
@@ -311,6 +321,7 @@ class NcclExecutor final : public CudaExecutor {
     name_stream(comm_stream_.get(), fmt::format("rank {} comm", r_));
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
+    clock_ = SampleClock(opts_.device);
     fork_ = make_event(false);
     join_ = make_event(false);
     const cudaStream_t s = compute_.get();
@@ -460,7 +471,7 @@ class NcclExecutor final : public CudaExecutor {
     RB_CUDA_CHECK(cudaStreamWaitEvent(origin, join_.get(), 0));
   }
 
-  // DESIGN §7 step 2. Thread-local capture: NCCL's own thread (non-blocking launches) may make
+  // docs/design.md §7 step 2. Thread-local capture: NCCL's own thread (non-blocking launches) may make
   // calls that global mode would forbid during our capture. Every rank captures the same NCCL
   // calls in the same order, as the plan is the same on every process.
   void capture() {
@@ -495,14 +506,17 @@ class NcclExecutor final : public CudaExecutor {
     const cudaStream_t o = origin_.get();
     dirty_ = true;  // until the pass is seen to finish: teardown must abort, not destroy
     if (opts_.l2_flush) RB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), o));
+    clock_.before(o);
     RB_CUDA_CHECK(cudaEventRecord(pass_begin_.get(), o));
     if (exec_.get() != nullptr)
       RB_CUDA_CHECK(cudaGraphLaunch(exec_.get(), o));
     else
       enqueue(o);
     RB_CUDA_CHECK(cudaEventRecord(pass_end_.get(), o));
+    clock_.after(o);
     wait(pass_end_);
     host_end_ns_ = steady_ns();
+    RB_CUDA_CHECK(cudaStreamSynchronize(o));  // the clock probe after the end event, microseconds behind it
     dirty_ = false;
     return ns_between(pass_begin_, pass_end_);
   }
@@ -575,6 +589,8 @@ class NcclExecutor final : public CudaExecutor {
   DeviceBuffer<bf16> q_, own_, buf_[2], all_k_, all_v_;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
   DeviceBuffer<float> o_part_, o_acc_, lse_part_, lse_acc_;
   DeviceBuffer<std::byte> flush_;
+  SampleClock clock_;       // around each pass on origin_
+  double nominal_mhz_ = 0;  // the lowest cudaDevAttrClockRate over the job's devices
   std::vector<StepLaunch> launches_;                // per step: what it computes (step_launch.hpp)
   std::vector<kernels::DeviceAttentionWork> work_;  // per step; empty for a skipped one
   std::vector<StepEvents> ev_;                      // per step

@@ -11,7 +11,9 @@
 #      S = 32768, c = 8, no per-GPU figure above the peak, NVLink N/A; then the comm clocks side by
 #      side (execution from stamps, in flight from events, CUPTI);
 #   6. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
-#   7. `bash scripts/run.sh` on a short profile takes the GPU path and exits 0.
+#   7. `bash scripts/run.sh` on a short profile takes the GPU path and exits 0;
+#   and after the gpu tests, the per-sample SM clock of a --max-noise 1 sweep that starts on an idle
+#   GPU (clock-samples.tsv).
 # Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json, summary.txt.
 # Steps run under their own time limits and the script carries on past a failing step; it exits 1
 # when any step failed. Host libraries come from .deps/ (scripts/device-deps.sh) when it is there.
@@ -63,6 +65,29 @@ step build 300 cmake --build --preset default --parallel "$jobs" || { cat "$summ
 bin=build/default
 
 step gpu-tests 150 ctest --preset gpu --output-junit "$OUT/gpu-tests.xml"
+
+# Measurement hygiene: after 20 s idle (the clock falls to idle, 345 MHz seen), a --max-noise 1
+# sweep records every sample's SM clock; the first samples may show the climb back to boost. The
+# table gives per configuration the clocks of its first samples, the range, what was dropped and why
+# sampling stopped.
+sleep 20
+step clock-samples 90 "$bin/bench/ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,4 \
+  --split zigzag --heads 16 --kv-heads 2 --head-dim 128 --max-noise 1 --max-time 10 --no-interleave \
+  --out "$OUT/results-clock"
+if [ -f "$OUT/results-clock/results.json" ]; then
+  python3 - "$OUT/results-clock/results.json" >"$OUT/clock-samples.tsv" 2>&1 <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+print("config\tstatus\tnominal_mhz\tfirst_mhz\tmin_mhz\tmax_mhz\tdropped\ttaken\tcount\tnoise_pct\tstopped_by")
+for r in doc["runs"]:
+    c, t = r.get("sm_clock") or {}, r.get("timing") or {}
+    mhz = [x for x in c.get("samples_mhz", []) if x is not None]
+    print("\t".join(str(x) for x in [r["config"]["id"], r["status"], c.get("nominal_mhz"),
+                                     ",".join(f"{x:.0f}" for x in c.get("samples_mhz", [])[:5] if x is not None),
+                                     min(mhz, default=""), max(mhz, default=""), c.get("dropped_count"),
+                                     c.get("taken"), t.get("count"), t.get("noise_pct"), t.get("stopped_by")]))
+PY
+fi
 
 # Sanitizers on the small-shape tests: memcheck (out-of-bounds, misaligned, uninitialised cp.async
 # sources, the stamped copy's tails) and racecheck (shared-memory hazards between the cp.async

@@ -12,6 +12,8 @@
 #include "cuda_test_util.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/attention_block_ref.hpp"
+#include "kernels/clock_probe.cuh"
+#include "kernels/clock_probe_ref.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/fill_inputs_ref.hpp"
@@ -236,6 +238,40 @@ TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   cudaStreamDestroy(s);
+}
+
+// The probe against its twin: both leave stamps that move forward, and the device's cycles over
+// its timer across a busy stretch read the SM clock the runtime reports, within what boost and
+// power management allow (an idle H200 was seen at 345 MHz, a busy one at 1980).
+TEST(KernelsCuda, ClockProbeReadsTheSmClock) {
+  RB_SKIP_WITHOUT_GPU();
+  int khz = 0;
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  const std::int64_t bytes = std::int64_t{256} << 20;
+  DeviceBuffer<unsigned char> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
+  DeviceBuffer<ExecStamp> copy_stamp(1);
+  DeviceBuffer<ClockStamp> stamps(2);
+  double best = 0;
+  for (int i = 0; i < 5; ++i) {
+    RB_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
+    clock_probe(ClockProbeParams{stamps.get()}, nullptr);
+    for (int k = 0; k < 20; ++k) stamped_copy(StampedCopyParams{dst.get(), src.get(), bytes, copy_stamp.get()}, nullptr);
+    clock_probe(ClockProbeParams{stamps.get() + 1}, nullptr);
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto h = download(stamps);
+    ClockSpan twin;
+    ref::clock_probe({&twin.begin});
+    ref::clock_probe({&twin.end});
+    ASSERT_GE(twin.end.ns, twin.begin.ns);
+    ASSERT_GT(h[1].ns, h[0].ns) << "the device timer did not move across 20 copies";
+    const std::vector<ClockSpan> span{{h[0], h[1]}};
+    const auto mhz = clock_mhz(span);
+    ASSERT_TRUE(mhz) << "cycles went backwards between the probes";
+    best = std::max(best, *mhz);
+  }
+  EXPECT_GT(best, 0.5 * khz / 1000.0) << "the SM clock under load stayed under half the runtime's " << khz / 1000
+                                      << " MHz";
+  EXPECT_LT(best, 1.2 * khz / 1000.0);
 }
 
 }  // namespace

@@ -63,6 +63,9 @@ json make_run(std::int64_t seq, int cp, const std::string& split, const std::str
     run["metrics"]["exposed_comm_ms"] = ms * 0.01;
     run["metrics"]["imbalance"] = run["plan"]["work_imbalance"];
     run["model"] = {{"kind", "ring_simulator"}, {"pass_ms", ms * 0.9}, {"memory", {{"gb_per_device", 0.5}}}};
+    run["sm_clock"] = {{"method", "test"}, {"nominal_mhz", 1980.0}, {"threshold_pct", 75}, {"threshold_mhz", 1485.0},
+                       {"recovery_ms", 50}, {"samples_ms", {ms * 3, ms, ms}}, {"samples_mhz", {345.0, 1980.0, 1980.0}},
+                       {"dropped", {0}}, {"dropped_count", 1}, {"taken", 3}};
   }
   if (timeline) run["timeline"] = {{"window_ms", ms}, {"truncated", false}, {"intervals", ivs}};
   return run;
@@ -131,7 +134,8 @@ TEST(HtmlReport, HasEverySection) {
                          "id=\"rank-bars\"", "id=\"work-bars-0\"", "id=\"attn-bars-0\"", "id=\"overlap\"",
                          "id=\"overlap-chart-0\"", "id=\"exposed-chart-0\"", "id=\"imbalance-chart-0\"",
                          "id=\"timelines\"", "id=\"timeline-pick\"", "id=\"model\"", "id=\"model-memory\"",
-                         "id=\"environment\"", "id=\"env-facts\""})
+                         "id=\"samples\"", "id=\"samples-ms-0\"", "id=\"samples-mhz-0\"", "id=\"environment\"",
+                         "id=\"env-facts\""})
     EXPECT_NE(html.find(id), std::string::npos) << id;
   EXPECT_EQ(count(html, "<tr class=\"ok\">"), 18u);  // one summary row per run
   EXPECT_EQ(html.find("Not measured"), std::string::npos);

@@ -60,6 +60,37 @@ class ReportCli(unittest.TestCase):
             self.assertEqual(p.returncode, 2, p.stderr)
             self.assertIn("--timeline", p.stderr)
 
+    def test_samples_section_draws_each_samples_clock(self):
+        with open(os.path.join(os.path.dirname(self.results), "report.html"), encoding="utf-8") as f:
+            self.assertIn("No run read a per-sample SM clock", f.read())  # CPU runs read none
+        doc = read_json(self.results)
+        ok = [i for i, r in enumerate(doc["runs"]) if r["status"] == "ok"]
+        cold, steady = ok[0], ok[1]
+        # As a GPU run records it (results 1.2.0): a cold first sample at idle clocks, dropped.
+        doc["runs"][cold]["sm_clock"] = {
+            "method": "clock64 over %globaltimer", "nominal_mhz": 1980.0, "threshold_pct": 75,
+            "threshold_mhz": 1485.0, "recovery_ms": 50, "samples_ms": [3.5, 1.2, 1.21, 1.19],
+            "samples_mhz": [345.0, 1980.0, 1965.0, None], "dropped": [0], "dropped_count": 1, "taken": 4}
+        doc["runs"][steady]["sm_clock"] = dict(doc["runs"][cold]["sm_clock"], samples_mhz=[1980.0] * 4,
+                                               dropped=[], dropped_count=0)
+        with tempdir() as d:
+            path, out = os.path.join(d, "results.json"), os.path.join(d, "r.html")
+            write_json(path, doc)
+            p = run("report", path, "-o", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            with open(out, encoding="utf-8") as f:
+                html = f.read()
+        section = html[html.index('<section id="samples">'):]
+        section = section[:section.index("</section>")]
+        self.assertNotIn("Not measured", section)
+        # The configuration that dropped samples comes first, and says how many.
+        self.assertLess(section.index(f'id="samples-{cold}"'), section.index(f'id="samples-{steady}"'))
+        self.assertIn("1 of 4 samples dropped", section)
+        self.assertIn("threshold 1485 MHz", section)
+        self.assertIn("sample 1: 345 MHz (dropped)", section)
+        self.assertIn("sample 1: 3.5 ms (dropped)", section)
+        self.assertNotIn("sample 4: ", section.split("SM clock per sample")[1].split("</figure>")[0])  # unread
+
     def test_renders_a_results_jsonl(self):
         with tempdir() as d:
             out = os.path.join(d, "r.html")

@@ -1,0 +1,36 @@
+// What the clock probe (kernels/clock_probe.cuh) leaves behind, and the arithmetic on it. A probe
+// before and one after a timed pass, on the pass's stream, give the SM clock over the pass as
+// cycles (clock64) over nanoseconds (%globaltimer): NVBench's way of seeing a throttled sample
+// without NVML, so it works on any node, the lent machines included.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+namespace rb::kernels {
+
+struct ClockStamp {
+  std::uint64_t cycles = 0;  // the SM's clock64 counter
+  std::uint64_t ns = 0;      // the device's %globaltimer
+};
+
+// One timed span: the stamps written before and after it on one stream.
+struct ClockSpan {
+  ClockStamp begin, end;
+};
+
+// The SM clock in MHz (cycles per microsecond) over the spans of one device, weighted by their
+// lengths: total cycles over total nanoseconds. nullopt when no span has a positive duration or a
+// counter went backwards in any of them (the start and end probes ran on SMs whose counters
+// disagree, or a stamp was never written), so a bad reading is never taken for a slow clock.
+std::optional<double> clock_mhz(std::span<const ClockSpan> spans);
+
+// The clock of a sample that ran on several devices: each device's clock over its spans (cycles
+// over nanoseconds), then the slowest device's, since one throttled GPU holds the whole ring back.
+// `device_of[i]` is the device of `spans[i]`; a device whose reading is unusable is left out;
+// nullopt when none is usable.
+std::optional<double> slowest_clock_mhz(const std::vector<ClockSpan>& spans, const std::vector<int>& device_of);
+
+}  // namespace rb::kernels
