@@ -145,8 +145,9 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
 }
 
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in) {
-  return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.unmasked, wm.recv_bytes, in.shape.head_dim,
-                                in.local_heads(), in.attention_flops_per_s(), in.link, in.micro_batch);
+  return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
+                                in.shape.head_dim, in.local_heads(), in.attention_flops_per_s(), in.link,
+                                in.micro_batch);
 }
 
 nlohmann::json model_report(const ModelRequest& req) {
@@ -184,7 +185,11 @@ nlohmann::json model_report(const ModelRequest& req) {
             {"flops_per_rank", flops}, {"relative_to_mean", relative}, {"imbalance", wm.work_imbalance()}};
         if (!req.simulate) continue;
         for (auto v : req.variants) {
-          const auto table = model_step_table(v == Variant::ring ? wm : ring::allgather_from_ring(wm), in);
+          // The all-gather's matrix follows from the ring's without recounting pairs; others are counted.
+          const auto table = model_step_table(v == Variant::ring        ? wm
+                                              : v == Variant::allgather ? ring::allgather_from_ring(wm)
+                                                                        : model_work_matrix(in, seq, cp, split, v),
+                                              in);
           sims.push_back(simulation_json(model::simulate(table), split));
         }
       }

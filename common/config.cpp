@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 
 namespace rb {
 namespace {
@@ -25,22 +26,26 @@ E parse_name(std::string_view s, std::string_view where, const std::array<std::s
                    fmt::format("{} must be one of: {}", what, fmt::join(names, ", ")));
 }
 
-constexpr std::array<std::string_view, 3> kSplit{"contiguous", "zigzag", "striped"};
-constexpr std::array<std::string_view, 2> kVariant{"ring", "allgather"};
 constexpr std::array<std::string_view, 3> kDType{"float64", "float32", "bfloat16"};
 constexpr std::array<std::string_view, 2> kBackend{"cpu", "cuda"};
 constexpr std::array<std::string_view, 3> kTransport{"local", "mpi", "nccl"};
 
 }  // namespace
 
-std::string_view to_string(Split v) { return name_of(v, kSplit); }
-std::string_view to_string(Variant v) { return name_of(v, kVariant); }
+std::string_view to_string(Split v) { return info(v).name; }
+std::string_view to_string(Variant v) { return info(v).name; }
 std::string_view to_string(DType v) { return name_of(v, kDType); }
 std::string_view to_string(Backend v) { return name_of(v, kBackend); }
 std::string_view to_string(Transport v) { return name_of(v, kTransport); }
 
-Split parse_split(std::string_view s, std::string_view w) { return parse_name<Split>(s, w, kSplit, "split scheme"); }
-Variant parse_variant(std::string_view s, std::string_view w) { return parse_name<Variant>(s, w, kVariant, "variant"); }
+Split parse_split(std::string_view s, std::string_view w) {
+  if (const SplitInfo* i = find_split(s)) return i->kind;
+  throw InputError(std::string(w), fmt::format("'{}'", s), "split scheme must be one of: " + split_names());
+}
+Variant parse_variant(std::string_view s, std::string_view w) {
+  if (const VariantInfo* i = find_variant(s)) return i->kind;
+  throw InputError(std::string(w), fmt::format("'{}'", s), "variant must be one of: " + variant_names());
+}
 DType parse_dtype(std::string_view s, std::string_view w) { return parse_name<DType>(s, w, kDType, "dtype"); }
 Backend parse_backend(std::string_view s, std::string_view w) { return parse_name<Backend>(s, w, kBackend, "backend"); }
 Transport parse_transport(std::string_view s, std::string_view w) {

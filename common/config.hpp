@@ -10,7 +10,7 @@
 namespace rb {
 
 enum class Split { contiguous, zigzag, striped };
-enum class Variant { ring, allgather };
+enum class Variant { ring, allgather, ring_bidirectional };  // names and summaries: common/scheme_table.hpp
 enum class DType { float64, float32, bfloat16 };
 enum class Backend { cpu, cuda };
 enum class Transport { local, mpi, nccl };

@@ -46,6 +46,17 @@ std::int64_t total_count(const SegmentList& segs) {
   return n;
 }
 
+SegmentList slice_rows(const SegmentList& segs, std::int64_t begin, std::int64_t end) {
+  SegmentList out;
+  std::int64_t row = 0;  // local row where the current segment begins
+  for (const auto& s : segs) {
+    const std::int64_t a = std::max(begin, row), b = std::min(end, row + s.count);
+    if (a < b) out.push_back(Segment{s.pos(a - row), s.stride, b - a});
+    row += s.count;
+  }
+  return out;
+}
+
 std::vector<std::int64_t> row_offsets(const SegmentList& segs) {
   std::vector<std::int64_t> off(segs.size());
   std::int64_t n = 0;

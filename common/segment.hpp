@@ -24,6 +24,9 @@ using SegmentList = std::vector<Segment>;
 // Total positions of a list, and the local row where segment i begins (rows are laid out in list order).
 std::int64_t total_count(const SegmentList& segs);
 std::vector<std::int64_t> row_offsets(const SegmentList& segs);
+// The positions of local rows [begin, end) of a list, as segments (a segment the range cuts is
+// split): the piece of a rank's block that one lane of a schedule carries (ring/plan.hpp).
+SegmentList slice_rows(const SegmentList& segs, std::int64_t begin, std::int64_t end);
 
 enum class MaskClass { full, partial, skip };
 std::string_view to_string(MaskClass m);

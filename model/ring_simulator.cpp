@@ -32,7 +32,7 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
     for (auto* v : {&s.cb, &s.ce, &s.xb, &s.xe}) v->assign(static_cast<std::size_t>(c) * steps, 0.0);
   auto at = [steps](int r, int j) { return static_cast<std::size_t>(r) * steps + j; };
 
-  if (t.variant == Variant::allgather) {
+  if (t.schedule.gathered) {
     for (int r = 0; r < c; ++r) {
       const double xe = c > 1 && with_comm ? t.transfer(r, 0) : 0.0;
       const double ce = xe + t.compute(r, 0);
@@ -45,8 +45,14 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
     return s;
   }
 
-  auto left = [c](int r) { return r == 0 ? c - 1 : r - 1; };
-  auto right = [c](int r) { return r + 1 == c ? 0 : r + 1; };
+  // Each lane's piece comes from its sender and goes to its receiver (the ring: r-1 and r+1).
+  const auto lanes = static_cast<int>(t.schedule.lanes.size());
+  std::vector<int> senders, receivers;  // [r * lanes + l]
+  for (int r = 0; r < c; ++r)
+    for (int l = 0; l < lanes; ++l) {
+      senders.push_back(t.schedule.sender(r, l, c));
+      receivers.push_back(t.schedule.receiver(r, l, c));
+    }
   // Per rank, rolling over j: the compute intervals of steps j-1 and j, the end of the latest comm
   // iteration (when its block is published), readiness for the next iteration, and its copy.
   std::vector<double> pb(c, 0.0), pe(c, 0.0), cb(c, 0.0), ce(c, 0.0), exit(c, 0.0), ready(c, 0.0), xb(c, 0.0),
@@ -64,7 +70,8 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
     // Iteration j receives the block of step j+1 into the buffer that step j-1 read.
     for (int r = 0; r < c; ++r) ready[r] = std::max(exit[r], j >= 2 ? pe[r] : 0.0);
     for (int r = 0; r < c; ++r) {
-      xb[r] = std::max(ready[r], ready[left(r)]);
+      xb[r] = ready[r];
+      for (int l = 0; l < lanes; ++l) xb[r] = std::max(xb[r], ready[senders[static_cast<std::size_t>(r) * lanes + l]]);
       xe[r] = xb[r] + (with_comm ? t.transfer(r, j + 1) : 0.0);
       s.comm_s[r] += xe[r] - xb[r];
       // The copy starts after step j-2 ended (it waited for that buffer) and ends before step j+1
@@ -72,7 +79,10 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
       s.overlap_s[r] += overlap(xb[r], xe[r], cb[r], ce[r]) + (j >= 1 ? overlap(xb[r], xe[r], pb[r], pe[r]) : 0.0);
       if (keep_steps) s.xb[at(r, j + 1)] = xb[r], s.xe[at(r, j + 1)] = xe[r];
     }
-    for (int r = 0; r < c; ++r) exit[r] = std::max(xe[r], xe[right(r)]);
+    for (int r = 0; r < c; ++r) {
+      exit[r] = xe[r];
+      for (int l = 0; l < lanes; ++l) exit[r] = std::max(exit[r], xe[receivers[static_cast<std::size_t>(r) * lanes + l]]);
+    }
   }
   for (int r = 0; r < c; ++r) {
     s.finish_s[r] = ce[r];
@@ -88,6 +98,7 @@ Simulation simulate(const StepTable& table, SimOptions options) {
   Schedule s = make_schedule(table, true, options.keep_steps);
   Simulation sim;
   sim.variant = table.variant;
+  sim.gathered = table.schedule.gathered;
   sim.ranks = table.ranks;
   sim.steps = table.steps;
   sim.pass_s = s.pass_s;
@@ -124,7 +135,7 @@ Timeline to_timeline(const Simulation& sim) {
     throw Error("to_timeline: the simulation kept no steps (simulate with SimOptions{.keep_steps = true})");
   Timeline tl;
   auto ns = [](double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); };
-  const char* comm_name = sim.variant == Variant::allgather ? "kv_allgather" : "kv_recv";
+  const char* comm_name = sim.gathered ? "kv_allgather" : "kv_recv";
   for (int r = 0; r < sim.ranks; ++r)
     for (int j = 0; j < sim.steps; ++j) {
       const auto i = static_cast<std::size_t>(r) * sim.steps + j;

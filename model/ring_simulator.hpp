@@ -4,12 +4,14 @@
 // What it assumes, matching the executor:
 // - Each rank has one compute lane and one comm lane. Compute of step j starts when step j-1 is done
 //   and the block of step j has arrived.
-// - Ring: comm iteration j (j = 0..c-2) sends the block rank r holds for step j to r+1 and receives
-//   the block of step j+1 from r-1 into the other of two buffers. It cannot start before its own
-//   previous iteration ended, nor (j >= 2) before step j-1's compute released that buffer. The copy
-//   starts when both r and its sender r-1 are ready; the iteration ends (and step j+1 may start) when
-//   r's copy is done and r+1 has finished copying r's block (a rendezvous, as the local transport and
-//   a grouped NCCL send/recv both do). One link per direction: one transfer at a time per rank pair.
+// - Rotating schedules (the ring: one lane forward): comm iteration j (j = 0..c-2) sends each lane's
+//   piece rank r holds for step j to the lane's receiver (ring: r+1) and receives each lane's piece
+//   of step j+1 from its sender (ring: r-1) into the other of two buffers. It cannot start before its
+//   own previous iteration ended, nor (j >= 2) before step j-1's compute released that buffer. The
+//   copies start when r and every sender are ready; the iteration ends (and step j+1 may start) when
+//   r's copies are done and every receiver has finished copying r's pieces (a rendezvous, as the
+//   local transport and a grouped NCCL send/recv both do). The lanes' copies run at once, one link
+//   per direction; the step table's transfer time is their joint time (model/step_table.hpp).
 // - All-gather: every rank starts gathering at time 0 and computes its one step when its own gather is
 //   done; nothing overlaps the gather.
 // - Times are exact inputs: no launch overhead, no contention between ranks, no jitter. Merges are
@@ -37,7 +39,8 @@ struct RankSimulation {
 };
 
 struct Simulation {
-  Variant variant = Variant::ring;
+  Variant variant = Variant::ring;  // its name in outputs
+  bool gathered = false;            // the schedule gathered every block before one step
   int ranks = 0;
   int steps = 0;
   double pass_s = 0;               // the last rank's last step ends

@@ -1,5 +1,6 @@
 // The kernel's view of a rank's plan: per step, the BlockPairs with the local rows they read, for
-// every backend alike (key rows start at 0 in a ring buffer, at the source's slot when gathered).
+// every backend alike. Key rows are where the schedule puts them (ring/plan.hpp, KvSchedule): at
+// the source's slot of the gathered K/V, or at the lane's rows of a step buffer.
 #pragma once
 
 #include <vector>

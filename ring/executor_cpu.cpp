@@ -1,7 +1,10 @@
 // The CPU backend. Each hosted rank has a compute thread and a comm thread, kept alive across
-// passes. K/V arrive double-buffered: while the compute thread attends to the block of step j, the
-// comm thread receives the block of step j+1 into the other buffer, and waits for step j-1 to
-// release that buffer first. Intervals are taken with the steady clock on both threads.
+// passes. The plan's schedule (ring/plan.hpp) says how K/V move. Rotating: step buffers are double
+// buffered; while the compute thread attends to step j's buffer, one comm thread per lane receives
+// that lane's piece of step j+1 into the other buffer, after step j-1 released it, so lanes that
+// run in opposite directions use both directions of the links at once. Gathered: one comm thread
+// gathers every block before the one step. Intervals are taken with the steady clock on both
+// threads.
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -60,26 +63,31 @@ class CpuExecutor final : public Executor {
       throw Error(fmt::format("cpu executor: {} processes for {} ranks", group_->size(), c_));
     for (int r = 0; r < c_; ++r)
       if (!group_ || r == group_->rank()) hosted_.push_back(r);
+    const KvSchedule& sch = plan_.schedule;
+    comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
     const std::int64_t kv_half = rows_ * cfg.kv_heads * cfg.head_dim;
+    row_elems_ = static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim;
     for (const int r : hosted_) {
       Rank& rk = ranks_[r];
       const auto& segs = plan_.ranks[r].segments;
       rk.q.resize(rows_ * cfg.heads * cfg.head_dim);
-      rk.own.resize(2 * kv_half);
+      rk.own.resize(sch.buffer_rows() * row_elems_);
       kref::FillParams fp{cfg.seed, kref::Tensor::q, cfg.heads, cfg.head_dim, cfg.dtype};
       kref::fill_inputs(rk.q.data(), segs, fp);
-      fp.tensor = kref::Tensor::k;
       fp.heads = cfg.kv_heads;
-      kref::fill_inputs(rk.own.data(), segs, fp);
-      fp.tensor = kref::Tensor::v;
-      kref::fill_inputs(rk.own.data() + kv_half, segs, fp);
+      for (const auto& piece : plan_.block_pieces(r)) {
+        fp.tensor = kref::Tensor::k;
+        kref::fill_inputs(rk.own.data() + piece.k_row * row_elems_, piece.segments, fp);
+        fp.tensor = kref::Tensor::v;
+        kref::fill_inputs(rk.own.data() + piece.v_row * row_elems_, piece.segments, fp);
+      }
       rk.o_part.resize(rk.q.size());
       rk.o_acc.resize(rk.q.size());
       rk.lse_part.resize(rows_ * cfg.heads);
       rk.lse_acc.resize(rows_ * cfg.heads);
-      if (cfg.variant == Variant::ring) {
-        if (c_ > 1) rk.buf[1].resize(2 * kv_half);
-        if (c_ > 2) rk.buf[0].resize(2 * kv_half);
+      if (!sch.gathered) {
+        if (c_ > 1) rk.buf[1].resize(rk.own.size());
+        if (c_ > 2) rk.buf[0].resize(rk.own.size());
       } else {
         rk.all_k.resize(kv_half * c_);
         rk.all_v.resize(kv_half * c_);
@@ -87,10 +95,12 @@ class CpuExecutor final : public Executor {
         std::copy(rk.own.begin() + kv_half, rk.own.end(), rk.all_v.begin() + kv_half * r);
       }
       rk.launches = step_launches(plan_, r);
+      rk.recv_done.assign(comm_threads_, 0);
+      rk.comm_log.resize(comm_threads_);
     }
     for (const int r : hosted_) {
-      threads_.emplace_back([this, r] { worker(r, /*comm=*/false); });
-      threads_.emplace_back([this, r] { worker(r, /*comm=*/true); });
+      threads_.emplace_back([this, r] { worker(r, -1); });
+      for (int l = 0; l < comm_threads_; ++l) threads_.emplace_back([this, r, l] { worker(r, l); });
     }
   }
 
@@ -127,10 +137,10 @@ class CpuExecutor final : public Executor {
 
   PassRecord run_pass(bool record) override {
     for (auto& rk : ranks_) {
-      rk.recv_done = 0;
+      std::fill(rk.recv_done.begin(), rk.recv_done.end(), 0);
       rk.compute_done = 0;
       rk.log.clear();
-      rk.comm_log.clear();
+      for (auto& log : rk.comm_log) log.clear();
     }
     record_ = record;
     if (error_) std::rethrow_exception(error_);
@@ -141,7 +151,7 @@ class CpuExecutor final : public Executor {
       finished_ = 0;
       ++generation_;
       gate_cv_.notify_all();
-      gate_cv_.wait(lk, [&] { return finished_ == 2 * static_cast<int>(hosted_.size()); });
+      gate_cv_.wait(lk, [&] { return finished_ == (1 + comm_threads_) * static_cast<int>(hosted_.size()); });
     }
     const std::int64_t t1 = steady_ns();
     if (error_) std::rethrow_exception(error_);  // the executor stays failed
@@ -150,8 +160,10 @@ class CpuExecutor final : public Executor {
     rec.wall_ns = t1 - t0;
     std::vector<Interval> mine;
     if (record)
-      for (const int r : hosted_)
-        for (auto* log : {&ranks_[r].log, &ranks_[r].comm_log}) mine.insert(mine.end(), log->begin(), log->end());
+      for (const int r : hosted_) {
+        mine.insert(mine.end(), ranks_[r].log.begin(), ranks_[r].log.end());
+        for (const auto& log : ranks_[r].comm_log) mine.insert(mine.end(), log.begin(), log.end());
+      }
     if (!group_) {
       if (record) rec.timeline = relative_to(std::move(mine), t0, t1);
       return rec;
@@ -193,22 +205,26 @@ class CpuExecutor final : public Executor {
 
  private:
   struct Rank {
-    std::vector<T> q, own;             // own: [K (rows, Hkv, D) | V (rows, Hkv, D)]
-    std::vector<T> buf[2];             // ring receive buffers, same layout as own
+    std::vector<T> q, own;             // own: per lane [K (lane_rows, Hkv, D) | V (lane_rows, Hkv, D)]
+    std::vector<T> buf[2];             // rotating: step buffers, the same layout as own
     std::vector<T> all_k, all_v;       // allgather: (c*rows, Hkv, D)
     std::vector<T> o_part, o_acc;      // (rows, Hq, D)
     std::vector<T> lse_part, lse_acc;  // (rows, Hq)
     std::vector<StepLaunch> launches;  // per step: its pairs and what it computes
     std::mutex mu;
     std::condition_variable cv;
-    int recv_done = 0;     // steps whose K/V have arrived (step 0's is always there)
-    int compute_done = 0;  // steps computed and merged
+    std::vector<int> recv_done;  // per comm thread: steps whose piece has arrived (step 0's is there)
+    int compute_done = 0;        // steps computed and merged
     bool aborted = false;
-    std::vector<Interval> log, comm_log;
+    std::vector<Interval> log;                    // the compute thread's
+    std::vector<std::vector<Interval>> comm_log;  // each comm thread's
   };
 
-  void worker(int r, bool comm) {
-    nvtx::name_current_thread(fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
+  // lane < 0: the rank's compute thread; else the comm thread of that lane (gathered: lane 0).
+  void worker(int r, int lane) {
+    const bool comm = lane >= 0;
+    nvtx::name_current_thread(comm_threads_ > 1 && comm ? fmt::format("rank {} comm {}", r, lane)
+                                                         : fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
     std::uint64_t seen = 0;
     while (true) {
       {
@@ -219,7 +235,7 @@ class CpuExecutor final : public Executor {
       }
       try {
         if (comm)
-          comm_pass(r);
+          comm_pass(r, lane);
         else
           compute_pass(r);
       } catch (...) {
@@ -240,14 +256,16 @@ class CpuExecutor final : public Executor {
     if (record_) log.push_back(Interval{r, kind, lane, name, step, bytes, b, e});
   }
 
-  void wait_for(Rank& rk, const int Rank::*counter, int at_least) {
+  // Waits under the rank's lock until `ready` holds (or the executor aborts).
+  template <typename Ready>
+  void wait_until(Rank& rk, Ready ready) {
     std::unique_lock lk(rk.mu);
-    rk.cv.wait(lk, [&] { return rk.aborted || rk.*counter >= at_least; });
+    rk.cv.wait(lk, [&] { return rk.aborted || ready(); });
     if (rk.aborted) throw Error("cpu executor: aborted after another thread failed");
   }
-  void publish(Rank& rk, int Rank::*counter, int value) {
+  void publish(Rank& rk, int& counter, int value) {
     std::lock_guard lk(rk.mu);
-    rk.*counter = value;
+    counter = value;
     rk.cv.notify_all();
   }
 
@@ -264,40 +282,43 @@ class CpuExecutor final : public Executor {
     return tl;
   }
 
-  // The block rank r attends to at step j: its own at step 0, then the ring buffers in turn.
-  const T* ring_block(Rank& rk, int j) { return j == 0 ? rk.own.data() : rk.buf[j % 2].data(); }
+  // The step buffer rank r attends to at step j: its own block at step 0, then the two in turn.
+  T* step_buffer(Rank& rk, int j) { return j == 0 ? rk.own.data() : rk.buf[j % 2].data(); }
 
-  void comm_pass(int r) {
+  void comm_pass(int r, int l) {
     Rank& rk = ranks_[r];
-    if (opts_.fault == InjectedFault::hang && r == c_ - 1) {
+    if (opts_.fault == InjectedFault::hang && r == c_ - 1 && l == 0) {
       // Waits for a message that never comes, as a lost peer would; only abort() ends it.
       std::unique_lock lk(rk.mu);
       rk.cv.wait(lk, [&] { return rk.aborted; });
       throw Error("cpu executor: injected hang ended by abort");
     }
     if (c_ == 1) return;
-    if (plan_.config.variant == Variant::allgather) {
+    const KvSchedule& sch = plan_.schedule;
+    if (sch.gathered) {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
       auto own = std::span<const T>(rk.own);
       nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
       auto k = transport_->allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
       auto v = transport_->allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
-      log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
+      log_interval(rk.comm_log[0], r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
                    v.end_ns);
-      publish(rk, &Rank::recv_done, 1);
+      publish(rk, rk.recv_done[0], 1);
       return;
     }
-    const int dst = (r + 1) % c_, src = (r - 1 + c_) % c_;
-    for (int j = 0; j + 1 < c_; ++j) {
-      // The buffer for step j+1 was last read by step j-1 (steps >= 1 use the ring buffers).
-      if (j >= 2) wait_for(rk, &Rank::compute_done, j);
-      const T* send = ring_block(rk, j);
-      auto send_span = std::as_bytes(std::span<const T>(send, rk.own.size()));
+    // This lane's piece is one [K | V] run of a step buffer.
+    const std::int64_t at = sch.k_row(l) * row_elems_, piece = 2 * sch.lane_rows * row_elems_;
+    for (int j = 0; sch.moves(j, c_); ++j) {
+      // The buffer for step j+1 was last read by step j-1 (steps >= 1 use the step buffers).
+      if (j >= 2) wait_until(rk, [&] { return rk.compute_done >= j; });
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
-      auto span = transport_->exchange(r, j, send_span, dst, bytes_of(rk.buf[(j + 1) % 2]), src);
-      log_interval(rk.comm_log, r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
+      auto send = std::as_bytes(std::span<const T>(step_buffer(rk, j) + at, piece));
+      auto recv = std::as_writable_bytes(std::span<T>(step_buffer(rk, j + 1) + at, piece));
+      auto span = transport_->exchange(r, j * comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
+                                       sch.sender(r, l, c_));
+      log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
                    span.end_ns);
-      publish(rk, &Rank::recv_done, j + 1);
+      publish(rk, rk.recv_done[l], j + 1);
     }
   }
 
@@ -311,11 +332,12 @@ class CpuExecutor final : public Executor {
     const int steps = static_cast<int>(rk.launches.size());
     for (int j = 0; j < steps; ++j) {
       if (aborting_) throw Error("cpu executor: aborted");
-      const bool gathered = cfg.variant == Variant::allgather;
-      if (gathered ? c_ > 1 : j > 0) wait_for(rk, &Rank::recv_done, gathered ? 1 : j);
+      const bool gathered = plan_.schedule.gathered;
+      const int need = gathered ? (c_ > 1 ? 1 : 0) : j;
+      wait_until(rk, [&] { return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; }); });
       const StepLaunch& sl = rk.launches[j];
       if (sl.action == StepAction::skip) {
-        publish(rk, &Rank::compute_done, j + 1);
+        publish(rk, rk.compute_done, j + 1);
         continue;
       }
       nvtx::ScopedRange range(nvtx::kRangeStep, j);
@@ -326,9 +348,9 @@ class CpuExecutor final : public Executor {
         ap.v = rk.all_v.data();
         ap.sk = rows_ * c_;
       } else {
-        ap.k = ring_block(rk, j);
-        ap.v = ap.k + rk.own.size() / 2;
-        ap.sk = rows_;
+        ap.k = step_buffer(rk, j);
+        ap.v = ap.k + plan_.schedule.lane_rows * row_elems_;
+        ap.sk = plan_.schedule.key_rows();
       }
       const bool first = sl.action == StepAction::write;
       ap.o = first ? rk.o_acc.data() : rk.o_part.data();
@@ -349,7 +371,7 @@ class CpuExecutor final : public Executor {
                                                   rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
         log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, steady_ns());
       }
-      publish(rk, &Rank::compute_done, j + 1);
+      publish(rk, rk.compute_done, j + 1);
     }
   }
 
@@ -359,6 +381,8 @@ class CpuExecutor final : public Executor {
   std::atomic<bool> aborting_{false};
   int c_;
   std::int64_t rows_;
+  std::int64_t row_elems_ = 0;  // elements of one K or V row: Hkv · D
+  int comm_threads_ = 1;        // per hosted rank: one per lane of a rotating schedule, one to gather
   std::unique_ptr<KvTransport> transport_;
   std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
   std::vector<int> hosted_;
@@ -379,8 +403,8 @@ std::int64_t cpu_executor_bytes(const Plan& plan) {
   const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
   const double q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
   const double lse = rows * c.heads;
-  // Q, own K/V, O partial and accumulated, two LSEs; then two ring buffers or the gathered K/V.
-  const double elems = 3 * q + kv + 2 * lse + (c.variant == Variant::ring ? 2 * kv : kv * c.cp);
+  // Q, own K/V, O partial and accumulated, two LSEs; then two step buffers or the gathered K/V.
+  const double elems = 3 * q + kv + 2 * lse + (plan.schedule.gathered ? kv * c.cp : 2 * kv);
   return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
 }
 

@@ -64,7 +64,7 @@ struct StepEvents {
 };
 
 struct Rank {
-  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
+  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: per lane [K (lane_rows, Hkv, D) | V (lane_rows, Hkv, D)]
   DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
   DeviceBuffer<kernels::ExecStamp> stamps;  // per copy: [step][copy of that step's transfer]
   std::vector<kernels::ExecStamp> host_stamps;  // read back after a recorded pass
@@ -178,7 +178,12 @@ class CudaExecutorImpl final : public CudaExecutor {
   std::int64_t kv_half() const {
     return rows_ * plan_.config.kv_heads * plan_.config.head_dim;
   }
-  bool gathered() const { return plan_.config.variant == Variant::allgather; }
+  bool gathered() const { return plan_.schedule.gathered; }
+  std::int64_t row_elems() const { return static_cast<std::int64_t>(plan_.config.kv_heads) * plan_.config.head_dim; }
+  // Elements of one step buffer, and of one lane's [K | V] piece in it.
+  std::int64_t buffer_elems() const { return plan_.schedule.buffer_rows() * row_elems(); }
+  std::int64_t piece_elems() const { return 2 * plan_.schedule.lane_rows * row_elems(); }
+  int lanes() const { return static_cast<int>(plan_.schedule.lanes.size()); }
   int steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
 
   // Kernel launches and stream operations go to the current device, which must be the stream's.
@@ -205,14 +210,16 @@ class CudaExecutorImpl final : public CudaExecutor {
     name_stream(rk.compute.get(), fmt::format("rank {} compute", r));
     name_stream(rk.comm.get(), fmt::format("rank {} comm", r));
     rk.q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
-    rk.own = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+    rk.own = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
     kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
     kernels::fill_inputs(rk.q.get(), segs, fp, rk.compute.get());
-    fp.tensor = kernels::ref::Tensor::k;
     fp.heads = cfg.kv_heads;
-    kernels::fill_inputs(rk.own.get(), segs, fp, rk.compute.get());
-    fp.tensor = kernels::ref::Tensor::v;
-    kernels::fill_inputs(rk.own.get() + half, segs, fp, rk.compute.get());
+    for (const auto& piece : plan_.block_pieces(r)) {
+      fp.tensor = kernels::ref::Tensor::k;
+      kernels::fill_inputs(rk.own.get() + piece.k_row * row_elems(), piece.segments, fp, rk.compute.get());
+      fp.tensor = kernels::ref::Tensor::v;
+      kernels::fill_inputs(rk.own.get() + piece.v_row * row_elems(), piece.segments, fp, rk.compute.get());
+    }
     rk.o_part = DeviceBuffer<float>(static_cast<std::size_t>(qn));
     rk.o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
     rk.lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
@@ -228,8 +235,8 @@ class CudaExecutorImpl final : public CudaExecutor {
       RB_CUDA_CHECK(cudaMemcpyAsync(rk.all_v.get() + half * r, rk.own.get() + half, half * sizeof(bf16),
                                     cudaMemcpyDeviceToDevice, rk.compute.get()));
     } else {
-      if (c_ > 1) rk.buf[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
-      if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+      if (c_ > 1) rk.buf[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
+      if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
     }
     rk.launches = step_launches(plan_, r);
     for (const auto& sl : rk.launches)
@@ -254,9 +261,9 @@ class CudaExecutorImpl final : public CudaExecutor {
     if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r, step, kind, lane, name});
   }
 
-  // Copies per transfer, and so stamps per step: one K|V block (ring), or K and V from every other
-  // rank (all-gather, at step 0).
-  int copies_per_transfer() const { return gathered() ? std::max(2 * (c_ - 1), 1) : 1; }
+  // Copies per transfer, and so stamps per step: one [K | V] piece per lane (rotating), or K and V
+  // from every other rank (gathered, at step 0).
+  int copies_per_transfer() const { return gathered() ? std::max(2 * (c_ - 1), 1) : lanes(); }
 
   // A copy into rank r's buffer from a buffer on `src_device`, stamped into slot `slot`: a stamped
   // copy kernel on one GPU, a peer copy on the copy engines between two (only a zero-byte stamped
@@ -286,29 +293,32 @@ class CudaExecutorImpl final : public CudaExecutor {
         if (src != r && ranks_[src].device != rk.device) return false;
       return true;
     }
-    const int from = opts_.mode == CudaRankMode::concurrent ? (r - 1 + c_) % c_ : ((r - j - 1) % c_ + c_) % c_;
-    return ranks_[from].device == rk.device;
+    const KvSchedule& sch = plan_.schedule;
+    for (int l = 0; l < lanes(); ++l) {
+      const int from = opts_.mode == CudaRankMode::concurrent ? sch.sender(r, l, c_) : sch.origin(r, l, j + 1, c_);
+      if (ranks_[from].device != rk.device) return false;
+    }
+    return true;
   }
 
-  // The block rank r attends to at step j.
-  const bf16* block(const Rank& rk, int j) const { return j == 0 ? rk.own.get() : rk.buf[j % 2].get(); }
+  // The step buffer rank r attends to at step j: its own block, then the two in turn.
+  bf16* block(const Rank& rk, int j) const { return j == 0 ? rk.own.get() : rk.buf[j % 2].get(); }
 
   void attend(int r, int j) {
     const Config& cfg = plan_.config;
     Rank& rk = ranks_[r];
     on(rk.device);
     const cudaStream_t s = rk.compute.get();
-    const std::int64_t half = kv_half();
     const StepAction action = rk.launches[j].action;
     kernels::AttentionBlockParams ap;
     ap.q = rk.q.get();
     ap.k = gathered() ? rk.all_k.get() : block(rk, j);
-    ap.v = gathered() ? rk.all_v.get() : block(rk, j) + half;
+    ap.v = gathered() ? rk.all_v.get() : block(rk, j) + plan_.schedule.lane_rows * row_elems();
     // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
     ap.o = action == StepAction::write ? rk.o_acc.get() : rk.o_part.get();
     ap.lse = action == StepAction::write ? rk.lse_acc.get() : rk.lse_part.get();
     ap.sq = rows_;
-    ap.sk = gathered() ? rows_ * c_ : rows_;
+    ap.sk = rk.launches[j].sk;
     ap.hq = cfg.heads;
     ap.hkv = cfg.kv_heads;
     ap.d = cfg.head_dim;
@@ -338,7 +348,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     Rank& rk = ranks_[r];
     on(rk.device);
     const cudaStream_t s = rk.comm.get();
-    const std::int64_t half = kv_half(), block_bytes = 2 * half * static_cast<std::int64_t>(sizeof(bf16));
+    const std::int64_t half = kv_half();
     StepEvents& ev = rk.ev[j];
     if (gathered()) {
       timing(ev.copy_begin, s);
@@ -354,26 +364,29 @@ class CudaExecutorImpl final : public CudaExecutor {
       RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
       return;
     }
-    const int prev = (r - 1 + c_) % c_, next = (r + 1) % c_;
-    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the ring buffers).
+    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers).
     if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
-    const bf16* src = nullptr;
-    int src_device = rk.device;
-    if (concurrent) {
-      // A true ring: forward what rank r-1 holds at step j, once it has arrived there, and only
-      // after rank r+1 has finished reading our buffer that this copy overwrites.
-      src = block(ranks_[prev], j);
-      src_device = ranks_[prev].device;
-      if (j >= 1) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[prev].ev[j - 1].recv_done.get(), 0));
-      if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[next].ev[j - 1].recv_done.get(), 0));
-    } else {
-      // Alone on the GPU: the same bytes straight from the block's origin rank, which never changes.
-      const Rank& origin = ranks_[((r - j - 1) % c_ + c_) % c_];
-      src = origin.own.get();
-      src_device = origin.device;
-    }
+    const KvSchedule& sch = plan_.schedule;
+    const std::int64_t piece_bytes = piece_elems() * static_cast<std::int64_t>(sizeof(bf16));
+    if (concurrent)
+      for (int l = 0; l < lanes(); ++l) {
+        // A true ring per lane: forward what the lane's sender holds at step j, once it has arrived
+        // there, and only after the lane's receiver has finished reading our buffer that this copy
+        // overwrites.
+        const Rank& from = ranks_[sch.sender(r, l, c_)];
+        if (j >= 1) RB_CUDA_CHECK(cudaStreamWaitEvent(s, from.ev[j - 1].recv_done.get(), 0));
+        if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[sch.receiver(r, l, c_)].ev[j - 1].recv_done.get(), 0));
+      }
     timing(ev.copy_begin, s);
-    copy(rk.buf[(j + 1) % 2].get(), src, src_device, block_bytes, rk, r, j + 1, j * copies_per_transfer(), "kv_recv");
+    for (int l = 0; l < lanes(); ++l) {
+      const std::int64_t at = sch.k_row(l) * row_elems();
+      // Concurrent: from the sender's step buffer. Alone on the GPU: the same bytes straight from
+      // the piece's origin rank, whose own block never changes.
+      const Rank& from = concurrent ? ranks_[sch.sender(r, l, c_)] : ranks_[sch.origin(r, l, j + 1, c_)];
+      const bf16* src = (concurrent ? block(from, j) : from.own.get()) + at;
+      copy(block(rk, j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l,
+           "kv_recv");
+    }
     timing(ev.copy_end, s);
     RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
   }
@@ -397,7 +410,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       std::optional<nvtx::ScopedRange> step;
       if (!capturing_) step.emplace(nvtx::kRangeStep, j);
       for (int r : which) {
-        if (gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_)) transfer(r, j, concurrent);
+        if (plan_.schedule.moves(j, c_)) transfer(r, j, concurrent);
         Rank& rk = ranks_[r];
         if (gathered() ? (j == 0 && c_ > 1) : j > 0) {
           const int arrived = gathered() ? 0 : j - 1;
@@ -580,7 +593,7 @@ class CudaExecutorImpl final : public CudaExecutor {
         out.push_back({Interval{r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1}, j});
       if (action == StepAction::merge)
         out.push_back({Interval{r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2}, j});
-      const bool moved = gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_);
+      const bool moved = plan_.schedule.moves(j, c_);
       if (!moved) continue;
       const int step = gathered() ? 0 : j + 1;
       const char* name = gathered() ? "kv_allgather" : "kv_recv";
@@ -699,7 +712,7 @@ std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
   const Config& cfg = plan.config;
   const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
   const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const double blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
+  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + buffers or gathered K|V
   const double per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
   const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
   return saturated_bytes(per_rank * static_cast<double>((cfg.cp + n - 1) / n));  // the fullest device: ceil(c / n) ranks

@@ -209,10 +209,14 @@ class NcclExecutor final : public CudaExecutor {
 
  private:
   std::int64_t kv_half() const { return rows_ * plan_.config.kv_heads * plan_.config.head_dim; }
-  bool gathered() const { return plan_.config.variant == Variant::allgather; }
+  bool gathered() const { return plan_.schedule.gathered; }
+  std::int64_t row_elems() const { return static_cast<std::int64_t>(plan_.config.kv_heads) * plan_.config.head_dim; }
+  // Elements of one step buffer, and of one lane's [K | V] piece in it.
+  std::int64_t buffer_elems() const { return plan_.schedule.buffer_rows() * row_elems(); }
+  std::int64_t piece_elems() const { return 2 * plan_.schedule.lane_rows * row_elems(); }
   int steps() const { return static_cast<int>(plan_.ranks[r_].steps.size()); }
   // Whether step j's comm work moves anything; the block attended to, and forwarded, at step j.
-  bool moves(int j) const { return gathered() ? (j == 0 && c_ > 1) : (j + 1 < c_); }
+  bool moves(int j) const { return plan_.schedule.moves(j, c_); }
   bf16* block(int j) const { return j == 0 ? own_.get() : buf_[j % 2].get(); }
 
   // --- the communicator ----------------------------------------------------------------------
@@ -326,14 +330,16 @@ class NcclExecutor final : public CudaExecutor {
     join_ = make_event(false);
     const cudaStream_t s = compute_.get();
     q_ = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
-    own_ = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+    own_ = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
     kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
     kernels::fill_inputs(q_.get(), segs, fp, s);
-    fp.tensor = kernels::ref::Tensor::k;
     fp.heads = cfg.kv_heads;
-    kernels::fill_inputs(own_.get(), segs, fp, s);
-    fp.tensor = kernels::ref::Tensor::v;
-    kernels::fill_inputs(own_.get() + half, segs, fp, s);
+    for (const auto& piece : plan_.block_pieces(r_)) {
+      fp.tensor = kernels::ref::Tensor::k;
+      kernels::fill_inputs(own_.get() + piece.k_row * row_elems(), piece.segments, fp, s);
+      fp.tensor = kernels::ref::Tensor::v;
+      kernels::fill_inputs(own_.get() + piece.v_row * row_elems(), piece.segments, fp, s);
+    }
     o_part_ = DeviceBuffer<float>(static_cast<std::size_t>(qn));
     o_acc_ = DeviceBuffer<float>(static_cast<std::size_t>(qn));
     lse_part_ = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
@@ -347,8 +353,8 @@ class NcclExecutor final : public CudaExecutor {
       RB_CUDA_CHECK(cudaMemcpyAsync(all_v_.get() + half * r_, own_.get() + half, own_.bytes() / 2,
                                     cudaMemcpyDeviceToDevice, s));
     } else {
-      if (c_ > 1) buf_[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
-      if (c_ > 2) buf_[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(2 * half));
+      if (c_ > 1) buf_[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
+      if (c_ > 2) buf_[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
     }
     launches_ = step_launches(plan_, r_);
     for (const auto& sl : launches_)
@@ -385,12 +391,12 @@ class NcclExecutor final : public CudaExecutor {
     kernels::AttentionBlockParams ap;
     ap.q = q_.get();
     ap.k = gathered() ? all_k_.get() : block(j);
-    ap.v = gathered() ? all_v_.get() : block(j) + kv_half();
+    ap.v = gathered() ? all_v_.get() : block(j) + plan_.schedule.lane_rows * row_elems();
     // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
     ap.o = action == StepAction::write ? o_acc_.get() : o_part_.get();
     ap.lse = action == StepAction::write ? lse_acc_.get() : lse_part_.get();
     ap.sq = rows_;
-    ap.sk = gathered() ? rows_ * c_ : rows_;
+    ap.sk = launches_[j].sk;
     ap.hq = cfg.heads;
     ap.hkv = cfg.kv_heads;
     ap.d = cfg.head_dim;
@@ -434,16 +440,22 @@ class NcclExecutor final : public CudaExecutor {
       RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
       return;
     }
-    const int next = (r_ + 1) % c_, prev = (r_ - 1 + c_) % c_;
-    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the ring buffers). The
-    // block sent, block(j), is own or was received by transfer(j-1) earlier on this same stream.
+    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers). The
+    // pieces sent, from block(j), are own or were received by transfer(j-1) earlier on this stream.
     if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ev_[j - 1].compute_done.get(), 0));
     timing(ev.copy_begin, s);
-    const auto n = static_cast<std::size_t>(2 * half);  // K and V, contiguous
-    nccl_group("ncclSend/ncclRecv of a K|V block", [&] {
-      const ncclResult_t a = ncclSend(block(j), n, ncclBfloat16, next, comm_, s);
-      const ncclResult_t b = ncclRecv(buf_[(j + 1) % 2].get(), n, ncclBfloat16, prev, comm_, s);
-      return a != ncclSuccess ? a : b;
+    const KvSchedule& sch = plan_.schedule;
+    const auto n = static_cast<std::size_t>(piece_elems());  // a lane's K and V, contiguous
+    // Every lane in one group: NCCL runs the sends and receives of both directions at once.
+    nccl_group("ncclSend/ncclRecv of the K|V pieces", [&] {
+      ncclResult_t first = ncclSuccess;
+      for (int l = 0; l < static_cast<int>(sch.lanes.size()) && first == ncclSuccess; ++l) {
+        const std::int64_t at = sch.k_row(l) * row_elems();
+        const ncclResult_t a = ncclSend(block(j) + at, n, ncclBfloat16, sch.receiver(r_, l, c_), comm_, s);
+        const ncclResult_t b = ncclRecv(block(j + 1) + at, n, ncclBfloat16, sch.sender(r_, l, c_), comm_, s);
+        first = a != ncclSuccess ? a : b;
+      }
+      return first;
     });
     label(s, j + 1, IntervalKind::comm, "comm", "kv_recv");
     timing(ev.copy_end, s);
@@ -614,7 +626,7 @@ std::int64_t nccl_executor_bytes(const Plan& plan) {
   const Config& cfg = plan.config;
   const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
   const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const double blocks = cfg.variant == Variant::allgather ? 1 + c : 3;  // own + buffers or gathered K|V
+  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + buffers or gathered K|V
   return saturated_bytes(2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads));
 }
 

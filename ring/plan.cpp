@@ -25,19 +25,32 @@ Plan make_plan(const Config& cfg) {
   plan.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
   std::vector<SegmentList> segs(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
+  plan.schedule = variant->schedule(cfg.cp, total_count(segs[0]));
   plan.ranks.resize(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) {
     RankPlan& rp = plan.ranks[r];
     rp.rank = r;
     rp.segments = segs[r];
     rp.tokens = total_count(segs[r]);
-    rp.steps = variant->steps(r, segs, cfg.causal, plan.kv_bytes_per_token);
+    rp.steps = schedule_steps(plan.schedule, r, segs, cfg.causal, plan.kv_bytes_per_token);
     for (const auto& s : rp.steps) {
       rp.unmasked += s.unmasked;
       rp.recv_bytes += s.recv_bytes;
     }
   }
   return plan;
+}
+
+SegmentList Plan::lane_segments(int origin, int lane) const {
+  const KvLane& l = schedule.lanes.at(lane);
+  return slice_rows(ranks.at(origin).segments, l.row_begin, l.row_end);
+}
+
+std::vector<BlockPiece> Plan::block_pieces(int rank) const {
+  std::vector<BlockPiece> out;
+  for (int l = 0; l < static_cast<int>(schedule.lanes.size()); ++l)
+    out.push_back(BlockPiece{lane_segments(rank, l), schedule.k_row(l), schedule.v_row(l)});
+  return out;
 }
 
 std::vector<RowLocation> locate_rows(const Plan& plan, std::span<const std::int64_t> positions) {

@@ -8,14 +8,23 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/kv_schedule.hpp"
 #include "common/segment.hpp"
 
 namespace rb::ring {
 
+// Where part of a rank's own K and V sits in its block buffer (the buffer step 0 attends to): the
+// segments of the piece and the rows its K and V start at.
+struct BlockPiece {
+  SegmentList segments;
+  std::int64_t k_row = 0, v_row = 0;
+};
+
 struct PlannedPair {
   int q_seg = 0;   // index into this rank's segments
   int k_rank = 0;  // rank whose K/V block holds the keys
-  int k_seg = 0;   // index into that rank's segments
+  int k_seg = 0;   // index into that rank's segments (gathered) or its lane piece's (rotating)
+  int lane = 0;    // rotating: the lane whose piece holds the keys
   MaskClass mask = MaskClass::full;
   std::int64_t unmasked = 0;  // unmasked (query, key) pairs of one head
 };
@@ -41,7 +50,14 @@ struct RankPlan {
 struct Plan {
   Config config;
   std::int64_t kv_bytes_per_token = 0;  // K and V of all KV heads: 2 * Hkv * D * element bytes
+  KvSchedule schedule;                  // the variant's, for ranks of ranks[0].tokens rows
   std::vector<RankPlan> ranks;
+
+  // The keys lane l's piece of rank `origin` holds (its rows sliced to the lane).
+  SegmentList lane_segments(int origin, int lane) const;
+  // How rank r's own K/V fill its block buffer, one piece per lane (inputs are filled from these on
+  // every backend, so the layout has one home).
+  std::vector<BlockPiece> block_pieces(int rank) const;
 
   // Unmasked (query, key) pairs times Hq: the work of docs/design.md §3.
   std::int64_t work(int rank) const;

@@ -29,7 +29,7 @@ struct StepLaunch {
   std::vector<kernels::BlockPair> pairs;    // step_block_pairs(plan, rank)[step]
   kernels::tiling::AttentionWork work;      // empty when skipped
   std::int64_t sq = 0;                      // Q/O rows: the rank's tokens
-  std::int64_t sk = 0;                      // K/V rows the pairs index: one block, or c blocks gathered
+  std::int64_t sk = 0;                      // K rows the pairs may index: a step buffer's, or c blocks gathered
   std::int64_t unmasked = 0;                // the plan's unmasked pairs of this step, one head
 };
 

@@ -13,7 +13,7 @@
 namespace rb::ring {
 
 LocalTransport::LocalTransport(int ranks, double link_gbps)
-    : ranks_(ranks), link_gbps_(link_gbps), inbox_(ranks), gather_table_(ranks, nullptr) {}
+    : ranks_(ranks), link_gbps_(link_gbps), gather_table_(ranks, nullptr) {}
 
 void LocalTransport::check_aborted() const {
   if (aborted_) throw Error("local transport: aborted after another rank failed");
@@ -37,33 +37,35 @@ void LocalTransport::paced_copy(std::byte* dst, const std::byte* src, std::size_
   span.bytes += static_cast<std::int64_t>(bytes);
 }
 
-TransferSpan LocalTransport::exchange(int self, int step, std::span<const std::byte> send, int dst,
+// A rendezvous per (receiver, sender, tag): the sender posts its offer, the receiver copies it and
+// erases it, and the sender returns once its offer is gone (its buffer may then be reused).
+TransferSpan LocalTransport::exchange(int self, int tag, std::span<const std::byte> send, int dst,
                                       std::span<std::byte> recv, int src) {
   TransferSpan span;
+  const OfferKey mine{dst, self, tag}, theirs{self, src, tag};
   {
     std::lock_guard lk(mu_);
     check_aborted();
-    inbox_[dst] = Offer{send.data(), send.size(), step, self, true, false};
+    if (!offers_.emplace(mine, Offer{send.data(), send.size()}).second)
+      throw Error(fmt::format("local transport: rank {} offered tag {} to rank {} twice", self, tag, dst));
     cv_.notify_all();
   }
   Offer offer;
   {
     std::unique_lock lk(mu_);
-    cv_.wait(lk, [&] { return aborted_ || (inbox_[self].posted && inbox_[self].step == step); });
+    cv_.wait(lk, [&] { return aborted_ || offers_.contains(theirs); });
     check_aborted();
-    offer = inbox_[self];
+    offer = offers_.at(theirs);
   }
-  if (offer.from != src || offer.bytes != recv.size())
-    throw Error(fmt::format("local transport: rank {} step {} expected {} bytes from rank {}, got {} from rank {}",
-                            self, step, recv.size(), src, offer.bytes, offer.from));
+  if (offer.bytes != recv.size())
+    throw Error(fmt::format("local transport: rank {} tag {} expected {} bytes from rank {}, got {}", self, tag,
+                            recv.size(), src, offer.bytes));
   paced_copy(recv.data(), offer.data, offer.bytes, span);
   std::unique_lock lk(mu_);
-  inbox_[self].posted = false;
-  inbox_[self].consumed = true;
+  offers_.erase(theirs);
   cv_.notify_all();
-  cv_.wait(lk, [&] { return aborted_ || inbox_[dst].consumed; });
+  cv_.wait(lk, [&] { return aborted_ || !offers_.contains(mine); });
   check_aborted();
-  inbox_[dst].consumed = false;
   return span;
 }
 

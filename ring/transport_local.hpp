@@ -5,7 +5,9 @@
 #pragma once
 
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "ring/kv_transport.hpp"
@@ -16,20 +18,18 @@ class LocalTransport final : public KvTransport {
  public:
   // link_gbps = 0: copies run at memory speed.
   LocalTransport(int ranks, double link_gbps);
-  TransferSpan exchange(int self, int step, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
+  TransferSpan exchange(int self, int tag, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
                         int src) override;
   TransferSpan allgather(int self, std::span<const std::byte> mine, std::span<std::byte> all) override;
   void abort() override;
 
  private:
+  // A block offered to a receiver, until the receiver has copied it (then it is erased).
   struct Offer {
     const std::byte* data = nullptr;
     std::size_t bytes = 0;
-    int step = -1;
-    int from = -1;
-    bool posted = false;
-    bool consumed = false;
   };
+  using OfferKey = std::tuple<int, int, int>;  // receiver, sender, tag
   void paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes, TransferSpan& span) const;
   void check_aborted() const;
   void barrier();
@@ -39,7 +39,7 @@ class LocalTransport final : public KvTransport {
   std::mutex mu_;
   std::condition_variable cv_;
   bool aborted_ = false;
-  std::vector<Offer> inbox_;  // inbox_[r]: the block offered to rank r
+  std::map<OfferKey, Offer> offers_;
   std::vector<const std::byte*> gather_table_;
   int barrier_arrived_ = 0;
   std::uint64_t barrier_generation_ = 0;

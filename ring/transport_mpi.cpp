@@ -12,9 +12,9 @@
 namespace rb::ring {
 namespace {
 
-// K/V blocks of step j travel with tag 1 + j (the failure notice and the clock ping-pong use tags
-// above 30000); passes never overlap, so tags need not differ between passes.
-int kv_tag(int step) { return 1 + step % 30000; }
+// A K/V transfer with exchange tag t travels with MPI tag 1 + t (the failure notice and the clock
+// ping-pong use tags above 30000); passes never overlap, so tags need not differ between passes.
+int kv_tag(int tag) { return 1 + tag % 30000; }
 
 int byte_count(std::size_t n) {
   if (n > static_cast<std::size_t>(INT_MAX))
@@ -31,7 +31,7 @@ void MpiTransport::pace(TransferSpan& span) const {
   span.end_ns = steady_ns();
 }
 
-TransferSpan MpiTransport::exchange(int self, int step, std::span<const std::byte> send, int dst,
+TransferSpan MpiTransport::exchange(int self, int tag, std::span<const std::byte> send, int dst,
                                     std::span<std::byte> recv, int src) {
   if (self != group_.rank()) throw Error(fmt::format("mpi transport: rank {} runs in process {}", self, group_.rank()));
   MPI_Request reqs[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
@@ -41,8 +41,8 @@ TransferSpan MpiTransport::exchange(int self, int step, std::span<const std::byt
   span.begin_ns = steady_ns();
   {
     auto lk = group_.lock();
-    RB_MPI_CHECK(MPI_Irecv(recv.data(), byte_count(recv.size()), MPI_BYTE, src, kv_tag(step), group_.comm(), &reqs[0]));
-    RB_MPI_CHECK(MPI_Isend(send.data(), byte_count(send.size()), MPI_BYTE, dst, kv_tag(step), group_.comm(), &reqs[1]));
+    RB_MPI_CHECK(MPI_Irecv(recv.data(), byte_count(recv.size()), MPI_BYTE, src, kv_tag(tag), group_.comm(), &reqs[0]));
+    RB_MPI_CHECK(MPI_Isend(send.data(), byte_count(send.size()), MPI_BYTE, dst, kv_tag(tag), group_.comm(), &reqs[1]));
   }
   group_.wait(reqs, kinds);
   span.end_ns = steady_ns();

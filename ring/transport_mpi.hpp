@@ -16,7 +16,7 @@ class MpiTransport final : public KvTransport {
   // link_gbps > 0: a transfer that finishes early is held until bytes / link has passed, so the
   // link model means the same as on the local transport.
   MpiTransport(MpiGroup& group, double link_gbps) : group_(group), link_gbps_(link_gbps) {}
-  TransferSpan exchange(int self, int step, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
+  TransferSpan exchange(int self, int tag, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
                         int src) override;
   TransferSpan allgather(int self, std::span<const std::byte> mine, std::span<std::byte> all) override;
   void abort() override { group_.abort(); }

@@ -8,8 +8,7 @@ namespace rb::ring {
 class VariantAllgather final : public VariantScheme {
  public:
   Variant kind() const override;
-  std::vector<StepPlan> steps(int r, const std::vector<SegmentList>& segs, bool causal,
-                              std::int64_t kv_bytes_per_token) const override;
+  KvSchedule schedule(int c, std::int64_t rows) const override;
 };
 
 }  // namespace rb::ring

@@ -1,5 +1,5 @@
-// Filling the work matrix. Mirrors variant_ring.cpp and variant_allgather.cpp step for step; the
-// tests hold it equal to make_plan, so a change to either shows up there.
+// Filling the work matrix from the variant's schedule, as schedule_steps fills a plan's steps but
+// without keeping the pairs; the tests hold it equal to make_plan for every variant.
 #include "ring/work_matrix.hpp"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "common/segment.hpp"
 #include "ring/split_scheme.hpp"
+#include "ring/variant_scheme.hpp"
 
 namespace rb::ring {
 namespace {
@@ -46,7 +47,6 @@ WorkMatrix make_work_matrix(const Config& cfg) {
   WorkMatrix m;
   m.config = cfg;
   m.ranks = c;
-  m.steps = cfg.variant == Variant::allgather ? 1 : c;
   m.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
   std::vector<SegmentList> segs(c);
   std::vector<std::int64_t> tokens(c);
@@ -54,22 +54,37 @@ WorkMatrix make_work_matrix(const Config& cfg) {
     segs[r] = scheme->segments(cfg.seq, c, r);
     tokens[r] = total_count(segs[r]);
   }
+  m.schedule = make_variant_scheme(cfg.variant)->schedule(c, tokens[0]);
+  const KvSchedule& sch = m.schedule;
+  m.steps = sch.steps;
+  const auto lanes = static_cast<int>(sch.lanes.size());
+  // Each rank's piece per lane, once: [origin * lanes + l].
+  std::vector<SegmentList> pieces;
+  std::vector<std::int64_t> piece_tokens;
+  if (!sch.gathered)
+    for (int o = 0; o < c; ++o)
+      for (const KvLane& lane : sch.lanes) {
+        pieces.push_back(slice_rows(segs[o], lane.row_begin, lane.row_end));
+        piece_tokens.push_back(total_count(pieces.back()));
+      }
   const auto n = static_cast<std::size_t>(c) * m.steps;
   m.unmasked.assign(n, 0);
   m.recv_bytes.assign(n, 0);
   const std::int64_t all_tokens = std::accumulate(tokens.begin(), tokens.end(), std::int64_t{0});
   for (int r = 0; r < c; ++r) {
-    if (cfg.variant == Variant::allgather) {
+    if (sch.gathered) {
       // One step against every rank's block; it receives every block but its own.
       for (int src = 0; src < c; ++src) m.unmasked[r] += pairs_between(segs[r], segs[src], cfg.causal);
       m.recv_bytes[r] = (all_tokens - tokens[r]) * m.kv_bytes_per_token;
       continue;
     }
-    for (int j = 0; j < c; ++j) {
-      const int src = ((r - j) % c + c) % c;
-      const auto i = static_cast<std::size_t>(r) * c + j;
-      m.unmasked[i] = pairs_between(segs[r], segs[src], cfg.causal);
-      m.recv_bytes[i] = j == 0 ? 0 : tokens[src] * m.kv_bytes_per_token;
+    for (int j = 0; j < m.steps; ++j) {
+      const auto i = static_cast<std::size_t>(r) * m.steps + j;
+      for (int l = 0; l < lanes; ++l) {
+        const auto p = static_cast<std::size_t>(sch.origin(r, l, j, c)) * lanes + l;
+        m.unmasked[i] += pairs_between(segs[r], pieces[p], cfg.causal);
+        if (j > 0) m.recv_bytes[i] += piece_tokens[p] * m.kv_bytes_per_token;
+      }
     }
   }
   return m;
@@ -82,6 +97,7 @@ WorkMatrix allgather_from_ring(const WorkMatrix& ring) {
   m.config.variant = Variant::allgather;
   m.ranks = ring.ranks;
   m.steps = 1;
+  m.schedule = make_variant_scheme(Variant::allgather)->schedule(ring.ranks, ring.schedule.lanes.empty() ? 0 : ring.schedule.lanes.back().row_end);
   m.kv_bytes_per_token = ring.kv_bytes_per_token;
   m.unmasked.resize(ring.ranks);
   m.recv_bytes.resize(ring.ranks);

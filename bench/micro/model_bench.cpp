@@ -32,8 +32,8 @@ void BM_RingSimulation(benchmark::State& state) {
   const Config c = large(Split::zigzag);
   const auto wm = ring::make_work_matrix(c);
   const model::Link link{"ib-ndr", 50e9, 0, ""};
-  const auto table = model::make_step_table(wm.ranks, wm.steps, c.variant, wm.unmasked, wm.recv_bytes, c.head_dim,
-                                            c.heads, 0.45 * 989e12, link);
+  const auto table = model::make_step_table(wm.ranks, wm.steps, c.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
+                                            c.head_dim, c.heads, 0.45 * 989e12, link);
   for (auto _ : state) benchmark::DoNotOptimize(model::simulate(table));
   state.SetLabel("zigzag c=1024 S=10M");
 }

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <vector>
 
 #include "common/segment.hpp"
 
@@ -62,6 +63,26 @@ TEST(Segment, MaskClassesOfAdjacentBlocks) {
   EXPECT_EQ(classify(b, a, true), MaskClass::full);   // keys all before the queries
   EXPECT_EQ(classify(a, b, true), MaskClass::skip);   // keys all after
   EXPECT_EQ(classify(a, a, true), MaskClass::partial);  // the diagonal block
+}
+
+// A lane's piece of a block: local rows [begin, end) as segments, cutting a segment the range
+// crosses, against the positions listed one by one.
+TEST(Segment, SliceRowsKeepsExactlyTheRowsInRange) {
+  const SegmentList segs{{0, 1, 5}, {20, 3, 4}, {100, 1, 3}};  // rows 0-4, 5-8, 9-11
+  std::vector<std::int64_t> all;
+  for (const auto& s : segs)
+    for (std::int64_t i = 0; i < s.count; ++i) all.push_back(s.pos(i));
+  for (std::int64_t b = 0; b <= 12; ++b)
+    for (std::int64_t e = b; e <= 12; ++e) {
+      std::vector<std::int64_t> got;
+      for (const auto& s : slice_rows(segs, b, e)) {
+        EXPECT_GT(s.count, 0);
+        for (std::int64_t i = 0; i < s.count; ++i) got.push_back(s.pos(i));
+      }
+      EXPECT_EQ(got, std::vector<std::int64_t>(all.begin() + b, all.begin() + e)) << b << ".." << e;
+    }
+  EXPECT_EQ(slice_rows(segs, 6, 8), (SegmentList{{23, 3, 2}}));
+  EXPECT_EQ(slice_rows(segs, 0, 12), segs);
 }
 
 }  // namespace

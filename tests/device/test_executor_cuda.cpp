@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "common/scheme_table.hpp"
 #include "common/error.hpp"
 #include "cuda_test_util.hpp"
 #include "ring/executor_cuda.hpp"
@@ -42,7 +43,7 @@ TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
   RB_SKIP_WITHOUT_GPU();
   for (int c : {1, 2, 3, 4, 8})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
-      for (auto variant : {Variant::ring, Variant::allgather})
+      for (const Variant variant : every_variant())
         for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
           const Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
           SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
@@ -96,7 +97,7 @@ TEST(ExecutorCuda, LinkModelPacesTransfers) {
 // stamps), each execution window inside its span, one per copy, carrying the transfer's bytes.
 TEST(ExecutorCuda, TransfersExecuteInsideTheirInFlightSpans) {
   RB_SKIP_WITHOUT_GPU();
-  for (auto variant : {Variant::ring, Variant::allgather})
+  for (const Variant variant : every_variant())
     for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
       const Config cfg = small_config(4, Split::zigzag, variant, 128);
       SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
@@ -117,8 +118,11 @@ TEST(ExecutorCuda, TransfersExecuteInsideTheirInFlightSpans) {
         }
         EXPECT_EQ(bytes, f.bytes) << "rank " << f.rank << " step " << f.step;
       }
-      EXPECT_EQ(spans, variant == Variant::ring ? 4 * 3 : 4);
-      EXPECT_EQ(copies, variant == Variant::ring ? 4 * 3 : 4 * 2 * 3);
+      // One span per rank and step that moves; a copy per lane (rotating) or K and V from each of
+      // the 3 others (gathered).
+      const auto& sch = ex->plan().schedule;
+      EXPECT_EQ(spans, sch.gathered ? 4 : 4 * 3);
+      EXPECT_EQ(copies, sch.gathered ? 4 * 2 * 3 : 4 * 3 * static_cast<int>(sch.lanes.size()));
     }
 }
 

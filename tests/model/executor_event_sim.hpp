@@ -29,7 +29,7 @@ inline EventSimResult event_simulate(const StepTable& t) {
   auto at = [steps](int r, int j) { return static_cast<std::size_t>(r) * steps + j; };
   const double kIdle = std::numeric_limits<double>::infinity();
 
-  if (t.variant == Variant::allgather) {
+  if (t.schedule.gathered) {
     // Barrier at 0 (nothing precedes it), each rank copies its gather, then computes.
     for (int r = 0; r < c; ++r) {
       out.xe[at(r, 0)] = c > 1 ? t.transfer(r, 0) : 0.0;

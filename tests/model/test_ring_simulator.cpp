@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "executor_event_sim.hpp"
+#include "schedule_of.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
 #include "ring/work_matrix.hpp"
@@ -29,7 +30,7 @@ StepTable plan_table(std::int64_t seq, int c, Split split, Variant v, double flo
   cfg.dtype = DType::bfloat16;
   const auto wm = ring::make_work_matrix(cfg);
   Link link{"test", bytes_per_s > 0 ? bytes_per_s : 1.0, 0, ""};
-  StepTable t = make_step_table(c, wm.steps, v, wm.unmasked, wm.recv_bytes, 128, 16,
+  StepTable t = make_step_table(c, wm.steps, v, wm.schedule, wm.unmasked, wm.recv_bytes, 128, 16,
                                 flops_per_s > 0 ? flops_per_s : 1.0, link);
   if (flops_per_s == 0) std::fill(t.compute_s.begin(), t.compute_s.end(), 0.0);
   if (bytes_per_s == 0) std::fill(t.transfer_s.begin(), t.transfer_s.end(), 0.0);
@@ -82,7 +83,7 @@ TEST(RingSimulator, UniformStepsHandCase) {
   //   iteration 0: copy [0, 3];  step 0 [0, 2], step 1 [3, 5]
   //   iteration 1: copy [3, 6];  step 2 [6, 8]
   //   iteration 2: ready = max(exit 6, step 1 end 5) = 6, copy [6, 9]; step 3 [9, 11]
-  StepTable t(4, 4, Variant::ring);
+  StepTable t(4, 4, Variant::ring, rb::testing::schedule_of(Variant::ring, 4));
   std::fill(t.compute_s.begin(), t.compute_s.end(), 2e-3);
   std::fill(t.transfer_s.begin(), t.transfer_s.end(), 3e-3);
   const Simulation sim = simulate(t);
@@ -106,6 +107,31 @@ TEST(RingSimulator, AllgatherExposesTheWholeGather) {
   EXPECT_NEAR(sim.pass_without_comm_s, t.compute(0, 0), 1e-15);
 }
 
+// ring-bidirectional moves half a block each way per step: over links that carry both directions
+// at once a step's transfer takes half the ring's, except at c = 2 where both halves come from the
+// same neighbour over one link. With transfers that dominate, the pass is shorter than the ring's.
+TEST(RingSimulator, BidirectionalHalvesTheTransferOfEveryStep) {
+  for (int c : {2, 4, 8}) {
+    const StepTable ring = plan_table(4096 * c, c, Split::zigzag, Variant::ring, 445.05e12, 1e9);
+    const StepTable bi = plan_table(4096 * c, c, Split::zigzag, Variant::ring_bidirectional, 445.05e12, 1e9);
+    for (int r = 0; r < c; ++r) {
+      // Each step sees other halves, but every rank computes the ring's work over the pass.
+      double bi_compute = 0, ring_compute = 0;
+      for (int j = 0; j < c; ++j) {
+        bi_compute += bi.compute(r, j);
+        ring_compute += ring.compute(r, j);
+        if (j == 0) continue;
+        EXPECT_NEAR(bi.transfer(r, j), c == 2 ? ring.transfer(r, j) : ring.transfer(r, j) / 2, 1e-15)
+            << "c=" << c << " rank " << r << " step " << j;
+      }
+      EXPECT_NEAR(bi_compute, ring_compute, 1e-12);
+    }
+    if (c > 2) {
+      EXPECT_LT(simulate(bi).pass_s, simulate(ring).pass_s);
+    }
+  }
+}
+
 TEST(RingSimulator, PlateConfigurationHidesTheRing) {
   // Plate at c = 16, zig-zag: each transfer is ~0.084 ms against ~0.62 ms of compute per step, so
   // every copy sits under a step's compute: nothing exposed, the pass is the compute alone.
@@ -124,7 +150,7 @@ TEST(RingSimulator, MatchesEventReplayOnRandomShapes) {
   for (int trial = 0; trial < 400; ++trial) {
     const Variant v = trial % 5 == 4 ? Variant::allgather : Variant::ring;
     const int c = cdist(rng);
-    StepTable t(c, v == Variant::ring ? c : 1, v);
+    StepTable t(c, v == Variant::ring ? c : 1, v, rb::testing::schedule_of(v, c));
     for (auto& x : t.compute_s) x = zero(rng) ? 0.0 : time(rng);
     for (auto& x : t.transfer_s) x = zero(rng) ? 0.0 : time(rng);
     SCOPED_TRACE(fmt::format("trial {} c={} {}", trial, c, to_string(v)));
@@ -168,7 +194,7 @@ TEST(RingSimulator, TimelineRoundTripsThroughStepTable) {
   const StepTable t = plan_table(8192, 8, Split::contiguous, Variant::ring, 445.05e12, 50e9);
   const Simulation sim = simulate(t, {.keep_steps = true});
   const Timeline tl = to_timeline(sim);
-  const StepTable back = step_table_from_timeline(tl, 8, Variant::ring);
+  const StepTable back = step_table_from_timeline(tl, 8, Variant::ring, rb::testing::schedule_of(Variant::ring, 8));
   for (int r = 0; r < 8; ++r)
     for (int j = 0; j < 8; ++j) {
       EXPECT_NEAR(back.compute(r, j), t.compute(r, j), 2e-9);
@@ -188,7 +214,7 @@ TEST(RingSimulator, StepTableTakesExecutionAndFallsBackToInFlight) {
       Interval{0, IntervalKind::comm, "comm", "kv_recv", 1, 0, 7000, 9000},
       Interval{1, IntervalKind::comm_in_flight, "comm", "kv_recv", 1, 0, 0, 5000},
   };
-  const StepTable t = step_table_from_timeline(tl, 2, Variant::ring);
+  const StepTable t = step_table_from_timeline(tl, 2, Variant::ring, rb::testing::schedule_of(Variant::ring, 2));
   EXPECT_NEAR(t.transfer(0, 1), 2e-6, 1e-15);
   EXPECT_NEAR(t.transfer(1, 1), 5e-6, 1e-15);
 }
@@ -202,9 +228,9 @@ TEST(RingSimulator, TimelineNeedsKeptSteps) {
 }
 
 TEST(RingSimulator, RejectsMalformedTables) {
-  StepTable t(4, 3, Variant::ring);
+  StepTable t(4, 3, Variant::ring, rb::testing::schedule_of(Variant::ring, 4));
   EXPECT_THROW(simulate(t), Error);
-  StepTable u(2, 2, Variant::ring);
+  StepTable u(2, 2, Variant::ring, rb::testing::schedule_of(Variant::ring, 2));
   u.compute(1, 1) = -1;
   EXPECT_THROW(simulate(u), Error);
 }

@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "common/scheme_table.hpp"
 #include "common/error.hpp"
 #include "ring/executor.hpp"
 #include "ring/reference.hpp"
@@ -31,7 +32,7 @@ TEST(ExecutorCpu, Float64RingEqualsFullAttention) {
   const int groups[][2] = {{1, 1}, {2, 1}, {4, 2}, {8, 1}};
   for (int c : {1, 2, 3, 4, 8})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
-      for (auto variant : {Variant::ring, Variant::allgather})
+      for (const Variant variant : every_variant())
         for (const auto& g : groups)
           for (bool causal : {true, false}) {
             Config cfg;

@@ -7,6 +7,7 @@
 #include <future>
 #include <thread>
 
+#include "common/scheme_table.hpp"
 #include "ring/executor.hpp"
 #include "ring/transport_local.hpp"
 #include "thread_group.hpp"
@@ -51,7 +52,7 @@ std::vector<MemberResult> run_members(const Plan& plan) {
 TEST(ExecutorDistributed, MembersTogetherEqualTheLocalExecutorBitForBit) {
   for (int c : {2, 3, 4})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
-      for (auto variant : {Variant::ring, Variant::allgather}) {
+      for (const Variant variant : every_variant()) {
         Config cfg;
         cfg.cp = c;
         cfg.seq = 2LL * c * 5;

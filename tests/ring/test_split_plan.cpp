@@ -125,6 +125,58 @@ TEST(Plan, AllgatherHasOneStepOverEveryBlock) {
   EXPECT_EQ(plan.bytes_moved(), make_plan(cfg(64, 4, Split::contiguous)).bytes_moved());
 }
 
+// ring-bidirectional: at step j rank r attends to the first half of rank (r-j)'s block and the
+// second half of rank (r+j)'s; over the c steps it sees every half once, so its work and its bytes
+// are the ring's, while each step moves half a block each way.
+TEST(Plan, BidirectionalHalvesTravelBothWaysAndCoverEveryBlock) {
+  for (int c : {1, 2, 3, 4, 7})
+    for (auto split : {Split::contiguous, Split::zigzag, Split::striped}) {
+      const std::int64_t S = 4LL * c * 6;
+      const Plan bi = make_plan(cfg(S, c, split, Variant::ring_bidirectional));
+      const Plan ring = make_plan(cfg(S, c, split, Variant::ring));
+      SCOPED_TRACE(bi.config.label());
+      const std::int64_t rows = S / c, half = rows / 2;
+      ASSERT_EQ(bi.schedule.lanes.size(), 2u);
+      EXPECT_EQ(bi.schedule.lanes[0].row_end, half);
+      EXPECT_EQ(bi.schedule.lanes[1].direction, -1);
+      EXPECT_EQ(bi.schedule.key_rows(), 3 * half);  // lane 1's K starts after lane 0's K and V
+      for (int r = 0; r < c; ++r) {
+        const auto& rp = bi.ranks[r];
+        ASSERT_EQ(static_cast<int>(rp.steps.size()), c);
+        std::vector<int> first(c, 0), second(c, 0);
+        for (int j = 0; j < c; ++j) {
+          const auto& st = rp.steps[j];
+          ASSERT_EQ(st.sources, (std::vector<int>{((r - j) % c + c) % c, (r + j) % c}));
+          ++first[st.sources[0]];
+          ++second[st.sources[1]];
+          EXPECT_EQ(st.recv_bytes, j == 0 ? 0 : rows * bi.kv_bytes_per_token) << "step " << j;
+          EXPECT_EQ(st.send_bytes, j + 1 < c ? rows * bi.kv_bytes_per_token : 0) << "step " << j;
+          for (const auto& p : st.pairs) EXPECT_EQ(p.k_rank, st.sources[p.lane]);
+        }
+        EXPECT_EQ(first, std::vector<int>(c, 1));
+        EXPECT_EQ(second, std::vector<int>(c, 1));
+        EXPECT_EQ(rp.unmasked, ring.ranks[r].unmasked);
+        EXPECT_EQ(rp.recv_bytes, ring.ranks[r].recv_bytes);
+        // The two halves of the rank's own block, as the executors fill it.
+        const auto pieces = bi.block_pieces(r);
+        ASSERT_EQ(pieces.size(), 2u);
+        EXPECT_EQ(total_count(pieces[0].segments) + total_count(pieces[1].segments), rows);
+        EXPECT_EQ(pieces[1].k_row, 2 * half);
+        EXPECT_EQ(pieces[1].v_row, 3 * half);
+      }
+    }
+}
+
+TEST(Plan, BidirectionalNeedsEvenRowsPerRank) {
+  try {
+    (void)make_plan(cfg(15, 3, Split::contiguous, Variant::ring_bidirectional));
+    FAIL() << "5 rows per rank cannot be halved";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "seq");
+    EXPECT_NE(std::string(e.what()).find("S / c must be even"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Plan, NonCausalWorkIsSquareAndBalanced) {
   auto c = cfg(48, 3, Split::contiguous);
   c.causal = false;

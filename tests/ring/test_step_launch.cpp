@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/scheme_table.hpp"
 #include "common/error.hpp"
 #include "ring/plan.hpp"
 #include "ring/step_launch.hpp"
@@ -47,7 +48,7 @@ TEST(StepLaunch, EveryStepLaunchesValidlyOrIsSkippedWithoutLosingWork) {
   int launches = 0, skips = 0;
   for (bool causal : {true, false})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
-      for (auto variant : {Variant::ring, Variant::allgather})
+      for (const Variant variant : every_variant())
         for (int c = 1; c <= 8; ++c)
           // Short blocks (several segments per tile), tiles that do not divide a block, and the
           // S=2040, c=5 shape of the H200 report (zig-zag needs S % 2c == 0, so it takes 2040 at c=5
