@@ -1,7 +1,7 @@
-// The CUDA backend with the local transport on one device. Each virtual rank owns its Q, its own
-// K|V block, two receive buffers, partial and accumulated O/LSE, a compute stream and a comm
-// stream. Copies on one device are stamped copy kernels, so the timeline holds each transfer twice:
-// executing (comm, from the copies' %globaltimer stamps) and in flight (comm_in_flight, from the
+// The CUDA backend with the local transport on one or several devices. Each virtual rank is a
+// CudaRank (ring/cuda_rank.hpp: its Q, step buffers, partial and accumulated O/LSE, a compute and a
+// comm stream); this file is the transport between them and the pass's schedule. Copies on one
+// device are stamped copy kernels, so the timeline holds each transfer twice: executing (comm, from the copies' %globaltimer stamps) and in flight (comm_in_flight, from the
 // events around it); copies between devices run on the copy engines and are seen in flight only.
 // A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the block's
 // arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
@@ -36,7 +36,9 @@
 #include "kernels/merge_partials.cuh"
 #include "kernels/stamped_copy.cuh"
 #include "ring/cuda_devices.hpp"
+#include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
+#include "ring/cuda_rank.hpp"
 #include "ring/rank_placement.hpp"
 #include "ring/sample_clock.hpp"
 #include "ring/step_launch.hpp"
@@ -53,36 +55,24 @@ bool cuda_device_available() {
 
 namespace {
 
-using bf16 = __nv_bfloat16;
 using kernels::BlockPair;
 using kernels::DeviceBuffer;
 
-// Timing events of one step of one rank. The transfer recorded at step j brings step j+1's block.
-struct StepEvents {
-  CudaEvent attn_begin, attn_end, merge_end, copy_begin, copy_end;
-  CudaEvent recv_done, compute_done;  // ordering only
-};
-
-struct Rank {
-  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: per lane [K (lane_rows, Hkv, D) | V (lane_rows, Hkv, D)]
-  DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
-  DeviceBuffer<kernels::ExecStamp> stamps;  // per copy: [step][copy of that step's transfer]
+// A virtual rank: what it does on its GPU (ring/cuda_rank.hpp), the stamps of its copies, and how
+// its pass is forked, timed and (isolated mode) replayed on its own.
+struct Rank : CudaRank {
+  DeviceBuffer<kernels::ExecStamp> stamps;      // per copy: [step][copy of that step's transfer]
   std::vector<kernels::ExecStamp> host_stamps;  // read back after a recorded pass
-  std::vector<StepLaunch> launches;                // per step: what it computes (step_launch.hpp)
-  std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one
-  CudaStream compute, comm;
-  std::vector<StepEvents> ev;  // per step
   CudaEvent begin, end, fork, join;
   CudaStream origin;   // isolated mode: this rank's passes fork from and join into it
   SampleClock clock;   // isolated mode: the SM clock around this rank's pass, on its device
   CudaGraphExec exec;  // isolated mode: this rank's pass
-  int device = 0;
 };
 
-class CudaExecutorImpl final : public CudaExecutor {
+class CudaExecutorImpl final : public CudaExecutorBase {
  public:
   CudaExecutorImpl(const Plan& plan, const CudaOptions& opts)
-      : plan_(plan), opts_(opts), c_(plan.config.cp), rows_(plan.ranks.at(0).tokens), ranks_(plan.config.cp) {
+      : CudaExecutorBase(plan, opts), c_(plan.config.cp), rows_(plan.ranks.at(0).tokens), ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
     if (cfg.dtype != DType::bfloat16)
       throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
@@ -107,12 +97,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     for (int r = 0; r < c_; ++r) setup_rank(r);
     if (opts_.l2_flush) {
       flush_.resize(static_cast<std::size_t>(visible));
-      for (int d : devices_) {
-        on(d);
-        int l2 = 0;
-        RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, d));
-        flush_[d] = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
-      }
+      for (int d : devices_) flush_[d] = L2Flush(d);
     }
     synchronize_devices();  // fills done before the first pass reads them
 
@@ -128,11 +113,6 @@ class CudaExecutorImpl final : public CudaExecutor {
       if (cudaSetDevice(d) == cudaSuccess) cudaDeviceSynchronize();
   }
 
-  const Plan& plan() const override { return plan_; }
-  const CudaOptions& options() const override { return opts_; }
-  const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
-  std::int64_t last_raw_ns() const override { return raw_ns_; }
-  std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
   std::vector<StreamLabel> streams() const override {
     std::vector<StreamLabel> out;
     for (int r = 0; r < c_; ++r) {
@@ -179,11 +159,8 @@ class CudaExecutorImpl final : public CudaExecutor {
     return rows_ * plan_.config.kv_heads * plan_.config.head_dim;
   }
   bool gathered() const { return plan_.schedule.gathered; }
-  std::int64_t row_elems() const { return static_cast<std::int64_t>(plan_.config.kv_heads) * plan_.config.head_dim; }
-  // Elements of one step buffer, and of one lane's [K | V] piece in it.
-  std::int64_t buffer_elems() const { return plan_.schedule.buffer_rows() * row_elems(); }
-  std::int64_t piece_elems() const { return 2 * plan_.schedule.lane_rows * row_elems(); }
   int lanes() const { return static_cast<int>(plan_.schedule.lanes.size()); }
+  EnqueueContext ctx() { return EnqueueContext{capturing_, &labels_}; }
   int steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
 
   // Kernel launches and stream operations go to the current device, which must be the stream's.
@@ -191,7 +168,6 @@ class CudaExecutorImpl final : public CudaExecutor {
   void synchronize_devices() const { ring::synchronize_devices(devices_); }
 
   void setup_rank(int r) {
-    const Config& cfg = plan_.config;
     Rank& rk = ranks_[r];
     // Events recorded on a stream must belong to its device: the fork is recorded on the origin
     // stream, the rank's own in concurrent mode and the shared one (origin device) otherwise.
@@ -203,48 +179,9 @@ class CudaExecutorImpl final : public CudaExecutor {
       rk.fork = make_event(false);
       rk.clock = SampleClock(rk.device);
     }
-    const auto& segs = plan_.ranks[r].segments;
-    const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
-    rk.compute = make_stream();
-    rk.comm = make_stream();
-    name_stream(rk.compute.get(), fmt::format("rank {} compute", r));
-    name_stream(rk.comm.get(), fmt::format("rank {} comm", r));
-    rk.q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
-    rk.own = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-    kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
-    kernels::fill_inputs(rk.q.get(), segs, fp, rk.compute.get());
-    fp.heads = cfg.kv_heads;
-    for (const auto& piece : plan_.block_pieces(r)) {
-      fp.tensor = kernels::ref::Tensor::k;
-      kernels::fill_inputs(rk.own.get() + piece.k_row * row_elems(), piece.segments, fp, rk.compute.get());
-      fp.tensor = kernels::ref::Tensor::v;
-      kernels::fill_inputs(rk.own.get() + piece.v_row * row_elems(), piece.segments, fp, rk.compute.get());
-    }
-    rk.o_part = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-    rk.o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-    rk.lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
-    rk.lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
+    rk.setup(plan_, r, rk.device);
     rk.stamps = DeviceBuffer<kernels::ExecStamp>(static_cast<std::size_t>(steps() * copies_per_transfer()));
     rk.host_stamps.resize(rk.stamps.size());
-    if (gathered()) {
-      rk.all_k = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
-      rk.all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
-      // Its own slot never changes: copied once here, not in every pass.
-      RB_CUDA_CHECK(cudaMemcpyAsync(rk.all_k.get() + half * r, rk.own.get(), half * sizeof(bf16),
-                                    cudaMemcpyDeviceToDevice, rk.compute.get()));
-      RB_CUDA_CHECK(cudaMemcpyAsync(rk.all_v.get() + half * r, rk.own.get() + half, half * sizeof(bf16),
-                                    cudaMemcpyDeviceToDevice, rk.compute.get()));
-    } else {
-      if (c_ > 1) rk.buf[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-      if (c_ > 2) rk.buf[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-    }
-    rk.launches = step_launches(plan_, r);
-    for (const auto& sl : rk.launches)
-      rk.work.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
-                                                      : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
-    for (int j = 0; j < steps(); ++j)
-      rk.ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
-                                 make_event(true), make_event(false), make_event(false)});
     rk.begin = make_event(true);
     rk.end = make_event(true);
     rk.join = make_event(false);
@@ -252,13 +189,9 @@ class CudaExecutorImpl final : public CudaExecutor {
 
   // --- enqueueing one pass -------------------------------------------------------------------
 
-  void timing(const CudaEvent& e, cudaStream_t s) {
-    record_timing(e.get(), s, capturing_);
-  }
-  // Names the node the last call on s added (capture only), for GraphNodeLabel.
+  void timing(const CudaEvent& e, cudaStream_t s) { ctx().timing(e, s); }
   void label(cudaStream_t s, int r, int step, IntervalKind kind, const char* lane, const char* name) {
-    if (!capturing_) return;
-    if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r, step, kind, lane, name});
+    ctx().label(s, r, step, kind, lane, name);
   }
 
   // Copies per transfer, and so stamps per step: one [K | V] piece per lane (rotating), or K and V
@@ -301,46 +234,9 @@ class CudaExecutorImpl final : public CudaExecutor {
     return true;
   }
 
-  // The step buffer rank r attends to at step j: its own block, then the two in turn.
-  bf16* block(const Rank& rk, int j) const { return j == 0 ? rk.own.get() : rk.buf[j % 2].get(); }
-
   void attend(int r, int j) {
-    const Config& cfg = plan_.config;
-    Rank& rk = ranks_[r];
-    on(rk.device);
-    const cudaStream_t s = rk.compute.get();
-    const StepAction action = rk.launches[j].action;
-    kernels::AttentionBlockParams ap;
-    ap.q = rk.q.get();
-    ap.k = gathered() ? rk.all_k.get() : block(rk, j);
-    ap.v = gathered() ? rk.all_v.get() : block(rk, j) + plan_.schedule.lane_rows * row_elems();
-    // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
-    ap.o = action == StepAction::write ? rk.o_acc.get() : rk.o_part.get();
-    ap.lse = action == StepAction::write ? rk.lse_acc.get() : rk.lse_part.get();
-    ap.sq = rows_;
-    ap.sk = rk.launches[j].sk;
-    ap.hq = cfg.heads;
-    ap.hkv = cfg.kv_heads;
-    ap.d = cfg.head_dim;
-    ap.causal = cfg.causal;
-    ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
-    rk.work[j].bind(ap);
-    StepEvents& ev = rk.ev[j];
-    // A skipped step keeps its events (waits and the step clock read them) and launches nothing.
-    timing(ev.attn_begin, s);
-    if (action != StepAction::skip) {
-      kernels::attention_block(ap, s);
-      label(s, r, j, IntervalKind::compute, "compute", "attention");
-    }
-    timing(ev.attn_end, s);
-    if (action == StepAction::merge) {
-      kernels::merge_partials(kernels::MergeParams{rk.o_acc.get(), rk.lse_acc.get(), rk.o_part.get(),
-                                                   rk.lse_part.get(), rows_, cfg.heads, cfg.head_dim},
-                              s);
-      label(s, r, j, IntervalKind::compute, "compute", "merge");
-    }
-    timing(ev.merge_end, s);
-    RB_CUDA_CHECK(cudaEventRecord(ev.compute_done.get(), s));
+    on(ranks_[r].device);
+    ranks_[r].attend(j, ctx());
   }
 
   // Rank r's comm work issued during step j: the block for step j+1 (ring), or the whole gather.
@@ -367,7 +263,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers).
     if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
     const KvSchedule& sch = plan_.schedule;
-    const std::int64_t piece_bytes = piece_elems() * static_cast<std::int64_t>(sizeof(bf16));
+    const std::int64_t piece_bytes = rk.piece_elems() * static_cast<std::int64_t>(sizeof(bf16));
     if (concurrent)
       for (int l = 0; l < lanes(); ++l) {
         // A true ring per lane: forward what the lane's sender holds at step j, once it has arrived
@@ -379,12 +275,12 @@ class CudaExecutorImpl final : public CudaExecutor {
       }
     timing(ev.copy_begin, s);
     for (int l = 0; l < lanes(); ++l) {
-      const std::int64_t at = sch.k_row(l) * row_elems();
+      const std::int64_t at = rk.piece_offset(l);
       // Concurrent: from the sender's step buffer. Alone on the GPU: the same bytes straight from
       // the piece's origin rank, whose own block never changes.
       const Rank& from = concurrent ? ranks_[sch.sender(r, l, c_)] : ranks_[sch.origin(r, l, j + 1, c_)];
-      const bf16* src = (concurrent ? block(from, j) : from.own.get()) + at;
-      copy(block(rk, j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l,
+      const bf16* src = (concurrent ? from.block(j) : from.own.get()) + at;
+      copy(rk.block(j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l,
            "kv_recv");
     }
     timing(ev.copy_end, s);
@@ -447,9 +343,7 @@ class CudaExecutorImpl final : public CudaExecutor {
 
   // Ordered before the pass on `s`, a stream of `device`.
   void flush_l2(cudaStream_t s, int device) {
-    if (!opts_.l2_flush) return;
-    on(device);
-    RB_CUDA_CHECK(cudaMemsetAsync(flush_[device].get(), 0, flush_[device].bytes(), s));
+    if (opts_.l2_flush) flush_[device].enqueue(s);
   }
   // Every stamp back to "never ran" (exec_stamp.hpp) before a pass, from the host and finished
   // before the launch, so the pass itself holds no extra node and the stamps hold its copies only.
@@ -464,11 +358,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   // span devices, so no single stream orders them).
   void flush_l2_all() {
     if (!opts_.l2_flush) return;
-    for (int d : devices_) {
-      on(d);
-      RB_CUDA_CHECK(cudaMemset(flush_[d].get(), 0, flush_[d].bytes()));
-      RB_CUDA_CHECK(cudaDeviceSynchronize());
-    }
+    for (int d : devices_) flush_[d].now();
   }
   // The device of the stream rank r's pass forks from.
   int origin_device(const Rank& rk) const {
@@ -481,37 +371,49 @@ class CudaExecutorImpl final : public CudaExecutor {
     return v;
   }
 
+  // One pass, eager or replayed. Concurrent mode: every rank at once from the origin stream.
   // Isolated mode: each rank's pass forks from its own origin stream, on its own device, and runs
-  // alone (the next starts when it has finished).
-  void run_eager() {
+  // alone (the next starts when it has finished). The clock probes bracket each launch, outside
+  // the timing events.
+  void launch_pass(bool graph) {
     reset_stamps();
     if (opts_.mode == CudaRankMode::concurrent) {
       const cudaStream_t o = origin_.get();
       flush_l2_all();
       on(opts_.device);
       clock_.before(o);
-      timing(pass_begin_, o);
-      const auto all = all_ranks();
-      enqueue(all, o, true);
-      on(opts_.device);
-      timing(pass_end_, o);
+      if (graph) {
+        RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
+      } else {
+        timing(pass_begin_, o);
+        enqueue(all_ranks(), o, true);
+        on(opts_.device);
+        timing(pass_end_, o);
+      }
       clock_.after(o);
       wait(o);
-    } else {
-      for (int r = 0; r < c_; ++r) {
-        nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
-        Rank& rk = ranks_[r];
-        flush_l2(rk.origin.get(), rk.device);
-        on(rk.device);
-        rk.clock.before(rk.origin.get());
+      return;
+    }
+    for (int r = 0; r < c_; ++r) {
+      nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
+      Rank& rk = ranks_[r];
+      const cudaStream_t o = rk.origin.get();
+      flush_l2(o, rk.device);
+      on(rk.device);
+      rk.clock.before(o);
+      if (graph) {
+        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), o));
+      } else {
         const int one[1] = {r};
-        enqueue(one, rk.origin.get(), false);
+        enqueue(one, o, false);
         on(rk.device);
-        rk.clock.after(rk.origin.get());
-        wait(rk.origin.get());
       }
+      rk.clock.after(o);
+      wait(o);
     }
   }
+  void run_eager() { launch_pass(false); }
+  void replay() { launch_pass(true); }
 
   // docs/design.md §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
   // calls cannot invalidate it), instantiate, upload.
@@ -543,37 +445,7 @@ class CudaExecutorImpl final : public CudaExecutor {
     }
   }
 
-  void replay() {
-    reset_stamps();
-    if (opts_.mode == CudaRankMode::concurrent) {
-      const cudaStream_t o = origin_.get();
-      flush_l2_all();
-      on(opts_.device);
-      clock_.before(o);
-      RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
-      clock_.after(o);
-      wait(o);
-    } else {
-      for (int r = 0; r < c_; ++r) {
-        nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
-        Rank& rk = ranks_[r];
-        flush_l2(rk.origin.get(), rk.device);
-        on(rk.device);
-        rk.clock.before(rk.origin.get());
-        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), rk.origin.get()));
-        rk.clock.after(rk.origin.get());
-        wait(rk.origin.get());
-      }
-    }
-  }
-
   // --- reading the events back ----------------------------------------------------------------
-
-  static std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {
-    float ms = 0;
-    RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
-    return static_cast<std::int64_t>(std::llround(static_cast<double>(ms) * 1e6));
-  }
 
   // Intervals of rank r relative to `ref`, each tagged with the step during which it ran (its
   // epoch) so isolated mode can place it on the composed ring's clock.
@@ -586,13 +458,9 @@ class CudaExecutorImpl final : public CudaExecutor {
     std::vector<Tagged> out;
     for (int j = 0; j < steps(); ++j) {
       const StepEvents& ev = rk.ev[j];
-      const auto a0 = ns_between(ref, ev.attn_begin), a1 = ns_between(ref, ev.attn_end),
-                 a2 = ns_between(ref, ev.merge_end);
-      const StepAction action = rk.launches[j].action;
-      if (action != StepAction::skip)
-        out.push_back({Interval{r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1}, j});
-      if (action == StepAction::merge)
-        out.push_back({Interval{r, IntervalKind::compute, "compute", "merge", j, 0, a1, a2}, j});
+      std::vector<Interval> compute;
+      rk.compute_intervals(j, ref, compute);
+      for (auto& iv : compute) out.push_back({std::move(iv), j});
       const bool moved = plan_.schedule.moves(j, c_);
       if (!moved) continue;
       const int step = gathered() ? 0 : j + 1;
@@ -675,8 +543,6 @@ class CudaExecutorImpl final : public CudaExecutor {
     return rec;
   }
 
-  Plan plan_;
-  CudaOptions opts_;
   int c_;
   std::int64_t rows_;
   std::vector<Rank> ranks_;
@@ -684,13 +550,10 @@ class CudaExecutorImpl final : public CudaExecutor {
   CudaStream origin_;          // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_;
   SampleClock clock_;          // concurrent mode; on opts_.device
-  double nominal_mhz_ = 0;     // the lowest cudaDevAttrClockRate over devices_
-  std::vector<DeviceBuffer<std::byte>> flush_;  // by device id
+  std::vector<L2Flush> flush_;  // by device id
   std::vector<CudaGraph> graphs_;
   CudaGraphExec concurrent_exec_;
-  std::vector<GraphNodeLabel> labels_;
   bool capturing_ = false;
-  std::int64_t raw_ns_ = 0;
   std::atomic<bool> aborted_{false};
 };
 
@@ -710,12 +573,9 @@ int cuda_device_count() {
 
 std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
   const Config& cfg = plan.config;
-  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
-  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + buffers or gathered K|V
-  const double per_rank = 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
   const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
-  return saturated_bytes(per_rank * static_cast<double>((cfg.cp + n - 1) / n));  // the fullest device: ceil(c / n) ranks
+  // The fullest device holds ceil(c / n) ranks.
+  return saturated_bytes(cuda_rank_bytes(plan) * static_cast<double>((cfg.cp + n - 1) / n));
 }
 
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {

@@ -1,7 +1,7 @@
 // The CUDA backend on the nccl transport: this process hosts one ring rank on one GPU and moves K/V
-// between processes with NCCL. It keeps executor_cuda.cpp's per-rank layout (Q, own K|V, two
-// receive buffers, gathered K/V, partial and accumulated O/LSE, a compute and a comm stream) and
-// its step-major enqueue, with the device-to-device copies replaced by NCCL calls; a ProcessGroup
+// between processes with NCCL. What the rank does on its GPU is ring/cuda_rank.hpp's, as for the
+// local transport's virtual ranks; this file is the transport around it: the communicator, the
+// NCCL send/recv and all-gather of each step, aborting a hung pass, and a ProcessGroup that
 // starts passes together, takes the slowest rank's time and shares timelines and output rows, as
 // executor_cpu.cpp does over mpi.
 //
@@ -47,7 +47,9 @@
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/merge_partials.cuh"
+#include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
+#include "ring/cuda_rank.hpp"
 #include "ring/interval_pack.hpp"
 #include "ring/nccl_check.hpp"
 #include "ring/sample_clock.hpp"
@@ -57,7 +59,6 @@
 namespace rb::ring {
 namespace {
 
-using bf16 = __nv_bfloat16;
 using kernels::DeviceBuffer;
 
 // The launcher's idea of this process's index on its host, so ranks sharing a node take distinct
@@ -81,16 +82,10 @@ void backoff(int spin) {
   else std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
-// Timing events of one step. The transfer recorded at step j brings step j+1's block (ring).
-struct StepEvents {
-  CudaEvent attn_begin, attn_end, merge_end, copy_begin, copy_end;
-  CudaEvent recv_done, compute_done;  // ordering only
-};
-
-class NcclExecutor final : public CudaExecutor {
+class NcclExecutor final : public CudaExecutorBase {
  public:
   NcclExecutor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group)
-      : plan_(plan), opts_(opts), group_(group), c_(plan.config.cp), r_(group.rank()), rows_(plan.ranks.at(0).tokens) {
+      : CudaExecutorBase(plan, opts), group_(group), c_(plan.config.cp), r_(group.rank()), rows_(plan.ranks.at(0).tokens) {
     const Config& cfg = plan_.config;
     if (cfg.dtype != DType::bfloat16)
       throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
@@ -127,13 +122,8 @@ class NcclExecutor final : public CudaExecutor {
 
   ~NcclExecutor() override { teardown(aborted_ || dirty_); }
 
-  const Plan& plan() const override { return plan_; }
-  const CudaOptions& options() const override { return opts_; }
-  const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
-  std::int64_t last_raw_ns() const override { return raw_ns_; }
-  std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
   std::vector<StreamLabel> streams() const override {
-    return {{compute_.get(), r_, IntervalKind::compute, "compute"}, {comm_stream_.get(), r_, IntervalKind::comm, "comm"}};
+    return {{rank_.compute.get(), r_, IntervalKind::compute, "compute"}, {rank_.comm.get(), r_, IntervalKind::comm, "comm"}};
   }
 
   // The watchdog's path, from any thread. The host never blocks inside NCCL (the communicator is
@@ -195,9 +185,9 @@ class NcclExecutor final : public CudaExecutor {
       if (r != r_) continue;  // another process's row: its owner adds it
       if (host.empty()) {
         RB_CUDA_CHECK(cudaSetDevice(opts_.device));
-        host.resize(o_acc_.size());
+        host.resize(rank_.o_acc.size());
         // Every pass waited for its end event, so the compute stream has nothing left to write.
-        RB_CUDA_CHECK(cudaMemcpy(host.data(), o_acc_.get(), o_acc_.bytes(), cudaMemcpyDeviceToHost));
+        RB_CUDA_CHECK(cudaMemcpy(host.data(), rank_.o_acc.get(), rank_.o_acc.bytes(), cudaMemcpyDeviceToHost));
       }
       const float* src = host.data() + row * width;
       std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
@@ -210,14 +200,11 @@ class NcclExecutor final : public CudaExecutor {
  private:
   std::int64_t kv_half() const { return rows_ * plan_.config.kv_heads * plan_.config.head_dim; }
   bool gathered() const { return plan_.schedule.gathered; }
-  std::int64_t row_elems() const { return static_cast<std::int64_t>(plan_.config.kv_heads) * plan_.config.head_dim; }
-  // Elements of one step buffer, and of one lane's [K | V] piece in it.
-  std::int64_t buffer_elems() const { return plan_.schedule.buffer_rows() * row_elems(); }
-  std::int64_t piece_elems() const { return 2 * plan_.schedule.lane_rows * row_elems(); }
   int steps() const { return static_cast<int>(plan_.ranks[r_].steps.size()); }
   // Whether step j's comm work moves anything; the block attended to, and forwarded, at step j.
   bool moves(int j) const { return plan_.schedule.moves(j, c_); }
-  bf16* block(int j) const { return j == 0 ? own_.get() : buf_[j % 2].get(); }
+  bf16* block(int j) const { return rank_.block(j); }
+  EnqueueContext ctx() { return EnqueueContext{capturing_, &labels_}; }
 
   // --- the communicator ----------------------------------------------------------------------
 
@@ -315,124 +302,43 @@ class NcclExecutor final : public CudaExecutor {
   // --- buffers -------------------------------------------------------------------------------
 
   void setup() {
-    const Config& cfg = plan_.config;
-    const auto& segs = plan_.ranks[r_].segments;
-    const std::int64_t qn = rows_ * cfg.heads * cfg.head_dim, half = kv_half();
     origin_ = make_stream();
-    compute_ = make_stream();
-    comm_stream_ = make_stream();
-    name_stream(compute_.get(), fmt::format("rank {} compute", r_));
-    name_stream(comm_stream_.get(), fmt::format("rank {} comm", r_));
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
     clock_ = SampleClock(opts_.device);
     fork_ = make_event(false);
     join_ = make_event(false);
-    const cudaStream_t s = compute_.get();
-    q_ = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
-    own_ = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-    kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
-    kernels::fill_inputs(q_.get(), segs, fp, s);
-    fp.heads = cfg.kv_heads;
-    for (const auto& piece : plan_.block_pieces(r_)) {
-      fp.tensor = kernels::ref::Tensor::k;
-      kernels::fill_inputs(own_.get() + piece.k_row * row_elems(), piece.segments, fp, s);
-      fp.tensor = kernels::ref::Tensor::v;
-      kernels::fill_inputs(own_.get() + piece.v_row * row_elems(), piece.segments, fp, s);
-    }
-    o_part_ = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-    o_acc_ = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-    lse_part_ = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
-    lse_acc_ = DeviceBuffer<float>(static_cast<std::size_t>(rows_ * cfg.heads));
-    if (gathered()) {
-      all_k_ = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
-      all_v_ = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c_));
-      // Its own slot never changes, and the in-place all-gather sends from it: copied once here.
-      RB_CUDA_CHECK(cudaMemcpyAsync(all_k_.get() + half * r_, own_.get(), own_.bytes() / 2,
-                                    cudaMemcpyDeviceToDevice, s));
-      RB_CUDA_CHECK(cudaMemcpyAsync(all_v_.get() + half * r_, own_.get() + half, own_.bytes() / 2,
-                                    cudaMemcpyDeviceToDevice, s));
-    } else {
-      if (c_ > 1) buf_[1] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-      if (c_ > 2) buf_[0] = DeviceBuffer<bf16>(static_cast<std::size_t>(buffer_elems()));
-    }
-    launches_ = step_launches(plan_, r_);
-    for (const auto& sl : launches_)
-      work_.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
-                                                    : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
-    for (int j = 0; j < steps(); ++j)
-      ev_.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true),
-                               make_event(true), make_event(false), make_event(false)});
-    if (opts_.l2_flush) {
-      int l2 = 0;
-      RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, opts_.device));
-      flush_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
-    }
-    RB_CUDA_CHECK(cudaStreamSynchronize(s));  // fills done before the first pass reads or sends them
+    rank_.setup(plan_, r_, opts_.device);
+    if (opts_.l2_flush) flush_ = L2Flush(opts_.device);
+    // Fills done before the first pass reads or sends them.
+    RB_CUDA_CHECK(cudaStreamSynchronize(rank_.compute.get()));
   }
 
   // --- enqueueing one pass -------------------------------------------------------------------
 
-  void timing(const CudaEvent& e, cudaStream_t s) {
-    record_timing(e.get(), s, capturing_);
-  }
+  void timing(const CudaEvent& e, cudaStream_t s) { ctx().timing(e, s); }
   // Names the node the last call on s added (capture only), for GraphNodeLabel. NCCL may end a
   // launch with a node of its own; then the label names that node and the tracer finds no kernel
   // under it, which loses a label but misnames nothing.
   void label(cudaStream_t s, int step, IntervalKind kind, const char* lane, const char* name) {
-    if (!capturing_) return;
-    if (void* node = last_captured_node(s)) labels_.push_back(GraphNodeLabel{node, r_, step, kind, lane, name});
+    ctx().label(s, r_, step, kind, lane, name);
   }
 
-  void attend(int j) {
-    const Config& cfg = plan_.config;
-    const cudaStream_t s = compute_.get();
-    const StepAction action = launches_[j].action;
-    kernels::AttentionBlockParams ap;
-    ap.q = q_.get();
-    ap.k = gathered() ? all_k_.get() : block(j);
-    ap.v = gathered() ? all_v_.get() : block(j) + plan_.schedule.lane_rows * row_elems();
-    // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
-    ap.o = action == StepAction::write ? o_acc_.get() : o_part_.get();
-    ap.lse = action == StepAction::write ? lse_acc_.get() : lse_part_.get();
-    ap.sq = rows_;
-    ap.sk = launches_[j].sk;
-    ap.hq = cfg.heads;
-    ap.hkv = cfg.kv_heads;
-    ap.d = cfg.head_dim;
-    ap.causal = cfg.causal;
-    ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
-    work_[j].bind(ap);
-    StepEvents& ev = ev_[j];
-    // A skipped step keeps its events (waits and the step clock read them) and launches nothing.
-    timing(ev.attn_begin, s);
-    if (action != StepAction::skip) {
-      kernels::attention_block(ap, s);
-      label(s, j, IntervalKind::compute, "compute", "attention");
-    }
-    timing(ev.attn_end, s);
-    if (action == StepAction::merge) {
-      kernels::merge_partials(kernels::MergeParams{o_acc_.get(), lse_acc_.get(), o_part_.get(), lse_part_.get(),
-                                                   rows_, cfg.heads, cfg.head_dim},
-                              s);
-      label(s, j, IntervalKind::compute, "compute", "merge");
-    }
-    timing(ev.merge_end, s);
-    RB_CUDA_CHECK(cudaEventRecord(ev.compute_done.get(), s));
-  }
+  void attend(int j) { rank_.attend(j, ctx()); }
 
   // The comm work issued during step j: the block for step j+1 (ring), or the whole gather.
   void transfer(int j) {
-    const cudaStream_t s = comm_stream_.get();
+    const cudaStream_t s = rank_.comm.get();
     const std::int64_t half = kv_half();
-    StepEvents& ev = ev_[j];
+    StepEvents& ev = rank_.ev[j];
     if (gathered()) {
       timing(ev.copy_begin, s);
       const auto n = static_cast<std::size_t>(half);
       // In place: sendbuff is this rank's slot of recvbuff (recvbuff + rank * count).
       nccl_group("ncclAllGather of K and V", [&] {
-        const ncclResult_t k = ncclAllGather(all_k_.get() + half * r_, all_k_.get(), n, ncclBfloat16, comm_, s);
-        const ncclResult_t v = ncclAllGather(all_v_.get() + half * r_, all_v_.get(), n, ncclBfloat16, comm_, s);
+        bf16 *k_all = rank_.all_k.get(), *v_all = rank_.all_v.get();
+        const ncclResult_t k = ncclAllGather(k_all + half * r_, k_all, n, ncclBfloat16, comm_, s);
+        const ncclResult_t v = ncclAllGather(v_all + half * r_, v_all, n, ncclBfloat16, comm_, s);
         return k != ncclSuccess ? k : v;
       });
       label(s, 0, IntervalKind::comm, "comm", "kv_allgather");
@@ -442,15 +348,15 @@ class NcclExecutor final : public CudaExecutor {
     }
     // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers). The
     // pieces sent, from block(j), are own or were received by transfer(j-1) earlier on this stream.
-    if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ev_[j - 1].compute_done.get(), 0));
+    if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rank_.ev[j - 1].compute_done.get(), 0));
     timing(ev.copy_begin, s);
     const KvSchedule& sch = plan_.schedule;
-    const auto n = static_cast<std::size_t>(piece_elems());  // a lane's K and V, contiguous
+    const auto n = static_cast<std::size_t>(rank_.piece_elems());  // a lane's K and V, contiguous
     // Every lane in one group: NCCL runs the sends and receives of both directions at once.
     nccl_group("ncclSend/ncclRecv of the K|V pieces", [&] {
       ncclResult_t first = ncclSuccess;
       for (int l = 0; l < static_cast<int>(sch.lanes.size()) && first == ncclSuccess; ++l) {
-        const std::int64_t at = sch.k_row(l) * row_elems();
+        const std::int64_t at = rank_.piece_offset(l);
         const ncclResult_t a = ncclSend(block(j) + at, n, ncclBfloat16, sch.receiver(r_, l, c_), comm_, s);
         const ncclResult_t b = ncclRecv(block(j + 1) + at, n, ncclBfloat16, sch.sender(r_, l, c_), comm_, s);
         first = a != ncclSuccess ? a : b;
@@ -465,7 +371,7 @@ class NcclExecutor final : public CudaExecutor {
   // The pass, forked from and joined back into `origin`: recv_done of step j (recorded by
   // transfer(j)) is what step j+1 waits for; the gather is what step 0 waits for.
   void enqueue(cudaStream_t origin) {
-    const cudaStream_t cs = compute_.get(), ms = comm_stream_.get();
+    const cudaStream_t cs = rank_.compute.get(), ms = rank_.comm.get();
     RB_CUDA_CHECK(cudaEventRecord(fork_.get(), origin));
     RB_CUDA_CHECK(cudaStreamWaitEvent(cs, fork_.get(), 0));
     RB_CUDA_CHECK(cudaStreamWaitEvent(ms, fork_.get(), 0));
@@ -474,7 +380,7 @@ class NcclExecutor final : public CudaExecutor {
       if (!capturing_) step.emplace(nvtx::kRangeStep, j);
       if (moves(j)) transfer(j);
       if (gathered() ? (j == 0 && c_ > 1) : j > 0)
-        RB_CUDA_CHECK(cudaStreamWaitEvent(cs, ev_[gathered() ? 0 : j - 1].recv_done.get(), 0));
+        RB_CUDA_CHECK(cudaStreamWaitEvent(cs, rank_.ev[gathered() ? 0 : j - 1].recv_done.get(), 0));
       attend(j);
     }
     RB_CUDA_CHECK(cudaEventRecord(join_.get(), ms));
@@ -517,7 +423,7 @@ class NcclExecutor final : public CudaExecutor {
     nvtx::ScopedRange pass(nvtx::kRangeRankPass, r_);
     const cudaStream_t o = origin_.get();
     dirty_ = true;  // until the pass is seen to finish: teardown must abort, not destroy
-    if (opts_.l2_flush) RB_CUDA_CHECK(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), o));
+    flush_.enqueue(o);  // a no-op without --l2-flush
     clock_.before(o);
     RB_CUDA_CHECK(cudaEventRecord(pass_begin_.get(), o));
     if (exec_.get() != nullptr)
@@ -535,24 +441,13 @@ class NcclExecutor final : public CudaExecutor {
 
   // --- reading the events back ---------------------------------------------------------------
 
-  static std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {
-    float ms = 0;
-    RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
-    return static_cast<std::int64_t>(std::llround(static_cast<double>(ms) * 1e6));
-  }
 
   // This rank's intervals, relative to the pass's begin event.
   std::vector<Interval> intervals() const {
     std::vector<Interval> out;
     for (int j = 0; j < steps(); ++j) {
-      const StepEvents& ev = ev_[j];
-      const auto a0 = ns_between(pass_begin_, ev.attn_begin), a1 = ns_between(pass_begin_, ev.attn_end),
-                 a2 = ns_between(pass_begin_, ev.merge_end);
-      const StepAction action = launches_[j].action;
-      if (action != StepAction::skip)
-        out.push_back(Interval{r_, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
-      if (action == StepAction::merge)
-        out.push_back(Interval{r_, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
+      const StepEvents& ev = rank_.ev[j];
+      rank_.compute_intervals(j, pass_begin_, out);
       if (moves(j)) {
         const int step = gathered() ? 0 : j + 1;
         // In flight only: a NCCL kernel's execution is not visible to the timed passes (the CUPTI
@@ -592,24 +487,16 @@ class NcclExecutor final : public CudaExecutor {
     return tl;
   }
 
-  Plan plan_;
-  CudaOptions opts_;
   ProcessGroup& group_;
   int c_, r_;
   std::int64_t rows_;
-  CudaStream origin_, compute_, comm_stream_;
-  DeviceBuffer<bf16> q_, own_, buf_[2], all_k_, all_v_;  // own, buf: [K (rows, Hkv, D) | V (rows, Hkv, D)]
-  DeviceBuffer<float> o_part_, o_acc_, lse_part_, lse_acc_;
-  DeviceBuffer<std::byte> flush_;
+  CudaStream origin_;
+  CudaRank rank_;  // what this process's rank does on its GPU
+  L2Flush flush_;  // empty without --l2-flush
   SampleClock clock_;       // around each pass on origin_
-  double nominal_mhz_ = 0;  // the lowest cudaDevAttrClockRate over the job's devices
-  std::vector<StepLaunch> launches_;                // per step: what it computes (step_launch.hpp)
-  std::vector<kernels::DeviceAttentionWork> work_;  // per step; empty for a skipped one
-  std::vector<StepEvents> ev_;                      // per step
   CudaEvent pass_begin_, pass_end_, fork_, join_;
   CudaGraph graph_;
   CudaGraphExec exec_;
-  std::vector<GraphNodeLabel> labels_;
   std::mutex nccl_mu_;
   ncclComm_t comm_ = nullptr;  // nccl_mu_
   bool persistent_ = false;    // nccl_mu_: a capture has begun
@@ -617,17 +504,13 @@ class NcclExecutor final : public CudaExecutor {
   std::atomic<bool> aborted_{false};
   bool capturing_ = false;
   bool dirty_ = false;  // a pass began and was not seen to finish
-  std::int64_t raw_ns_ = 0, host_end_ns_ = 0;
+  std::int64_t host_end_ns_ = 0;
 };
 
 }  // namespace
 
 std::int64_t nccl_executor_bytes(const Plan& plan) {
-  const Config& cfg = plan.config;
-  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
-  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + buffers or gathered K|V
-  return saturated_bytes(2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads));
+  return saturated_bytes(cuda_rank_bytes(plan));
 }
 
 std::unique_ptr<CudaExecutor> make_nccl_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group) {

@@ -1,0 +1,156 @@
+// One rank's buffers, attention steps and compute intervals on a GPU (see cuda_rank.hpp).
+#include "ring/cuda_rank.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "kernels/cuda_check.hpp"
+#include "kernels/fill_inputs.cuh"
+#include "kernels/merge_partials.cuh"
+#include "ring/cuda_devices.hpp"
+
+namespace rb::ring {
+
+void EnqueueContext::timing(const CudaEvent& e, cudaStream_t s) const { record_timing(e.get(), s, capturing); }
+
+void EnqueueContext::label(cudaStream_t s, int rank, int step, IntervalKind kind, const char* lane,
+                           const char* name) const {
+  if (!capturing || labels == nullptr) return;
+  if (void* node = last_captured_node(s)) labels->push_back(GraphNodeLabel{node, rank, step, kind, lane, name});
+}
+
+void CudaRank::setup(const Plan& plan, int r, int dev) {
+  const Config& cfg = plan.config;
+  const KvSchedule& sch = plan.schedule;
+  plan_ = &plan;
+  rank = r;
+  device = dev;
+  const std::int64_t rows = plan.ranks.at(r).tokens, c = cfg.cp;
+  row_elems_ = static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim;
+  const std::int64_t qn = rows * cfg.heads * cfg.head_dim, half = rows * row_elems_;
+  const auto buffer = static_cast<std::size_t>(sch.buffer_rows() * row_elems_);
+  compute = make_stream();
+  comm = make_stream();
+  name_stream(compute.get(), fmt::format("rank {} compute", r));
+  name_stream(comm.get(), fmt::format("rank {} comm", r));
+  const cudaStream_t s = compute.get();
+  q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
+  own = DeviceBuffer<bf16>(buffer);
+  kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
+  kernels::fill_inputs(q.get(), plan.ranks[r].segments, fp, s);
+  fp.heads = cfg.kv_heads;
+  for (const auto& piece : plan.block_pieces(r)) {
+    fp.tensor = kernels::ref::Tensor::k;
+    kernels::fill_inputs(own.get() + piece.k_row * row_elems_, piece.segments, fp, s);
+    fp.tensor = kernels::ref::Tensor::v;
+    kernels::fill_inputs(own.get() + piece.v_row * row_elems_, piece.segments, fp, s);
+  }
+  o_part = DeviceBuffer<float>(static_cast<std::size_t>(qn));
+  o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
+  lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows * cfg.heads));
+  lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(rows * cfg.heads));
+  if (sch.gathered) {
+    all_k = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c));
+    all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c));
+    // Its own slot never changes, and an in-place gather sends from it: copied once here.
+    RB_CUDA_CHECK(cudaMemcpyAsync(all_k.get() + half * r, own.get(), half * sizeof(bf16), cudaMemcpyDeviceToDevice, s));
+    RB_CUDA_CHECK(
+        cudaMemcpyAsync(all_v.get() + half * r, own.get() + half, half * sizeof(bf16), cudaMemcpyDeviceToDevice, s));
+  } else {
+    if (c > 1) buf[1] = DeviceBuffer<bf16>(buffer);
+    if (c > 2) buf[0] = DeviceBuffer<bf16>(buffer);
+  }
+  launches = step_launches(plan, r);
+  for (const auto& sl : launches)
+    work.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
+                                                 : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
+  for (std::size_t j = 0; j < launches.size(); ++j)
+    ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true), make_event(true),
+                            make_event(false), make_event(false)});
+}
+
+void CudaRank::attend(int j, const EnqueueContext& ctx) {
+  const Config& cfg = plan_->config;
+  const bool gathered = plan_->schedule.gathered;
+  const cudaStream_t s = compute.get();
+  const StepLaunch& sl = launches.at(static_cast<std::size_t>(j));
+  kernels::AttentionBlockParams ap;
+  ap.q = q.get();
+  ap.k = gathered ? all_k.get() : block(j);
+  ap.v = gathered ? all_v.get() : block(j) + plan_->schedule.lane_rows * row_elems_;
+  // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
+  ap.o = sl.action == StepAction::write ? o_acc.get() : o_part.get();
+  ap.lse = sl.action == StepAction::write ? lse_acc.get() : lse_part.get();
+  ap.sq = sl.sq;
+  ap.sk = sl.sk;
+  ap.hq = cfg.heads;
+  ap.hkv = cfg.kv_heads;
+  ap.d = cfg.head_dim;
+  ap.causal = cfg.causal;
+  ap.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
+  work[static_cast<std::size_t>(j)].bind(ap);
+  StepEvents& e = ev[static_cast<std::size_t>(j)];
+  // A skipped step keeps its events (waits and the step clock read them) and launches nothing.
+  ctx.timing(e.attn_begin, s);
+  if (sl.action != StepAction::skip) {
+    kernels::attention_block(ap, s);
+    ctx.label(s, rank, j, IntervalKind::compute, "compute", "attention");
+  }
+  ctx.timing(e.attn_end, s);
+  if (sl.action == StepAction::merge) {
+    kernels::merge_partials(
+        kernels::MergeParams{o_acc.get(), lse_acc.get(), o_part.get(), lse_part.get(), sl.sq, cfg.heads, cfg.head_dim},
+        s);
+    ctx.label(s, rank, j, IntervalKind::compute, "compute", "merge");
+  }
+  ctx.timing(e.merge_end, s);
+  RB_CUDA_CHECK(cudaEventRecord(e.compute_done.get(), s));
+}
+
+void CudaRank::compute_intervals(int j, const CudaEvent& ref, std::vector<Interval>& out) const {
+  const StepEvents& e = ev.at(static_cast<std::size_t>(j));
+  const auto a0 = ns_between(ref, e.attn_begin), a1 = ns_between(ref, e.attn_end), a2 = ns_between(ref, e.merge_end);
+  const StepAction action = launches[static_cast<std::size_t>(j)].action;
+  if (action != StepAction::skip) out.push_back(Interval{rank, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
+  if (action == StepAction::merge) out.push_back(Interval{rank, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
+}
+
+std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {
+  float ms = 0;
+  RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
+  return static_cast<std::int64_t>(std::llround(static_cast<double>(ms) * 1e6));
+}
+
+double cuda_rank_bytes(const Plan& plan) {
+  const Config& cfg = plan.config;
+  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
+  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + gathered K|V, or own + two step buffers
+  return 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
+}
+
+L2Flush::L2Flush(int device) : device_(device) {
+  use_device(device);
+  int l2 = 0;
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+  buffer_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
+}
+
+void L2Flush::enqueue(cudaStream_t s) const {
+  if (buffer_.get() == nullptr) return;
+  use_device(device_);
+  RB_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), s));
+}
+
+void L2Flush::now() const {
+  if (buffer_.get() == nullptr) return;
+  use_device(device_);
+  RB_CUDA_CHECK(cudaMemset(buffer_.get(), 0, buffer_.bytes()));
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace rb::ring

@@ -1,0 +1,97 @@
+// What one rank does on a GPU, for both CUDA executors: the local transport's virtual ranks
+// (ring/executor_cuda.cpp) and the nccl transport's one rank per process (ring/executor_nccl.cpp).
+// A rank owns its Q, its step buffers (filled from the plan's block pieces), its gathered K/V,
+// partial and accumulated O/LSE, a compute and a comm stream and per-step events; it enqueues each
+// step's attention and merge and reads its compute intervals back. How K/V reach its step buffers
+// is the executor's transport: device and peer copies, or NCCL.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include "common/timeline.hpp"
+#include "kernels/attention_block.cuh"
+#include "kernels/device_buffer.hpp"
+#include "ring/cuda_handles.hpp"
+#include "ring/executor_cuda.hpp"
+#include "ring/plan.hpp"
+#include "ring/step_launch.hpp"
+
+namespace rb::ring {
+
+using bf16 = __nv_bfloat16;
+using kernels::DeviceBuffer;
+
+// Timing events of one step of one rank. The transfer recorded at step j brings step j+1's pieces.
+struct StepEvents {
+  CudaEvent attn_begin, attn_end, merge_end, copy_begin, copy_end;
+  CudaEvent recv_done, compute_done;  // ordering only
+};
+
+// How an executor's enqueues are recorded: under capture, timing events become event-record nodes
+// and each kernel or copy node is labelled for the CUPTI tracer.
+struct EnqueueContext {
+  bool capturing = false;
+  std::vector<GraphNodeLabel>* labels = nullptr;
+  void timing(const CudaEvent& e, cudaStream_t s) const;
+  // Names the node the last call on s added (capture only).
+  void label(cudaStream_t s, int rank, int step, IntervalKind kind, const char* lane, const char* name) const;
+};
+
+class CudaRank {
+ public:
+  // Allocates rank r's buffers on the current device, which is `device`, and fills its Q and own
+  // block on its compute stream (not synchronised: the caller syncs before the first pass).
+  void setup(const Plan& plan, int r, int device);
+
+  // The step buffer rank r attends to at step j (rotating schedules): its own block at step 0, then
+  // the two receive buffers in turn. Each holds every lane's [K | V] piece (common/kv_schedule.hpp).
+  bf16* block(int j) const { return j == 0 ? own.get() : buf[j % 2].get(); }
+  // Elements of one K or V row, and where lane l's piece starts in a step buffer.
+  std::int64_t row_elems() const { return row_elems_; }
+  std::int64_t piece_offset(int lane) const { return plan_->schedule.k_row(lane) * row_elems_; }
+  std::int64_t piece_elems() const { return 2 * plan_->schedule.lane_rows * row_elems_; }
+  int steps() const { return static_cast<int>(launches.size()); }
+
+  // Enqueues step j's attention (and merge) on the compute stream, between its timing events, and
+  // records compute_done. The keys come from block(j), or the gathered K/V.
+  void attend(int j, const EnqueueContext& ctx);
+  // Step j's compute intervals (attention, merge) relative to `ref`, appended to `out`.
+  void compute_intervals(int j, const CudaEvent& ref, std::vector<Interval>& out) const;
+
+  int rank = 0, device = 0;
+  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: step buffers; all_k/v: (c·rows, Hkv, D)
+  DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
+  std::vector<StepLaunch> launches;                // per step: what it computes (step_launch.hpp)
+  std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one
+  CudaStream compute, comm;
+  std::vector<StepEvents> ev;  // per step
+
+ private:
+  const Plan* plan_ = nullptr;
+  std::int64_t row_elems_ = 0;
+};
+
+// The time between two events recorded on one device, in ns.
+std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b);
+
+// Device bytes one rank allocates for a plan (Q, own block, step buffers or gathered K/V, O/LSE).
+double cuda_rank_bytes(const Plan& plan);
+
+// Overwrites twice a device's L2 before a timed pass (outside its events), so that the pass starts
+// cold; NVBench's cold measurement.
+class L2Flush {
+ public:
+  L2Flush() = default;
+  explicit L2Flush(int device);  // sizes the buffer from the device's L2; allocates on it
+  void enqueue(cudaStream_t s) const;  // ordered before what follows on s
+  void now() const;                    // finished before it returns
+ private:
+  DeviceBuffer<std::byte> buffer_;
+  int device_ = -1;
+};
+
+}  // namespace rb::ring
