@@ -32,7 +32,7 @@ def error_lines(stderr):
 class MpiMatchesLocal(unittest.TestCase):
     def check_world(self, np_):
         sweep = ["--seq", "128", "--cp", str(np_), "--split", "contiguous,zigzag,striped", "--variant",
-                 "ring,allgather", "--dtype", "float64", "--heads", "4", "--kv-heads", "2", "--head-dim", "16",
+                 "ring,allgather,ring-bidirectional", "--dtype", "float64", "--heads", "4", "--kv-heads", "2", "--head-dim", "16",
                  "--repeats", "2", "--rounds", "1"]
         with tempdir() as d:
             m = mpirun(np_, "run", "--transport", "mpi", *sweep, "--out", f"{d}/mpi", "--dump", f"{d}/mpi/dump")
@@ -43,7 +43,7 @@ class MpiMatchesLocal(unittest.TestCase):
             jsonschema.validate(res, read_json(SCHEMA))
             self.assertEqual(res["distributed"]["world_size"], np_)
             self.assertEqual(len(res["distributed"]["ranks"]), np_)
-            self.assertEqual(len(res["runs"]), 6)
+            self.assertEqual(len(res["runs"]), 9)
             for r in res["runs"]:
                 self.assertEqual(r["status"], "ok", r["reason"])
                 self.assertTrue(r["correctness"]["passed"])
@@ -64,7 +64,7 @@ class MpiMatchesLocal(unittest.TestCase):
                     # Same arithmetic in the same order on every rank: equal to float64 rounding.
                     np.testing.assert_allclose(a, b, rtol=0, atol=4 * np.finfo(np.float64).eps * np.abs(b).max())
                     compared += 1
-            self.assertEqual(compared, 6 * 4)
+            self.assertEqual(compared, 9 * 4)
 
     def test_two_processes(self):
         self.check_world(2)
