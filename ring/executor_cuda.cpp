@@ -43,9 +43,6 @@
 
 namespace rb::ring {
 
-std::string_view to_string(CudaRankMode m) { return m == CudaRankMode::isolated ? "isolated" : "concurrent"; }
-std::string_view to_string(CudaLaunch l) { return l == CudaLaunch::graph ? "graph" : "eager"; }
-
 bool cuda_device_available() {
   int n = 0;
   return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
