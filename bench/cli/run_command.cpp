@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/mann_whitney.hpp"
+#include "ring/cuda_options.hpp"
 
 namespace rb::bench {
 namespace {
@@ -113,8 +114,8 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"skip_invalid", o.skip_invalid},
                         {"trace", o.trace},
                         {"dump", o.dump_dir.has_value()},
-                        {"rank_mode", o.rank_mode},
-                        {"launch", o.launch},
+                        {"rank_mode", std::string(ring::to_string(o.rank_mode))},
+                        {"launch", std::string(ring::to_string(o.launch))},
                         {"l2_flush", o.l2_flush},
                         {"devices", o.devices},
                         {"cupti", o.cupti},
@@ -165,8 +166,8 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
   opts.rounds = f.rounds;
   opts.interleave = !f.no_interleave;
-  opts.rank_mode = f.rank_mode;
-  opts.launch = f.launch;
+  opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
+  opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
   opts.l2_flush = f.l2_flush;
   if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
   if (f.given("--max-noise") && !(f.max_noise_pct > 0 && f.max_noise_pct <= 1000))

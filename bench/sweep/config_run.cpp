@@ -206,7 +206,7 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   std::multimap<std::uint64_t, std::uint64_t> clones;
   std::string clone_error;
   std::optional<CuptiCloneRecorder> recorder;
-  if (traced && opts_.launch == "graph") {
+  if (traced && opts_.launch == ring::CudaLaunch::graph) {
     try {
       recorder.emplace();
     } catch (const Error& e) {
@@ -383,8 +383,8 @@ json ConfigRun::record() const {
   if (cfg_.backend == Backend::cuda) {
     timing["clock"] = distributed_ ? "CUDA events around each rank's pass, from a common barrier; the slowest rank's"
                                    : "CUDA events around the pass";
-    timing["rank_mode"] = distributed_ ? "one rank per process" : opts_.rank_mode;
-    timing["launch"] = opts_.launch;
+    timing["rank_mode"] = distributed_ ? "one rank per process" : std::string(ring::to_string(opts_.rank_mode));
+    timing["launch"] = std::string(ring::to_string(opts_.launch));
     timing["l2"] = opts_.l2_flush ? "flushed (cold)" : "warm";
     if (cuda_devices_) timing["devices"] = *cuda_devices_;
   } else {

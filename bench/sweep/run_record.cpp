@@ -34,7 +34,7 @@ std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunO
 #ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
     if (!group) throw Error("the nccl transport needs the MPI job's process group");
     ring::CudaOptions c;
-    c.launch = opts.launch == "eager" ? ring::CudaLaunch::eager : ring::CudaLaunch::graph;
+    c.launch = opts.launch;
     c.l2_flush = opts.l2_flush;
     return ring::make_nccl_executor(plan, c, *group);
 #else
@@ -43,8 +43,8 @@ std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunO
   }
 #ifdef RINGBENCH_HAVE_CUDA
   ring::CudaOptions c;
-  c.mode = opts.rank_mode == "concurrent" ? ring::CudaRankMode::concurrent : ring::CudaRankMode::isolated;
-  c.launch = opts.launch == "eager" ? ring::CudaLaunch::eager : ring::CudaLaunch::graph;
+  c.mode = opts.rank_mode;
+  c.launch = opts.launch;
   c.l2_flush = opts.l2_flush;
   c.devices = opts.devices;
   return ring::make_cuda_executor(plan, c);

@@ -16,6 +16,7 @@
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
+#include "ring/cuda_options.hpp"
 
 namespace rb::bench {
 
@@ -51,8 +52,8 @@ struct RunOptions {
   bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
   // CUDA backend (docs/design.md §7): virtual ranks measured one at a time (isolated) or all at once
   // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.
-  std::string rank_mode = "isolated";
-  std::string launch = "graph";
+  ring::CudaRankMode rank_mode = ring::CudaRankMode::isolated;
+  ring::CudaLaunch launch = ring::CudaLaunch::graph;
   bool l2_flush = false;
   int devices = 1;  // cuda, local transport: devices the virtual ranks are dealt over (0: all visible)
   // docs/design.md §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
