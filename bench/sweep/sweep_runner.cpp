@@ -11,23 +11,20 @@
 
 #include <fmt/format.h>
 
-#include "bench/sweep/config_run.hpp"
+#include "bench/sweep/backend.hpp"
+#include "bench/sweep/configuration_rounds.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/interrupt.hpp"
 #include "common/nvtx.hpp"
 #include "bench/sweep/progress.hpp"
-#include "bench/sweep/run_record.hpp"
+#include "bench/sweep/result_record.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "reports/results/config_json.hpp"
 #include "reports/html/html_report.hpp"
 #include "reports/results/results_writer.hpp"
 #include "ring/executor.hpp"
-#include "ring/executor_cuda.hpp"
-#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-#include "ring/executor_nccl.hpp"
-#endif
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
 
@@ -38,50 +35,7 @@ using nlohmann::json;
 
 // Throws InputError for a configuration this build cannot run or that breaks a rule.
 void check_runnable(const Config& cfg) {
-  const ring::World* w = world();
-  const int procs = w ? w->size() : 1;
-  const std::string transport(to_string(cfg.transport));
-  if (cfg.transport == Transport::local) {
-    if (procs > 1)
-      throw InputError("transport", transport,
-                       fmt::format("launched as {} MPI processes, the local transport would run {} copies of one sweep: "
-                                   "use --transport mpi (cpu backend) or nccl (cuda backend)",
-                                   procs, procs));
-  } else {
-#ifndef RINGBENCH_HAVE_MPI
-    throw InputError("transport", transport, "this build has no MPI (it was not found when ringbench was configured)");
-#endif
-#ifndef RINGBENCH_HAVE_NCCL_TRANSPORT
-    if (cfg.transport == Transport::nccl)
-      throw InputError("transport", transport, "this build has no NCCL transport (it needs CUDA, NCCL and MPI found)");
-#endif
-    if (!w)
-      throw InputError("transport", transport,
-                       fmt::format("runs one rank per process: launch with `mpirun -np {} ringbench run ...` (or srun)",
-                                   cfg.cp));
-    if (cfg.transport == Transport::mpi && cfg.backend != Backend::cpu)
-      throw InputError("transport", transport, "the mpi transport carries the cpu backend; the cuda backend uses nccl");
-    if (cfg.transport == Transport::nccl && cfg.backend != Backend::cuda)
-      throw InputError("transport", transport, "the nccl transport carries the cuda backend; the cpu backend uses mpi");
-    if (cfg.cp != procs)
-      throw InputError("cp", std::to_string(cfg.cp),
-                       fmt::format("with the {} transport each rank is a process: cp must equal the {} MPI processes "
-                                   "launched",
-                                   transport, procs));
-  }
-  if (cfg.backend == Backend::cuda) {
-#ifdef RINGBENCH_HAVE_CUDA
-    if (!ring::cuda_device_available()) throw InputError("backend", "cuda", "no CUDA device is available on this machine");
-    if (cfg.dtype != DType::bfloat16)
-      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
-    if (cfg.head_dim != 64 && cfg.head_dim != 128)
-      throw InputError("head-dim", std::to_string(cfg.head_dim), "the cuda attention kernel supports D = 64 and 128");
-#else
-    throw InputError("backend", "cuda", "this build has no CUDA backend (nvcc was not found when it was configured)");
-#endif
-  } else if (cfg.dtype == DType::bfloat16) {
-    throw InputError("dtype", "bfloat16", "the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
-  }
+  check_backend(cfg, world());
   (void)ring::make_plan(cfg);
 }
 
@@ -298,12 +252,10 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   std::int64_t memory_limit =
       opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9 / on_host;
   if (w) memory_limit = w->min(memory_limit);  // every rank skips the same configurations
-#ifdef RINGBENCH_HAVE_CUDA
-  const int local_devices = opts.devices == 0 ? std::max(1, ring::cuda_device_count()) : opts.devices;
-#endif
+  const int local_devices = local_cuda_devices(opts);
   // Per configuration: its run, from its first round until its last, and its final status.
   struct Slot {
-    std::unique_ptr<ConfigRun> run;
+    std::unique_ptr<ConfigurationRounds> run;
     std::string status;  // "ok", "failed" or "skipped" once closed; empty while open
   };
   std::vector<Slot> slots(configs.size());
@@ -352,25 +304,17 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     if (round == 0) {
       std::string skip = !stopped.empty() ? "not run: " + stopped : invalid[i];
       if (skip.empty() && memory_limit > 0) {
-        const auto need = estimated_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
+        const auto need = estimated_host_bytes(ring::make_plan(cfg), opts, distributed ? cfg.cp : 1);
         if (need > memory_limit)
           skip = fmt::format("needs an estimated {} of host memory; {:.2f} GiB may be used", gib_text(need),
                              static_cast<double>(memory_limit) / 1073741824.0);
       }
-#ifdef RINGBENCH_HAVE_CUDA
       if (skip.empty() && cfg.backend == Backend::cuda) {
-        const auto plan = ring::make_plan(cfg);
-#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-        const auto need = distributed ? ring::nccl_executor_bytes(plan) : ring::cuda_executor_bytes(plan, local_devices);
-#else
-        const auto need = ring::cuda_executor_bytes(plan, local_devices);
-#endif
-        const auto free_bytes = ring::cuda_free_memory_bytes();
-        if (need > free_bytes / 10 * 9)
-          skip = fmt::format("needs an estimated {} of device memory; {:.2f} GiB are free", gib_text(need),
-                             static_cast<double>(free_bytes) / 1073741824.0);
+        if (const auto device = device_memory(ring::make_plan(cfg), local_devices);
+            device && device->needed_bytes > device->free_bytes / 10 * 9)
+          skip = fmt::format("needs an estimated {} of device memory; {:.2f} GiB are free", gib_text(device->needed_bytes),
+                             static_cast<double>(device->free_bytes) / 1073741824.0);
       }
-#endif
       if (w && distributed) {
         // Device memory differs per rank: every rank skips if any must, with that rank's reason.
         const auto reasons = w->allgather_strings(skip);
@@ -382,7 +326,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
         close(skipped_record(cfg, skip), true, "skipped", skip);
         continue;
       }
-      slot.run = std::make_unique<ConfigRun>(cfg, opts, idx);
+      slot.run = std::make_unique<ConfigurationRounds>(ring::make_plan(cfg), opts, idx);
     }
     progress.start(idx, cfg.label(), round, slot.run->rounds());
     std::unique_ptr<ring::ProcessGroup> group = distributed && w ? w->open_group() : nullptr;

@@ -48,8 +48,8 @@ std::vector<double> samples_ms(const json& run) {
 
 // The median of each round's samples: samples_ms holds the rounds in order, round k having
 // timing.round_counts[k] samples (1.2.0: a round that dropped throttled samples keeps fewer), or
-// before that count/rounds plus one for k < count % rounds (bench/sweep/config_run.cpp). One entry (the
-// median of all) when the run has no rounds to tell apart.
+// before that count/rounds plus one for k < count % rounds (bench/sweep/configuration_rounds.cpp).
+// One entry (the median of all) when the run has no rounds to tell apart.
 std::vector<double> round_medians(const json& run, const std::vector<double>& samples) {
   auto median = [](std::vector<double> r) {
     std::sort(r.begin(), r.end());

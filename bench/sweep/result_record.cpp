@@ -1,58 +1,13 @@
-// Building the parts of a result record, the executor for a configuration, and its memory estimate.
-#include "bench/sweep/run_record.hpp"
+// Building the parts of a result record.
+#include "bench/sweep/result_record.hpp"
 
-#include <algorithm>
-
-#include "common/error.hpp"
-#include "common/size_estimate.hpp"
+#include "model/ring_simulator.hpp"
+#include "model/step_table.hpp"
 #include "reports/results/config_json.hpp"
-#include "ring/executor.hpp"
-#include "ring/executor_cuda.hpp"
-#ifdef RINGBENCH_HAVE_MPI
-#include "ring/mpi_world.hpp"
-#endif
-#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-#include "ring/executor_nccl.hpp"
-#endif
 
 namespace rb::bench {
 
 using nlohmann::json;
-
-std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,
-                                              const ring::CpuOptions& cpu, ring::ProcessGroup* group) {
-  if (plan.config.transport == Transport::mpi) {
-#ifdef RINGBENCH_HAVE_MPI
-    if (!group) throw Error("the mpi transport needs the MPI job's process group");
-    return ring::make_cpu_executor(plan, cpu, *group, ring::make_mpi_transport(*group, plan.config.link_gbps));
-#else
-    throw InputError("transport", "mpi", "this build has no MPI (it was not found when ringbench was configured)");
-#endif
-  }
-  if (plan.config.backend != Backend::cuda) return ring::make_cpu_executor(plan, cpu);
-  if (plan.config.transport == Transport::nccl) {
-#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-    if (!group) throw Error("the nccl transport needs the MPI job's process group");
-    ring::CudaOptions c;
-    c.launch = opts.launch;
-    c.l2_flush = opts.l2_flush;
-    return ring::make_nccl_executor(plan, c, *group);
-#else
-    throw InputError("transport", "nccl", "this build has no NCCL transport (it needs CUDA, NCCL and MPI)");
-#endif
-  }
-#ifdef RINGBENCH_HAVE_CUDA
-  ring::CudaOptions c;
-  c.mode = opts.rank_mode;
-  c.launch = opts.launch;
-  c.l2_flush = opts.l2_flush;
-  c.devices = opts.devices;
-  return ring::make_cuda_executor(plan, c);
-#else
-  (void)opts;
-  throw InputError("backend", "cuda", "this build has no CUDA backend");
-#endif
-}
 
 json plan_to_json(const ring::Plan& plan) {
   json ranks = json::array();
@@ -117,13 +72,46 @@ json result_record(const Config& cfg, const char* status, const std::string& rea
 json skipped_record(const Config& cfg, const std::string& reason) { return result_record(cfg, "skipped", reason); }
 json failed_record(const Config& cfg, const std::string& reason) { return result_record(cfg, "failed", reason); }
 
-std::int64_t estimated_bytes(const ring::Plan& plan, const RunOptions& opts, int processes) {
-  const Config& c = plan.config;
-  const std::int64_t rows = c.seq <= opts.full_check_limit ? c.seq : std::min(c.seq, opts.check_sample);
-  // Reference: whole-sequence K and V in float64, and the checked rows' Q, O and the run's O.
-  const double reference = 8.0 * (2.0 * static_cast<double>(c.seq) * c.kv_heads * c.head_dim +
-                                  3.0 * static_cast<double>(rows) * c.heads * c.head_dim);
-  return saturated_bytes(static_cast<double>(ring::cpu_executor_bytes(plan)) / std::max(1, processes) + reference);
+// The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
+// hundreds of large-c configurations stays small; `truncated` says when intervals were left out.
+json timeline_to_json(const Timeline& tl) {
+  constexpr std::size_t kMaxIntervals = 4096;
+  json ivs = json::array();
+  for (std::size_t i = 0; i < tl.intervals.size() && i < kMaxIntervals; ++i) {
+    const auto& iv = tl.intervals[i];
+    ivs.push_back({{"rank", iv.rank},
+                   {"kind", to_string(iv.kind)},
+                   {"lane", iv.lane},
+                   {"name", iv.name},
+                   {"step", iv.step},
+                   {"bytes", iv.bytes},
+                   {"begin_ms", static_cast<double>(iv.begin_ns) / 1e6},
+                   {"end_ms", static_cast<double>(iv.end_ns) / 1e6}});
+  }
+  return {{"clock", "steady_clock, relative to the pass start"},
+          {"window_ms", static_cast<double>(tl.window_end_ns - tl.window_begin_ns) / 1e6},
+          {"truncated", tl.intervals.size() > kMaxIntervals},
+          {"intervals", ivs}};
+}
+
+// The ring simulator fed with this pass's own per-step compute and transfer times: if the executor
+// schedules as the model assumes (double buffering, rendezvous, neighbour waits), the simulated
+// pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
+// contending with compute) that the model leaves out.
+json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
+  const auto table = model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant);
+  const auto sim = model::simulate(table);
+  const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
+  return {{"kind", "ring_simulator"},
+          {"basis", "the median pass's measured per-step compute and transfer times, rescheduled by the simulator"},
+          {"pass_ms", sim.pass_s * 1e3},
+          {"measured_pass_ms", measured_ms},
+          {"measured_over_model", sim.pass_s > 0 ? json(measured_ms / (sim.pass_s * 1e3)) : json(nullptr)},
+          {"compute_critical_path_ms", sim.pass_without_comm_s * 1e3},
+          {"exposed_comm_ms_mean", sim.exposed_comm_mean_s * 1e3},
+          {"exposed_comm_ms_max", sim.exposed_comm_max_s * 1e3},
+          {"overlap_fraction", sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr)},
+          {"idle_ms_max", sim.idle_max_s * 1e3}};
 }
 
 }  // namespace rb::bench

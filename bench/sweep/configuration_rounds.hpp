@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -13,21 +14,26 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure/metrics.hpp"
-#include "bench/sweep/run_record.hpp"
 #include "bench/sweep/sweep_runner.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
+#include "ring/reference.hpp"
 
 namespace rb::bench {
 
-class ConfigRun {
+// The float64 reference rows a round's check compares against (bench/sweep/round_execution.hpp
+// keeps them while consecutive configurations share them).
+using ReferenceProvider = std::function<const std::vector<double>&(const ring::CheckRows&)>;
+
+class ConfigurationRounds {
  public:
-  // `index` is the configuration's place in the sweep (for fault injection).
-  ConfigRun(const Config& cfg, const RunOptions& opts, int index);
-  ConfigRun(const ConfigRun&) = delete;
-  ConfigRun& operator=(const ConfigRun&) = delete;
+  // `plan` is the configuration's (the sweep's plan stage made it); `index` is its place in the
+  // sweep (for fault injection).
+  ConfigurationRounds(ring::Plan plan, const RunOptions& opts, int index);
+  ConfigurationRounds(const ConfigurationRounds&) = delete;
+  ConfigurationRounds& operator=(const ConfigurationRounds&) = delete;
 
   const Config& config() const { return cfg_; }
   // Rounds planned: fixed by --rounds, or with --max-noise the most it may take until the stopping

@@ -1,165 +1,54 @@
 // A configuration's rounds: the checked pass, the timed passes on a fresh executor per round, the
 // candidates for the median pass, and the record built from what has been measured so far.
-#include "bench/sweep/config_run.hpp"
+#include "bench/sweep/configuration_rounds.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <mutex>
 #include <numeric>
-#include <set>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "bench/measure/stats.hpp"
+#include "bench/sweep/backend.hpp"
 #include "bench/sweep/dump.hpp"
 #include "bench/sweep/gpu_state.hpp"
 #include "bench/sweep/machine_probe.hpp"
-#include "bench/measure/stats.hpp"
+#include "bench/sweep/result_record.hpp"
 #include "bench/sweep/watchdog.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
 #include "bench/measure/cupti_tracer.hpp"
+#include "bench/sweep/cupti_pass.hpp"
 #endif
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
-#include "model/ring_simulator.hpp"
-#include "model/step_table.hpp"
 #include "reports/exports/chrome_trace_writer.hpp"
 #include "reports/exports/kineto_trace_writer.hpp"
 #include "reports/results/config_json.hpp"
 #include "ring/executor_cuda.hpp"
-#include "ring/reference.hpp"
 
 namespace rb::bench {
-namespace {
 
 using nlohmann::json;
 
-// The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
-// hundreds of large-c configurations stays small; `truncated` says when intervals were left out.
-json timeline_to_json(const Timeline& tl) {
-  constexpr std::size_t kMaxIntervals = 4096;
-  json ivs = json::array();
-  for (std::size_t i = 0; i < tl.intervals.size() && i < kMaxIntervals; ++i) {
-    const auto& iv = tl.intervals[i];
-    ivs.push_back({{"rank", iv.rank},
-                   {"kind", to_string(iv.kind)},
-                   {"lane", iv.lane},
-                   {"name", iv.name},
-                   {"step", iv.step},
-                   {"bytes", iv.bytes},
-                   {"begin_ms", static_cast<double>(iv.begin_ns) / 1e6},
-                   {"end_ms", static_cast<double>(iv.end_ns) / 1e6}});
-  }
-  return {{"clock", "steady_clock, relative to the pass start"},
-          {"window_ms", static_cast<double>(tl.window_end_ns - tl.window_begin_ns) / 1e6},
-          {"truncated", tl.intervals.size() > kMaxIntervals},
-          {"intervals", ivs}};
-}
-
-// The ring simulator fed with this pass's own per-step compute and transfer times: if the executor
-// schedules as the model assumes (double buffering, rendezvous, neighbour waits), the simulated
-// pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
-// contending with compute) that the model leaves out.
-json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
-  const auto table = model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant);
-  const auto sim = model::simulate(table);
-  const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
-  return {{"kind", "ring_simulator"},
-          {"basis", "the median pass's measured per-step compute and transfer times, rescheduled by the simulator"},
-          {"pass_ms", sim.pass_s * 1e3},
-          {"measured_pass_ms", measured_ms},
-          {"measured_over_model", sim.pass_s > 0 ? json(measured_ms / (sim.pass_s * 1e3)) : json(nullptr)},
-          {"compute_critical_path_ms", sim.pass_without_comm_s * 1e3},
-          {"exposed_comm_ms_mean", sim.exposed_comm_mean_s * 1e3},
-          {"exposed_comm_ms_max", sim.exposed_comm_max_s * 1e3},
-          {"overlap_fraction", sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr)},
-          {"idle_ms_max", sim.idle_max_s * 1e3}};
-}
-
-#ifdef RINGBENCH_HAVE_CUPTI
-// docs/design.md §7 step 4: one more pass with CUPTI activity tracing on, after the timed ones so that
-// tracing never touches them. Replayed graph work is classified by the executor's node labels,
-// carried over to the clones instantiation made (`clones`); eager work by the executor's streams.
-// A CUPTI failure becomes {"error": ...}: profiling must not fail the configuration. The pass
-// itself runs even then, because a collective executor's ranks must all run it.
-json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
-                       const std::multimap<std::uint64_t, std::uint64_t>& clones, const std::string& clone_error,
-                       const MetricsInputs& in, double clean_median_ms) {
-  std::optional<CuptiTracer> tracer;
-  std::string error = clone_error;
-  std::set<std::uint64_t> labelled;  // CUPTI ids with a role, to count what they classified
-  auto* cuda = dynamic_cast<ring::CudaExecutor*>(&exec);
-  if (error.empty() && cuda == nullptr) error = "the executor is not a CUDA executor";
-  if (error.empty()) {
-    try {
-      CuptiConversionOptions opt;
-      opt.marker_domain = nvtx::kDomain;
-      for (const auto& label : cuda->graph_nodes()) {
-        const CuptiNodeRole role{label.rank, label.step, label.kind, label.lane, label.name};
-        for (const std::uint64_t id : with_clones(cupti_graph_node_id(label.node), clones)) opt.nodes[id] = role;
-      }
-      for (const auto& [id, role] : opt.nodes) labelled.insert(id);
-      tracer.emplace(std::move(opt));
-      for (const auto& s : cuda->streams()) tracer->set_stream_role(s.stream, {s.rank, s.kind, s.lane});
-    } catch (const Error& e) {
-      tracer.reset();
-      error = e.what();
-    }
-  }
-  std::int64_t before = 0;
-  if (tracer) {
-    try {
-      before = CuptiTracer::now_ns();
-    } catch (const Error& e) {
-      tracer.reset();
-      error = e.what();
-    }
-  }
-  const ring::PassRecord traced = run_pass();
-  if (!tracer) return {{"error", error}};
-  try {
-    const std::int64_t after = CuptiTracer::now_ns();
-    const Timeline tl = tracer->take(before, after);
-    const double traced_ms = static_cast<double>(traced.wall_ns) / 1e6;
-    std::size_t by_node = 0;
-    for (const auto& iv : tl.intervals) by_node += iv.graph_node_id != 0 && labelled.contains(iv.graph_node_id);
-    return {{"traced_pass_ms", traced_ms},
-            {"clean_median_ms", clean_median_ms},
-            {"overhead_pct", clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0)
-                                                 : json(nullptr)},
-            {"window_ms", static_cast<double>(after - before) / 1e6},
-            {"dropped_records", tracer->dropped_records()},
-            {"ignored_records", tracer->ignored_records()},
-            {"intervals", tl.intervals.size()},
-            {"intervals_by_node", by_node},
-            {"metrics", compute_metrics(tl, in).to_json()}};
-  } catch (const Error& e) {
-    return {{"error", e.what()}};
-  }
-}
-#endif
-
-
-}  // namespace
-
-ConfigRun::ConfigRun(const Config& cfg, const RunOptions& opts, int index)
-    : cfg_(cfg),
+ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts, int index)
+    : cfg_(plan.config),
       opts_(opts),
       index_(index),
-      plan_(ring::make_plan(cfg)),
+      plan_(std::move(plan)),
       plan_json_(plan_to_json(plan_)),
-      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds : std::clamp(opts.rounds, 1, std::max(1, cfg.repeats))),
-      probe_(cfg.backend == Backend::cpu) {
+      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
+      probe_(cfg_.backend == Backend::cpu) {
   // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
   // count / rounds samples) holds for any number of rounds.
-  if (adaptive()) chunk_ = std::max(1, cfg.repeats / std::max(1, opts.rounds));
+  if (adaptive()) chunk_ = std::max(1, cfg_.repeats / std::max(1, opts.rounds));
   metrics_in_.flops = plan_.flops();
   for (const auto& rp : plan_.ranks)
-    metrics_in_.flops_per_rank.push_back(4.0 * cfg.head_dim * static_cast<double>(plan_.work(rp.rank)));
+    metrics_in_.flops_per_rank.push_back(4.0 * cfg_.head_dim * static_cast<double>(plan_.work(rp.rank)));
 }
 
-void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup* group) {
+void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::ProcessGroup* group) {
   if (finished()) throw Error(fmt::format("{}: every round has run", cfg_.label()));
   const auto started = std::chrono::steady_clock::now();
   const int round = done_;
@@ -318,13 +207,13 @@ void ConfigRun::run_round(const ReferenceProvider& reference, ring::ProcessGroup
   elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 
-void ConfigRun::probe_machine() {
+void ConfigurationRounds::probe_machine() {
   const MachineProbe p = machine_probe();
   probes_ms_.push_back(p.ms);
   probe_core_spread_.push_back(p.core_spread);
 }
 
-std::size_t ConfigRun::median_sample() const {
+std::size_t ConfigurationRounds::median_sample() const {
   std::vector<std::size_t> order(samples_ms_.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return samples_ms_[a] < samples_ms_[b]; });
@@ -335,7 +224,7 @@ std::size_t ConfigRun::median_sample() const {
 // sample of rank j among the known ends with a rank in [j, j + N - K], whatever the missing ones
 // are; it can be the median only if j <= m <= j + N - K. The running median (rank K/2) always
 // satisfies that, so record() finds it after every round.
-void ConfigRun::prune_candidates() {
+void ConfigurationRounds::prune_candidates() {
   if (adaptive() && !finished() && stopped_by_.empty()) return;  // the final count is not known yet
   // Dropped samples never come back, so they leave the planned count.
   const int dropped = throttle_ ? throttle_->dropped() : 0;
@@ -351,7 +240,7 @@ void ConfigRun::prune_candidates() {
     if (j + missing < m || j > m) candidates_.erase(order[j]);
 }
 
-json ConfigRun::record() const {
+json ConfigurationRounds::record() const {
   if (samples_ms_.empty() && throttle_ && throttle_->dropped() > 0) {
     // Every sample so far was dropped: no statistics, but what was measured stays in the record.
     json rec = result_record(cfg_, "failed", throttle_->failure());
