@@ -8,7 +8,7 @@
 #include <memory>
 #include <optional>
 
-#include "bench/sweep/sweep_runner.hpp"
+#include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure/metrics.hpp"
-#include "bench/sweep/sweep_runner.hpp"
+#include "bench/sweep/run_options.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "ring/executor.hpp"

@@ -34,8 +34,8 @@ std::string render_report(const ResultsFile& results, const ReportOptions& optio
 // Renders and writes `out` (via a temporary file and a rename, so a reader never sees half a page).
 void write_report(const ResultsFile& results, const std::filesystem::path& out, const ReportOptions& options = {});
 
-// For the sweep runner: reads results.json (or results.jsonl) and writes report.html beside it.
-// Returns the path written. Throws rb::InputError when the results cannot be read.
+// For the sweep (bench/sweep/sweep_recorder.cpp): reads results.json (or results.jsonl) and writes
+// report.html beside it. Returns the path written. Throws rb::InputError when the results cannot be read.
 std::filesystem::path write_report_next_to(const std::filesystem::path& results_json,
                                            const ReportOptions& options = {});
 

@@ -1,8 +1,7 @@
-// Runs a sweep: validates every configuration before anything is written, then runs the
-// configurations' rounds (interleaved by default): the first round of each plans, executes and
-// checks it against the float64 reference, every round times its share of the repeats on a fresh
-// executor and appends the configuration's record so far to results.jsonl (results.json keeps the
-// last line of each). A configuration that fails is recorded with its reason and the sweep goes on.
+// What a sweep is run with, beside the sweep itself (bench/sweep/profile.hpp): where its outputs
+// go, how its rounds are spread and checked, the CUDA backend's measurement choices, the stopping
+// and throttling rules, and the faults the failure tests inject. `ringbench run` fills it from its
+// flags (bench/cli/run_command.cpp), `ringbench accept` with the defaults.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "bench/sweep/profile.hpp"
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "ring/cuda_options.hpp"
@@ -67,14 +63,5 @@ struct RunOptions {
   ThrottleRule throttle;
   bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
 };
-
-struct SweepOutcome {
-  int ok = 0, failed = 0, skipped = 0;
-  int interrupted_by = 0;  // the signal that stopped the sweep, or 0
-  bool fatal = false;      // a device-fatal error stopped the sweep
-  std::filesystem::path results_json, results_jsonl, report_html;
-};
-
-SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts);
 
 }  // namespace rb::bench
