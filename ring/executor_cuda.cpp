@@ -36,6 +36,7 @@
 #include "kernels/merge_partials.cuh"
 #include "kernels/stamped_copy.cuh"
 #include "ring/cuda_devices.hpp"
+#include "ring/backend_support.hpp"
 #include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/cuda_rank.hpp"
@@ -44,9 +45,6 @@
 #include "ring/step_launch.hpp"
 
 namespace rb::ring {
-
-std::string_view to_string(CudaRankMode m) { return m == CudaRankMode::isolated ? "isolated" : "concurrent"; }
-std::string_view to_string(CudaLaunch l) { return l == CudaLaunch::graph ? "graph" : "eager"; }
 
 bool cuda_device_available() {
   int n = 0;
@@ -74,10 +72,11 @@ class CudaExecutorImpl final : public CudaExecutorBase {
   CudaExecutorImpl(const Plan& plan, const CudaOptions& opts)
       : CudaExecutorBase(plan, opts), c_(plan.config.cp), rows_(plan.ranks.at(0).tokens), ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
-    if (cfg.dtype != DType::bfloat16)
-      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
-    if (cfg.head_dim != 64 && cfg.head_dim != 128)
-      throw InputError("head_dim", std::to_string(cfg.head_dim), "the cuda backend runs D = 64 or 128");
+    // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
+    // backend the caller's config names.
+    Config as_cuda = cfg;
+    as_cuda.backend = Backend::cuda;
+    check_backend_supports(as_cuda);
     for (const auto& rp : plan_.ranks)
       if (rp.tokens != rows_) throw Error("cuda executor: ranks must hold equal token counts");
     int visible = 0;

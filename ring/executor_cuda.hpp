@@ -11,20 +11,10 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "ring/cuda_options.hpp"
 #include "ring/executor.hpp"
 
 namespace rb::ring {
-
-// isolated (default): each virtual rank's pass runs alone on the GPU (its steps, its copies on the
-// copy engine, overlapped with its compute); the ring's step time is the maximum over ranks, and
-// the pass time the sum of step times. concurrent: all virtual ranks run at once in one graph,
-// with the ring's true dependencies (a block is forwarded only after it has arrived).
-enum class CudaRankMode { isolated, concurrent };
-// graph: replay the captured pass; eager: issue every launch, copy and event from the host each
-// pass (the comparison docs/design.md §6 calls the eager-vs-graph difference).
-enum class CudaLaunch { graph, eager };
-std::string_view to_string(CudaRankMode m);
-std::string_view to_string(CudaLaunch l);
 
 struct CudaOptions {
   CudaRankMode mode = CudaRankMode::isolated;

@@ -47,6 +47,7 @@
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/merge_partials.cuh"
+#include "ring/backend_support.hpp"
 #include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/cuda_rank.hpp"
@@ -87,10 +88,11 @@ class NcclExecutor final : public CudaExecutorBase {
   NcclExecutor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group)
       : CudaExecutorBase(plan, opts), group_(group), c_(plan.config.cp), r_(group.rank()), rows_(plan.ranks.at(0).tokens) {
     const Config& cfg = plan_.config;
-    if (cfg.dtype != DType::bfloat16)
-      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
-    if (cfg.head_dim != 64 && cfg.head_dim != 128)
-      throw InputError("head_dim", std::to_string(cfg.head_dim), "the cuda backend runs D = 64 or 128");
+    // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
+    // backend the caller's config names.
+    Config as_cuda = cfg;
+    as_cuda.backend = Backend::cuda;
+    check_backend_supports(as_cuda);
     if (cfg.link_gbps > 0)
       throw InputError("link_gbps", fmt::format("{}", cfg.link_gbps),
                        "the nccl transport measures the real link; the link model is for the local transport");

@@ -6,7 +6,7 @@
 #include <limits>
 #include <random>
 
-#include "bench/metrics.hpp"
+#include "bench/measure/metrics.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // A stand-in for libnvidia-ml.so.1 with the few entry points ringbench calls, each answering with
-// fixed values: the NVML loader (bench/gpu_state.cpp) runs on a machine without a driver, and a
+// fixed values: the NVML loader (bench/sweep/gpu_state.cpp) runs on a machine without a driver, and a
 // wrong signature or unit shows as a wrong value in test_gpu_state.cpp.
 namespace {
 struct Device {

@@ -8,8 +8,8 @@
 #include <map>
 #include <vector>
 
-#include "bench/cupti_records.hpp"
-#include "bench/cupti_tracer.hpp"
+#include "bench/measure/cupti_records.hpp"
+#include "bench/measure/cupti_tracer.hpp"
 
 namespace rb::bench {
 namespace {

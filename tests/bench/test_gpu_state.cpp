@@ -5,7 +5,7 @@
 
 #include <cstdlib>
 
-#include "bench/gpu_state.hpp"
+#include "bench/sweep/gpu_state.hpp"
 
 namespace rb::bench {
 namespace {

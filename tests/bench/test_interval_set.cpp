@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "bench/interval_set.hpp"
+#include "bench/measure/interval_set.hpp"
 
 namespace rb::bench {
 namespace {

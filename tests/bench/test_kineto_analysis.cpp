@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/metrics.hpp"
-#include "bench/trace_reader.hpp"
+#include "bench/measure/metrics.hpp"
+#include "bench/measure/trace_reader.hpp"
 
 #ifndef RINGBENCH_KINETO_DIR
 #error "RINGBENCH_KINETO_DIR must name tests/data/kineto"

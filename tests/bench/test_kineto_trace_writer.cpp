@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/metrics.hpp"
-#include "bench/trace_reader.hpp"
-#include "reports/kineto_trace_writer.hpp"
+#include "bench/measure/metrics.hpp"
+#include "bench/measure/trace_reader.hpp"
+#include "reports/exports/kineto_trace_writer.hpp"
 
 namespace rb::bench {
 namespace {

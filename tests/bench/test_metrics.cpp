@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "bench/metrics.hpp"
+#include "bench/measure/metrics.hpp"
 #include "common/error.hpp"
 
 namespace rb::bench {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "bench/stopping_rule.hpp"
+#include "bench/sweep/stopping_rule.hpp"
 
 namespace rb::bench {
 namespace {

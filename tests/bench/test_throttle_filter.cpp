@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "bench/stats.hpp"
-#include "bench/throttle_filter.hpp"
+#include "bench/measure/stats.hpp"
+#include "bench/sweep/throttle_filter.hpp"
 
 namespace rb::bench {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "bench/trace_reader.hpp"
+#include "bench/measure/trace_reader.hpp"
 #include "common/error.hpp"
 
 namespace rb::bench {

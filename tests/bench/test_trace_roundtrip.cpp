@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/metrics.hpp"
-#include "bench/trace_reader.hpp"
+#include "bench/measure/metrics.hpp"
+#include "bench/measure/trace_reader.hpp"
 #include "common/error.hpp"
-#include "reports/chrome_trace_writer.hpp"
+#include "reports/exports/chrome_trace_writer.hpp"
 
 namespace rb::bench {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "bench/watchdog.hpp"
+#include "bench/sweep/watchdog.hpp"
 
 namespace rb::bench {
 namespace {

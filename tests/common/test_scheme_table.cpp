@@ -14,7 +14,7 @@
 #include "common/scheme_table.hpp"
 
 #ifndef RINGBENCH_RESULTS_SCHEMA
-#error "RINGBENCH_RESULTS_SCHEMA must name reports/results.schema.json"
+#error "RINGBENCH_RESULTS_SCHEMA must name reports/results/results.schema.json"
 #endif
 
 namespace rb {

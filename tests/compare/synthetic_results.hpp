@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "reports/results_reader.hpp"
-#include "reports/results_writer.hpp"
+#include "reports/results/results_reader.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::reports::testing {
 

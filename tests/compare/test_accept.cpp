@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "reports/accept.hpp"
-#include "reports/compare.hpp"
-#include "reports/junit.hpp"
+#include "reports/compare/accept.hpp"
+#include "reports/compare/compare.hpp"
+#include "reports/compare/junit.hpp"
 #include "synthetic_results.hpp"
 
 namespace rb::reports {

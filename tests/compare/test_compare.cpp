@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "reports/compare.hpp"
-#include "reports/compare_format.hpp"
-#include "reports/mann_whitney.hpp"
+#include "reports/compare/compare.hpp"
+#include "reports/compare/compare_format.hpp"
+#include "reports/compare/mann_whitney.hpp"
 #include "synthetic_results.hpp"
 
 namespace rb::reports {

@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "reports/mann_whitney.hpp"
+#include "reports/compare/mann_whitney.hpp"
 
 namespace rb::reports {
 namespace {

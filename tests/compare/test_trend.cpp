@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "common/error.hpp"
-#include "reports/step_detect.hpp"
-#include "reports/trend.hpp"
+#include "reports/compare/step_detect.hpp"
+#include "reports/compare/trend.hpp"
 #include "synthetic_results.hpp"
 
 namespace rb::reports {

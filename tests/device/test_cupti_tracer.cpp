@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "bench/cupti_tracer.hpp"
+#include "bench/measure/cupti_tracer.hpp"
 #include "common/nvtx.hpp"
 #include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"

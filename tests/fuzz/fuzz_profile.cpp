@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bench/profile.hpp"
+#include "bench/sweep/profile.hpp"
 #include "common/error.hpp"
 #include "common/json_input.hpp"
 

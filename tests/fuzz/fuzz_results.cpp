@@ -9,7 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/json_input.hpp"
-#include "reports/results_reader.hpp"
+#include "reports/results/results_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "bench/metrics.hpp"
-#include "bench/trace_reader.hpp"
+#include "bench/measure/metrics.hpp"
+#include "bench/measure/trace_reader.hpp"
 #include "common/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

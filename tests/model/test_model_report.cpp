@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "bench/model_report.hpp"
+#include "bench/cli/model_report.hpp"
 #include "common/error.hpp"
 
 namespace rb::bench {

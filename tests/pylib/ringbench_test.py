@@ -14,7 +14,7 @@ import time
 BIN = os.environ.get("RINGBENCH_BIN", "ringbench")
 SOURCE_DIR = os.path.abspath(os.environ.get("RINGBENCH_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")))
 ARTIFACT_DIR = os.environ.get("RINGBENCH_ARTIFACT_DIR", os.path.join(tempfile.gettempdir(), "ringbench-artifacts"))
-SCHEMA = os.path.join(SOURCE_DIR, "reports", "results.schema.json")
+SCHEMA = os.path.join(SOURCE_DIR, "reports", "results", "results.schema.json")
 
 # A small real CPU sweep: four configurations, 12 timed passes each, about a second in all.
 SMALL_SWEEP = ["--seq", "256,512", "--cp", "1,2", "--split", "zigzag", "--variant", "ring",

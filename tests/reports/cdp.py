@@ -1,7 +1,7 @@
 """A minimal Chrome DevTools Protocol client over the standard library only (no network, no pip):
 starts headless Chromium with a debugging port, speaks WebSocket (RFC 6455) to one page, and collects
 console messages and uncaught exceptions while it loads files, evaluates script and takes
-screenshots. Used by the report's rendering test and by bench/report_bench.py."""
+screenshots. Used by the report's rendering test and by bench/micro/report_bench.py."""
 import base64
 import json
 import os

@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "reports/html_report.hpp"
-#include "reports/html_text.hpp"
-#include "reports/results_reader.hpp"
-#include "reports/results_writer.hpp"
+#include "reports/html/html_report.hpp"
+#include "reports/html/html_text.hpp"
+#include "reports/results/results_reader.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::reports {
 namespace {

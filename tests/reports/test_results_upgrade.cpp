@@ -8,9 +8,9 @@
 #include <fstream>
 
 #include "common/error.hpp"
-#include "reports/results_reader.hpp"
-#include "reports/results_upgrade.hpp"
-#include "reports/results_writer.hpp"
+#include "reports/results/results_reader.hpp"
+#include "reports/results/results_upgrade.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::reports {
 namespace {

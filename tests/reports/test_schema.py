@@ -1,6 +1,6 @@
-"""reports/results.schema.json against real output of the built ringbench, checked by an outside
-validator (Debian's python3-jsonschema, draft 2020-12), and against broken variants of that output
-that the schema must refuse."""
+"""reports/results/results.schema.json against real output of the built ringbench, checked by an
+outside validator (Debian's python3-jsonschema, draft 2020-12), and against broken variants of that
+output that the schema must refuse."""
 import copy
 import os
 import re
@@ -58,10 +58,10 @@ class Schema(unittest.TestCase):
         self.assertEqual(self.schema["version"], version)
         self.assertTrue(self.schema["$id"].endswith(":" + version), self.schema["$id"])
         self.assertIn(version, self.schema["title"])
-        with open(os.path.join(SOURCE_DIR, "reports", "results_writer.hpp")) as f:
+        with open(os.path.join(SOURCE_DIR, "reports", "results", "results_writer.hpp")) as f:
             self.assertIn(f'kResultsSchemaVersion = "{version}"', f.read())
         with open(os.path.join(SOURCE_DIR, "docs", "formats.md")) as f:
-            self.assertRegex(f.read(), re.escape(f"reports/results.schema.json") + r"[\s\S]*" + re.escape(version))
+            self.assertRegex(f.read(), re.escape(f"reports/results/results.schema.json") + r"[\s\S]*" + re.escape(version))
 
     def test_broken_output_is_refused(self):
         ok = next(i for i, r in enumerate(self.doc["runs"]) if r["status"] == "ok")

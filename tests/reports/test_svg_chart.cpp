@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "reports/svg_chart.hpp"
-#include "reports/svg_timeline.hpp"
+#include "reports/html/svg_chart.hpp"
+#include "reports/html/svg_timeline.hpp"
 
 namespace rb::reports {
 namespace {

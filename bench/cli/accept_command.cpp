@@ -1,0 +1,88 @@
+// `ringbench accept PROFILE`: runs an acceptance profile's sweep (or reads --results), evaluates its
+// checks (reports/compare/accept.hpp), prints PASS/FAIL per check with measured against required, and
+// writes JUnit XML for CI. Exit 1 on any FAIL, 0 when every check passes, 2 on bad input.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "bench/cli/command.hpp"
+#include "bench/sweep/environment.hpp"
+#include "bench/sweep/profile.hpp"
+#include "bench/sweep/run_options.hpp"
+#include "bench/sweep/sweep_pipeline.hpp"
+#include "common/error.hpp"
+#include "common/json_input.hpp"
+#include "common/output_file.hpp"
+#include "reports/compare/accept.hpp"
+#include "reports/compare/junit.hpp"
+#include "reports/results/results_reader.hpp"
+
+namespace rb::bench {
+namespace {
+
+struct AcceptFlags {
+  std::string profile;
+  std::string results;
+  std::string out = "accept-results";
+  std::string junit;
+  bool json = false;
+  bool no_cupti = false;  // as `run --no-cupti`: leaves CUPTI to Nsight Systems (scripts/nsys.sh passes it)
+  std::vector<std::string> argv;
+};
+
+int run_accept(const AcceptFlags& f) {
+  const auto profile =
+      reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"), f.profile);
+  // The sweep is validated even with --results, so a broken profile never passes a node.
+  const SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
+  if (!f.junit.empty()) check_output_file("--junit", f.junit);
+
+  std::filesystem::path results_path = f.results;
+  if (results_path.empty()) {
+    check_output_dir("--out", f.out);
+    RunOptions opts;
+    opts.out_dir = f.out;
+    opts.argv = f.argv;
+    opts.cupti = !f.no_cupti;
+    const SweepOutcome res = run_sweep(spec, opts);
+    fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped);
+    results_path = res.results_json;
+  }
+  const auto results = reports::read_results(results_path);
+  for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
+  const auto report = reports::evaluate_checks(profile.name, profile.checks, results);
+
+  if (!f.junit.empty()) write_output_file("--junit", f.junit, reports::junit_xml(report));
+  if (f.json)
+    fmt::print("{}\n", report.to_json().dump(2));
+  else
+    fmt::print("{}", reports::format_accept_text(report));
+  return report.pass() ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void add_accept_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<AcceptFlags>();
+  std::string metrics;
+  for (const auto& [name, field] : reports::accept_metric_names()) metrics += (metrics.empty() ? "" : ", ") + name;
+  CLI::App* sub = app.add_subcommand(
+      "accept", "Run an acceptance profile and check its thresholds (PASS/FAIL per check, JUnit XML); exit 1 on any FAIL");
+  sub->footer("Check metrics: " + metrics + ". See docs/profiles.md.");
+  sub->add_option("profile", f->profile, "Acceptance profile JSON: name, description, sweep, checks")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--results", f->results, "Evaluate this results.json instead of running the sweep")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--out", f->out, "Output directory of the sweep's results")->capture_default_str();
+  sub->add_option("--junit", f->junit, "Write JUnit XML (one testsuite per check) to this file");
+  sub->add_flag("--json", f->json, "Print the outcome as JSON instead of the PASS/FAIL lines");
+  sub->add_flag("--no-cupti", f->no_cupti,
+                "Leave CUPTI off so Nsight Systems can attach (as for run; scripts/nsys.sh passes it)");
+  sub->callback([f, &action, &app] {
+    f->argv = command_line();
+    action = [f] { return run_accept(*f); };
+  });
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,130 @@
+// The `ringbench` command line: subcommands register themselves (bench/cli/command.hpp); main parses,
+// runs the chosen action and maps errors to the documented exit codes. Under an MPI launcher it
+// first joins the job, and every rank agrees on whether the command line parsed before any of them
+// goes on, so bad input on one rank ends all of them (docs/distributed.md).
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "bench/cli/command.hpp"
+#include "bench/sweep/distributed.hpp"
+#include "bench/sweep/environment.hpp"
+#include "common/error.hpp"
+#include "ring/process_group.hpp"
+#ifdef RINGBENCH_HAVE_MPI
+#include "ring/mpi_world.hpp"
+#endif
+
+namespace {
+
+// What this build can run: " cpu" always, then each optional part that was found at configure time.
+#ifdef RINGBENCH_HAVE_CUDA
+#define RB_FEATURE_CUDA " cuda"
+#else
+#define RB_FEATURE_CUDA ""
+#endif
+#ifdef RINGBENCH_HAVE_MPI
+#define RB_FEATURE_MPI " mpi"
+#else
+#define RB_FEATURE_MPI ""
+#endif
+#ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
+#define RB_FEATURE_NCCL " nccl"
+#else
+#define RB_FEATURE_NCCL ""
+#endif
+#ifdef RINGBENCH_HAVE_CUPTI
+#define RB_FEATURE_CUPTI " cupti"
+#else
+#define RB_FEATURE_CUPTI ""
+#endif
+#ifdef RINGBENCH_HAVE_NVTX
+#define RB_FEATURE_NVTX " nvtx"
+#else
+#define RB_FEATURE_NVTX ""
+#endif
+constexpr const char kBuildFeatures[] = " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX;
+
+// Rank 0 prints what every rank agreed on; other ranks print only what is their own.
+void print_error(const char* kind, const std::exception& e) {
+  const bool agreed = dynamic_cast<const rb::bench::AgreedInputError*>(&e) != nullptr;
+  if (rb::bench::is_primary())
+    fmt::print(stderr, "ringbench: {}: {}\n", kind, e.what());
+  else if (!agreed)
+    fmt::print(stderr, "ringbench[rank {}]: {}: {}\n", rb::bench::world()->rank(), kind, e.what());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::unique_ptr<rb::ring::World> world;
+  if (rb::ring::launched_by_mpi()) {
+#ifdef RINGBENCH_HAVE_MPI
+    try {
+      world = rb::ring::make_mpi_world(&argc, &argv);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "ringbench: failed: joining the MPI job: {}\n", e.what());
+      return rb::bench::kExitCheckFailed;
+    }
+    rb::bench::set_world(world.get());
+#else
+    fmt::print(stderr,
+               "ringbench: error: launched by an MPI launcher, but this build has no MPI (it was not found when "
+               "ringbench was configured); install libopenmpi-dev and rebuild, or set RINGBENCH_MPI=0\n");
+    return rb::bench::kExitBadInput;
+#endif
+  }
+
+  rb::bench::set_command_line(argc, argv);
+  CLI::App app{"ringbench: benchmark and profile ring attention (context parallelism)", "ringbench"};
+  app.require_subcommand(1);
+  // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport
+  // from it) and for bug reports.
+  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\nbuilt with:") + kBuildFeatures);
+  rb::bench::CommandAction action;
+  rb::bench::add_run_command(app, action);
+  rb::bench::add_analyze_command(app, action);
+  rb::bench::add_model_command(app, action);
+  rb::bench::add_report_command(app, action);
+  rb::bench::add_compare_command(app, action);
+  rb::bench::add_accept_command(app, action);
+  rb::bench::add_trend_command(app, action);
+  std::optional<rb::InputError> bad;
+  std::string bad_text;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return rb::bench::is_primary() ? app.exit(e) : 0;  // --help, --version
+    // One line, like every other input error (CLI11's own exit() adds a second line).
+    bad = rb::InputError("command line", e.what(), "see --help");
+    bad_text = fmt::format("{} (see --help)", e.what());
+  } catch (const rb::InputError& e) {
+    bad = e;
+    bad_text = e.what();
+  }
+  try {
+    rb::bench::agree_on_input(bad, "");
+  } catch (const rb::InputError& e) {
+    print_error("error", e);
+    return rb::bench::kExitBadInput;
+  }
+  if (bad) {
+    fmt::print(stderr, "ringbench: error: {}\n", bad_text);
+    return rb::bench::kExitBadInput;
+  }
+  // Only `run` is distributed; any other command runs once, on rank 0.
+  if (!rb::bench::is_primary() && !app.got_subcommand("run")) return rb::bench::kExitOk;
+  try {
+    return action ? action() : rb::bench::kExitBadInput;
+  } catch (const rb::InputError& e) {
+    print_error("error", e);
+    return rb::bench::kExitBadInput;
+  } catch (const std::exception& e) {
+    print_error("failed", e);
+    return rb::bench::kExitCheckFailed;
+  }
+}

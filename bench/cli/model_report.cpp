@@ -1,0 +1,214 @@
+// Builds the model report as JSON. The readable table of `ringbench model` is printed from this JSON
+// too, so the two never disagree.
+#include "bench/cli/model_report.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "model/activation_memory.hpp"
+#include "model/comm_compute.hpp"
+#include "model/ring_simulator.hpp"
+
+namespace rb::bench {
+namespace {
+
+using nlohmann::json;
+
+json optional_number(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json inputs_json(const ModelRequest& req) {
+  const auto& in = req.inputs;
+  json splits = json::array(), variants = json::array();
+  for (auto s : req.splits) splits.push_back(to_string(s));
+  for (auto v : req.variants) variants.push_back(to_string(v));
+  return {
+      {"model",
+       {{"name", in.shape.name},
+        {"layers", in.shape.layers},
+        {"hidden", in.shape.hidden},
+        {"heads", in.shape.heads},
+        {"kv_heads", in.shape.kv_heads},
+        {"head_dim", in.shape.head_dim},
+        {"source", in.shape.source}}},
+      {"tp", in.tp},
+      {"pp", in.pp},
+      {"layers_per_stage", in.layers_per_stage()},
+      {"local_heads", in.local_heads()},
+      {"local_kv_heads", in.local_kv_heads()},
+      {"micro_batch", in.micro_batch},
+      {"memory_row", to_string(in.memory_row)},
+      {"flash_attention", in.flash_attention},
+      {"causal", in.causal},
+      {"kv_dtype", to_string(in.kv_dtype)},
+      {"device", {{"name", in.device.name}, {"peak_flops", in.device.peak_flops}, {"source", in.device.source}}},
+      {"efficiency", in.efficiency},
+      {"link",
+       {{"name", in.link.name},
+        {"gbps_per_direction", in.link.gbps()},
+        {"bytes_per_s", in.link.bytes_per_s},
+        {"latency_s", in.link.latency_s},
+        {"source", in.link.source}}},
+      {"splits", splits},
+      {"variants", variants},
+  };
+}
+
+json memory_json(const model::ModelInputs& in, std::int64_t seq, int cp) {
+  const auto shape = in.activation_shape(seq);
+  json rows = json::object();
+  for (auto row : model::kMemoryRows)
+    rows[std::string(to_string(row))] =
+        model::activation_bytes_per_device(row, shape, in.layers_per_stage(), cp);
+  const double per_device = model::activation_bytes_per_device(in.memory_row, shape, in.layers_per_stage(), cp);
+  return {{"row", to_string(in.memory_row)},
+          {"bytes_per_layer", model::activation_bytes_per_layer(in.memory_row, shape) / cp},
+          {"bytes_per_device", per_device},
+          {"gb_per_device", per_device / 1e9},
+          {"rows_bytes_per_device", rows}};
+}
+
+json comm_compute_json(const model::CommCompute& cc) {
+  return {{"variant", to_string(cc.variant)}, {"transfers", cc.transfers}, {"bytes_per_layer", cc.bytes},
+          {"transfer_s", cc.transfer_s},      {"flops_per_layer", cc.flops}, {"compute_s", cc.compute_s},
+          {"ratio", cc.ratio}};
+}
+
+json simulation_json(const model::Simulation& sim, Split split) {
+  json exposed = json::array(), idle = json::array(), overlap = json::array(), finish = json::array();
+  for (const auto& r : sim.per_rank) {
+    exposed.push_back(r.exposed_comm_s);
+    idle.push_back(r.idle_s);
+    overlap.push_back(optional_number(r.overlap_fraction));
+    finish.push_back(r.finish_s);
+  }
+  return {{"split", to_string(split)},
+          {"variant", to_string(sim.variant)},
+          {"pass_s", sim.pass_s},
+          {"pass_without_comm_s", sim.pass_without_comm_s},
+          {"exposed_comm_max_s", sim.exposed_comm_max_s},
+          {"exposed_comm_mean_s", sim.exposed_comm_mean_s},
+          {"overlap_fraction", optional_number(sim.overlap_fraction)},
+          {"idle_max_s", sim.idle_max_s},
+          {"idle_mean_s", sim.idle_mean_s},
+          {"per_rank",
+           {{"exposed_comm_s", exposed}, {"idle_s", idle}, {"overlap_fraction", overlap}, {"finish_s", finish}}}};
+}
+
+void validate(const ModelRequest& req) {
+  req.inputs.validate();
+  if (req.seqs.empty()) throw InputError("--seq", "''", "give at least one sequence length");
+  if (req.cps.empty()) throw InputError("--cp", "''", "give at least one context-parallel degree");
+  if (req.splits.empty()) throw InputError("--split", "''", "give at least one split scheme");
+  if (req.variants.empty()) throw InputError("--variant", "''", "give at least one variant");
+  for (auto s : req.seqs)
+    for (auto c : req.cps) model::ModelInputs::validate_point(s, c);
+  for (auto c : req.cps) {
+    const std::int64_t need = model_point_bytes(c, req.simulate);
+    if (req.memory_limit_bytes > 0 && need > req.memory_limit_bytes)
+      throw InputError("--cp", std::to_string(c),
+                       fmt::format("the model's per-rank, per-step tables grow as c^2 and would need an estimated {:.1f} "
+                                   "GiB{}; {:.1f} GiB may be used",
+                                   static_cast<double>(need) / 1073741824.0,
+                                   req.simulate ? " (--no-simulate needs a third of that)" : "",
+                                   static_cast<double>(req.memory_limit_bytes) / 1073741824.0));
+  }
+}
+
+}  // namespace
+
+std::int64_t model_point_bytes(int cp, bool simulate) {
+  const std::int64_t cells = static_cast<std::int64_t>(cp) * cp;
+  return cells * (simulate ? 64 : 24) + (std::int64_t{32} << 20);
+}
+
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
+                                   Variant variant) {
+  Config cfg;
+  cfg.seq = seq;
+  cfg.cp = cp;
+  cfg.split = split;
+  cfg.variant = variant;
+  cfg.heads = in.local_heads();
+  cfg.kv_heads = in.local_kv_heads();
+  cfg.head_dim = in.shape.head_dim;
+  cfg.causal = in.causal;
+  cfg.dtype = in.kv_dtype;
+  try {
+    return ring::make_work_matrix(cfg);
+  } catch (const InputError& e) {
+    // ring/ names its own field; name the flag and the split that made the rule apply.
+    throw InputError(e.where() == "seq" ? "--seq" : e.where(), e.value(),
+                     fmt::format("{} (--split {})", e.rule(), to_string(split)));
+  }
+}
+
+model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in) {
+  return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
+                                in.shape.head_dim, in.local_heads(), in.attention_flops_per_s(), in.link,
+                                in.micro_batch);
+}
+
+nlohmann::json model_report(const ModelRequest& req) {
+  validate(req);
+  const auto& in = req.inputs;
+  json points = json::array(), memory_series = json::array(), work_series = json::array();
+  for (auto seq : req.seqs) {
+    json mem_cp = json::array(), mem_bytes = json::array();
+    for (auto cp : req.cps) {
+      json point = {{"seq", seq}, {"cp", cp}, {"memory", memory_json(in, seq, cp)}};
+      mem_cp.push_back(cp);
+      mem_bytes.push_back(point["memory"]["bytes_per_device"]);
+      json cc = json::array();
+      for (auto v : {Variant::ring, Variant::allgather}) cc.push_back(comm_compute_json(model::comm_compute(in, seq, cp, v)));
+      point["comm_compute"] = cc;
+
+      json work = json::array(), sims = json::array(), split_series = json::object();
+      const double flops_per_pair = 4.0 * in.shape.head_dim * in.local_heads() * in.micro_batch;
+      for (auto split : req.splits) {
+        const auto wm = model_work_matrix(in, seq, cp, split, Variant::ring);
+        json flops = json::array(), relative = json::array();
+        double mean = 0, mx = 0;
+        for (int r = 0; r < cp; ++r) mean += static_cast<double>(wm.rank_unmasked(r)) * flops_per_pair / cp;
+        for (int r = 0; r < cp; ++r) {
+          const double f = static_cast<double>(wm.rank_unmasked(r)) * flops_per_pair;
+          flops.push_back(f);
+          relative.push_back(mean > 0 ? f / mean : 1.0);
+          mx = std::max(mx, f);
+        }
+        work.push_back({{"split", to_string(split)},
+                        {"flops_per_rank_max", mx},
+                        {"flops_per_rank_mean", mean},
+                        {"imbalance", wm.work_imbalance()}});
+        split_series[std::string(to_string(split))] = {
+            {"flops_per_rank", flops}, {"relative_to_mean", relative}, {"imbalance", wm.work_imbalance()}};
+        if (!req.simulate) continue;
+        for (auto v : req.variants) {
+          // The all-gather's matrix follows from the ring's without recounting pairs; others are counted.
+          const auto table = model_step_table(v == Variant::ring        ? wm
+                                              : v == Variant::allgather ? ring::allgather_from_ring(wm)
+                                                                        : model_work_matrix(in, seq, cp, split, v),
+                                              in);
+          sims.push_back(simulation_json(model::simulate(table), split));
+        }
+      }
+      point["work"] = work;
+      if (req.simulate) point["simulation"] = sims;
+      points.push_back(std::move(point));
+      work_series.push_back({{"seq", seq}, {"cp", cp}, {"splits", split_series}});
+    }
+    memory_series.push_back({{"seq", seq}, {"cp", mem_cp}, {"bytes_per_device", mem_bytes}});
+  }
+  return {{"schema", "ringbench.model"},
+          {"schema_version", "1.0.0"},
+          {"units",
+           {{"memory", "bytes (GB = 1e9 bytes)"},
+            {"time", "seconds, per layer, forward"},
+            {"flops", "forward attention FLOPs per layer, 4 * D * heads * unmasked pairs"}}},
+          {"inputs", inputs_json(req)},
+          {"points", points},
+          {"series", {{"memory_per_device", memory_series}, {"work_per_device", work_series}}}};
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,309 @@
+// `ringbench run [PROFILE.json] [flags]`: a sweep from a profile, from flags, or a profile with
+// flags overriding its axes. Prints where the results are; exits 1 if any configuration failed.
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "bench/cli/command.hpp"
+#include "bench/sweep/distributed.hpp"
+#include "bench/sweep/environment.hpp"
+#include "bench/sweep/profile.hpp"
+#include "bench/sweep/run_options.hpp"
+#include "bench/sweep/sweep_pipeline.hpp"
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+#include "reports/compare/mann_whitney.hpp"
+#include "ring/cuda_options.hpp"
+
+namespace rb::bench {
+namespace {
+
+// The sweep's axes as the user typed them: each goes through the profile's validator
+// (set_sweep_axis), so a flag and a profile field accept exactly the same values.
+struct AxisFlag {
+  const char* flag;  // "--kv-heads"
+  const char* key;   // its profile axis, "kv_heads"
+  bool list;         // comma-separated values
+  std::vector<std::string> given;
+};
+
+struct RunFlags {
+  std::string profile;
+  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},          {"--cp", "cp", true, {}},
+                             {"--split", "split", true, {}},      {"--variant", "variant", true, {}},
+                             {"--heads", "heads", true, {}},      {"--kv-heads", "kv_heads", true, {}},
+                             {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
+                             {"--backend", "backend", false, {}}, {"--transport", "transport", false, {}},
+                             {"--seed", "seed", false, {}},       {"--repeats", "repeats", false, {}},
+                             {"--warmup", "warmup", false, {}},   {"--link-gbps", "link_gbps", false, {}}};
+  std::string out = "results";
+  std::string dump;
+  bool skip_invalid = false;
+  bool causal = false, no_causal = false;
+  bool trace = false, no_cupti = false, l2_flush = false;
+  int devices = 1;
+  int rounds = 3;
+  bool no_interleave = false;
+  std::string rank_mode = "isolated", launch = "graph";
+  std::int64_t full_check_limit = 8192, check_sample = 512;
+  double timeout_s = 0, memory_limit_gib = 0;
+  double require_power = 0;  // an alpha: refuse repeats whose samples can never reach it
+  double max_noise_pct = 0, max_time_s = 60;
+  int min_samples = 5;
+  double throttle_threshold_pct = 75, throttle_recovery_ms = 50;
+  std::string inject_fault;
+  std::vector<std::string> argv;
+  CLI::App* app = nullptr;
+
+  bool given(const char* name) const { return app->count(name) > 0; }
+};
+
+// One typed item: a JSON number when it reads as one, otherwise a string, so "64" is an integer,
+// "1e309" (beyond double) and "inf" stay strings the validator refuses, and "zigzag" is a name.
+nlohmann::json flag_item(const std::string& text, const char* flag) {
+  if (text.empty()) throw InputError(flag, "''", "an empty value; give a value (lists are comma-separated: 1,2,4)");
+  const auto v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // An integer literal beyond int64 parses as a double; kept as typed, it is refused as typed.
+  const bool wrapped = v.is_number_float() && text.find_first_of(".eE") == std::string::npos;
+  return v.is_number() && !wrapped ? v : nlohmann::json(text);
+}
+
+// A flag's values as the JSON a profile would hold: every occurrence, each split at commas, with
+// an empty item (`--cp 1,,2`, `--seq ""`) an error rather than dropped.
+nlohmann::json flag_value(const AxisFlag& a) {
+  nlohmann::json items = nlohmann::json::array();
+  for (const auto& text : a.given) {
+    if (!a.list) {
+      items.push_back(flag_item(text, a.flag));
+      continue;
+    }
+    std::size_t from = 0;
+    for (;;) {
+      const auto comma = text.find(',', from);
+      items.push_back(flag_item(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from), a.flag));
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  if (!a.list && items.size() > 1)
+    throw InputError(a.flag, fmt::format("{} values", items.size()), "takes one value; give it once");
+  return a.list ? items : items.at(0);
+}
+
+constexpr double kMaxTimeoutS = 1e6;             // 11.6 days
+constexpr double kMaxMemoryLimitGib = 1048576;  // 1 PiB
+constexpr double kMaxRecoveryMs = 60000;          // a GPU that has not recovered in a minute will not
+
+// Bounds that keep a duration or size finite once converted to integer nanoseconds or bytes.
+double bounded(double v, double hi, const char* flag, const char* unit, const char* zero_means) {
+  if (!(v >= 0 && v <= hi))
+    throw InputError(flag, fmt::format("{}", v), fmt::format("must be in [0, {}] {} (0: {})", hi, unit, zero_means));
+  return v;
+}
+
+// What every MPI rank must have been given alike: the sweep and the options that change results.
+std::string canonical(const SweepSpec& spec, const RunOptions& o) {
+  return nlohmann::json{{"profile", to_json(spec)},
+                        {"full_check_limit", o.full_check_limit},
+                        {"check_rows", o.check_sample},
+                        {"rounds", o.rounds},
+                        {"interleave", o.interleave},
+                        {"timeout_s", o.timeout_s},
+                        {"memory_limit_bytes", o.memory_limit_bytes},
+                        {"inject_fault", fmt::format("{}@{}", o.fault.kind, o.fault.index)},
+                        {"skip_invalid", o.skip_invalid},
+                        {"trace", o.trace},
+                        {"dump", o.dump_dir.has_value()},
+                        {"rank_mode", std::string(ring::to_string(o.rank_mode))},
+                        {"launch", std::string(ring::to_string(o.launch))},
+                        {"l2_flush", o.l2_flush},
+                        {"devices", o.devices},
+                        {"cupti", o.cupti},
+                        {"stopping", {o.stopping.max_noise_pct, o.stopping.min_samples, o.stopping.max_time_s}},
+                        {"throttle", {o.throttle.threshold_pct, o.throttle.recovery_ms}}}
+      .dump();
+}
+
+void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
+  spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
+  for (const auto& a : f.axes)
+    if (f.given(a.flag)) set_sweep_axis(spec, a.key, flag_value(a), FieldOrigin{"", a.flag});
+  if (f.given("--causal")) spec.causal = {true};
+  if (f.given("--no-causal")) spec.causal = {false};
+  if (f.given("--require-power")) {
+    if (!(f.require_power > 0 && f.require_power < 1))
+      throw InputError("--require-power", fmt::format("{}", f.require_power), "must be an alpha in (0, 1)");
+    const int need = reports::min_samples_for(f.require_power);
+    if (spec.repeats < need)
+      throw InputError(f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats",
+                       std::to_string(spec.repeats),
+                       fmt::format("with {0} samples against {0}, compare's U test can never reach p < {1} (its "
+                                   "smallest p is {2:.3g}): take at least {3} repeats",
+                                   spec.repeats, f.require_power,
+                                   reports::min_attainable_p(spec.repeats, spec.repeats), need));
+  }
+  if (f.full_check_limit < 0)
+    throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
+  if (f.check_sample < 1) throw InputError("--check-rows", std::to_string(f.check_sample), "must be at least 1");
+
+  check_output_dir("--out", f.out);
+  for (const char* name : {"results.json", "results.jsonl", "report.html"})
+    check_output_file("--out", std::filesystem::path(f.out) / name);
+  opts.out_dir = f.out;
+  if (f.given("--dump")) {
+    check_output_dir("--dump", f.dump);
+    opts.dump_dir = f.dump;
+  }
+  opts.skip_invalid = f.skip_invalid;
+  opts.full_check_limit = f.full_check_limit;
+  opts.check_sample = f.check_sample;
+  opts.argv = f.argv;
+  opts.timeout_s = bounded(f.timeout_s, kMaxTimeoutS, "--timeout", "seconds", "none");
+  opts.memory_limit_bytes = static_cast<std::int64_t>(
+      bounded(f.memory_limit_gib, kMaxMemoryLimitGib, "--memory-limit", "GiB", "90% of available") * 1073741824.0);
+  opts.fault = parse_fault(f.inject_fault);
+  opts.trace = f.trace;
+  if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
+  opts.rounds = f.rounds;
+  opts.interleave = !f.no_interleave;
+  opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
+  opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
+  opts.l2_flush = f.l2_flush;
+  if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
+  if (f.given("--max-noise") && !(f.max_noise_pct > 0 && f.max_noise_pct <= 1000))
+    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct), "must be a relative standard deviation in (0, 1000] %");
+  if (!f.given("--max-noise") && (f.given("--min-samples") || f.given("--max-time")))
+    throw InputError(f.given("--min-samples") ? "--min-samples" : "--max-time", "given",
+                     "stops noise-based sampling, which needs --max-noise");
+  if (f.min_samples < 2 || f.min_samples > 1000000)
+    throw InputError("--min-samples", std::to_string(f.min_samples), "must be in [2, 1000000] (a noise needs two)");
+  opts.stopping.max_noise_pct = f.given("--max-noise") ? f.max_noise_pct : 0.0;
+  opts.stopping.min_samples = f.min_samples;
+  opts.stopping.max_time_s = bounded(f.max_time_s, kMaxTimeoutS, "--max-time", "seconds", "no limit but 1000 rounds");
+  opts.stopping.min_rounds = f.rounds;
+  if (!(f.throttle_threshold_pct >= 0 && f.throttle_threshold_pct <= 100))
+    throw InputError("--throttle-threshold", fmt::format("{}", f.throttle_threshold_pct),
+                     "must be a percentage of the nominal SM clock in [0, 100] (0: drop no sample)");
+  opts.throttle.threshold_pct = f.throttle_threshold_pct;
+  opts.throttle.recovery_ms = bounded(f.throttle_recovery_ms, kMaxRecoveryMs, "--throttle-recovery", "ms", "no wait");
+  opts.devices = f.devices;
+  opts.cupti = !f.no_cupti;
+}
+
+int run(const RunFlags& f) {
+  SweepSpec spec;
+  RunOptions opts;
+  std::optional<InputError> bad;
+  try {
+    build(f, spec, opts);
+  } catch (const InputError& e) {
+    bad = e;
+  }
+  agree_on_input(bad, bad ? "" : canonical(spec, opts));
+  if (bad) throw *bad;
+  const SweepOutcome res = run_sweep(spec, opts);
+  const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
+  if (!is_primary()) return rc;  // rank 0 writes and says where
+  fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
+             res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
+  if (!res.report_html.empty()) fmt::print("report: {}\n", std::filesystem::absolute(res.report_html).string());
+  fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
+  return rc;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* sub = app.add_subcommand("run", "Run a sweep of ring-attention configurations (profile and/or flags)");
+  f->app = sub;
+  sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
+      ->check(CLI::ExistingFile);
+  auto axis = [&](const char* flag, const std::string& help) {
+    for (auto& a : f->axes)
+      if (std::string_view(a.flag) == flag) return sub->add_option(flag, a.given, help);
+    throw std::logic_error(flag);
+  };
+  axis("--seq", "Sequence lengths S (comma-separated, at most 2^40)");
+  axis("--cp", "CP degrees c");
+  axis("--split", "Split schemes: contiguous, zigzag, striped");
+  axis("--variant", "Variants: ring, allgather");
+  axis("--heads", "Query heads Hq");
+  axis("--kv-heads", "Key/value heads Hkv (Hq % Hkv == 0)");
+  axis("--head-dim", "Head dimension D");
+  auto* causal = sub->add_flag("--causal", f->causal, "Causal attention (the default)");
+  sub->add_flag("--no-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal);
+  axis("--dtype", "float64, float32 (cpu) or bfloat16 (cuda)");
+  axis("--backend", "cpu or cuda");
+  axis("--transport", "local, mpi or nccl");
+  axis("--seed", "Input seed, 0 to 2^63-1");
+  axis("--repeats", "Timed passes per configuration");
+  axis("--warmup", "Untimed passes before timing");
+  axis("--link-gbps", "Pace each K/V transfer to this link bandwidth in Gbit/s, at most 1e6 (0: unpaced)");
+  sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str();
+  sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory");
+  sub->add_flag("--skip-invalid", f->skip_invalid,
+                "Record configurations that break a rule as skipped instead of stopping with exit 2");
+  sub->add_option("--full-check-limit", f->full_check_limit, "Check every output row up to this S")
+      ->capture_default_str();
+  sub->add_option("--check-rows", f->check_sample, "Rows checked (sampled) above the full-check limit")
+      ->capture_default_str();
+  sub->add_option("--rounds", f->rounds,
+                  "Spread the timed passes over this many fresh executors (each warmed up), as asv spreads "
+                  "samples over processes")
+      ->capture_default_str();
+  sub->add_flag("--no-interleave", f->no_interleave,
+                "Run each configuration's rounds back to back instead of round 1 of every configuration, then "
+                "round 2, ... (interleaved rounds spread a shared machine's bursts over many configurations)");
+  sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
+  sub->add_flag("--no-cupti", f->no_cupti,
+                "cuda: skip the CUPTI-traced pass and leave CUPTI off, so Nsight Systems can attach "
+                "(the CPU backend never uses CUPTI)");
+  sub->add_option("--rank-mode", f->rank_mode, "cuda: measure virtual ranks one at a time or all at once")
+      ->check(CLI::IsMember({"isolated", "concurrent"}))
+      ->capture_default_str();
+  sub->add_option("--launch", f->launch, "cuda: replay the pass as a CUDA Graph or launch it eagerly")
+      ->check(CLI::IsMember({"graph", "eager"}))
+      ->capture_default_str();
+  sub->add_flag("--l2-flush", f->l2_flush, "cuda: flush L2 before each timed replay (cold) instead of warm");
+  sub->add_option("--devices", f->devices,
+                  "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
+                  "between them (0: every visible GPU)")
+      ->capture_default_str();
+  sub->add_option("--require-power", f->require_power,
+                  "Refuse (exit 2) a sweep whose repeats could never give compare's U test p < ALPHA (the nightly job "
+                  "passes its alpha)")
+      ->type_name("ALPHA");
+  sub->add_option("--max-noise", f->max_noise_pct,
+                  "Sample each configuration until the relative standard deviation of its timed passes is at most "
+                  "PCT (after --rounds rounds and --min-samples passes), one round of repeats/rounds passes at a "
+                  "time, as NVBench does; off: exactly --repeats passes")
+      ->type_name("PCT");
+  sub->add_option("--min-samples", f->min_samples, "With --max-noise: the fewest timed passes before stopping")
+      ->capture_default_str();
+  sub->add_option("--max-time", f->max_time_s,
+                  "With --max-noise: stop a configuration after this many seconds whatever its noise (0: no limit)")
+      ->capture_default_str();
+  sub->add_option("--throttle-threshold", f->throttle_threshold_pct,
+                  "cuda: drop a timed sample from the statistics when its SM clock (read in the stream around the "
+                  "pass) is under PCT% of the clock the runtime reports, as NVBench does; the configuration fails "
+                  "when more than half are dropped (0: drop none)")
+      ->type_name("PCT")
+      ->capture_default_str();
+  sub->add_option("--throttle-recovery", f->throttle_recovery_ms,
+                  "cuda: after a dropped sample, wait this many ms for the GPU's clock to recover")
+      ->type_name("MS")
+      ->capture_default_str();
+  sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
+  sub->add_option("--memory-limit", f->memory_limit_gib,
+                  "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");
+  sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
+      ->group("");  // hidden: for the failure-isolation tests
+  sub->callback([f, &action, &app] {
+    f->argv = command_line();
+    action = [f] { return run(*f); };
+  });
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,64 @@
+// `ringbench trend HISTORY_DIR -o trend.html`: the asv-style trend page of a nightly history
+// (reports/compare/trend.hpp): every metric of every configuration against the date.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "bench/cli/command.hpp"
+#include "common/error.hpp"
+#include "common/json_input.hpp"
+#include "common/output_file.hpp"
+#include "reports/compare/compare.hpp"
+#include "reports/results/results_reader.hpp"
+#include "reports/compare/trend.hpp"
+
+namespace rb::bench {
+namespace {
+
+struct TrendFlags {
+  std::string dir;
+  std::string out = "trend.html";
+  std::string title = "ringbench trend";
+  std::string compare, baseline;
+  std::string threshold = "5%";
+  bool json = false;
+};
+
+int run_trend(const TrendFlags& f) {
+  check_output_file("--out", f.out);
+  auto history = reports::load_history(f.dir, reports::parse_threshold(f.threshold, "--threshold"));
+  if (!f.baseline.empty()) reports::set_baseline(history, reports::read_results(f.baseline));
+  if (!f.compare.empty())
+    reports::set_tonight(history, read_json_file(f.compare, "--compare", "a compare JSON"), f.compare);
+  write_output_file("--out", f.out, reports::trend_page(history, f.title));
+  if (f.json) fmt::print("{}\n", reports::to_json(history).dump(2));
+  fmt::print(stderr, "ringbench: trend of {} configurations over {} dates ({} to {})\n", history.configs.size(),
+             history.dates.size(), history.dates.front(), history.dates.back());
+  // The steps, regressions first, one line each: what a nightly log should show without the page.
+  for (const auto& s : reports::steps_by_severity(history))
+    fmt::print(stderr, "ringbench: {} {} {} from {}: {:+.1f}% ({}..{})\n", s.step->regression ? "REGRESSION" : "step",
+               s.config->label, s.series->metric, s.step->date, 100 * s.step->change, s.step->previous_commit,
+               s.step->commit);
+  // With --json, stdout is the JSON alone so it can be piped.
+  fmt::print(f.json ? stderr : stdout, "trend: {}\n", std::filesystem::absolute(f.out).string());
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_trend_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<TrendFlags>();
+  CLI::App* sub = app.add_subcommand("trend", "Draw each metric against the date from a history directory of results files");
+  sub->add_option("history", f->dir, "Directory of results files named YYYY-MM-DD*.json (scripts/nightly.sh)")->required();
+  sub->add_option("-o,--out", f->out, "The HTML page to write")->capture_default_str();
+  sub->add_option("--title", f->title, "Page title")->capture_default_str();
+  sub->add_flag("--json", f->json, "Also print the series and the steps found as JSON on stdout");
+  sub->add_option("--compare", f->compare, "Tonight's `compare --json-out` file: its verdicts lead the page")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")->check(CLI::ExistingFile);
+  sub->add_option("--threshold", f->threshold, "A step in the history counts beyond this relative change (5% or 0.05)")
+      ->capture_default_str();
+  sub->callback([f, &action] { action = [f] { return run_trend(*f); }; });
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,90 @@
+// One configuration's measurement, held across its rounds so that the sweep can interleave the
+// rounds of all its configurations (round 1 of every configuration, then round 2, ...): a burst of
+// a shared machine's neighbours then lands on a round or two of several configurations, where the
+// spread between rounds shows it, instead of on every round of one (docs/compare.md, Noise).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/measure/metrics.hpp"
+#include "bench/sweep/run_options.hpp"
+#include "bench/sweep/throttle_filter.hpp"
+#include "common/config.hpp"
+#include "ring/executor.hpp"
+#include "ring/plan.hpp"
+#include "ring/reference.hpp"
+
+namespace rb::bench {
+
+// The float64 reference rows a round's check compares against (bench/sweep/round_execution.hpp
+// keeps them while consecutive configurations share them).
+using ReferenceProvider = std::function<const std::vector<double>&(const ring::CheckRows&)>;
+
+class ConfigurationRounds {
+ public:
+  // `plan` is the configuration's (the sweep's plan stage made it); `index` is its place in the
+  // sweep (for fault injection).
+  ConfigurationRounds(ring::Plan plan, const RunOptions& opts, int index);
+  ConfigurationRounds(const ConfigurationRounds&) = delete;
+  ConfigurationRounds& operator=(const ConfigurationRounds&) = delete;
+
+  const Config& config() const { return cfg_; }
+  // Rounds planned: fixed by --rounds, or with --max-noise the most it may take until the stopping
+  // rule ends it (then rounds() becomes rounds_done()).
+  int rounds() const { return rounds_; }
+  int rounds_done() const { return done_; }
+  bool finished() const { return done_ == rounds_; }
+  bool adaptive() const { return opts_.stopping.adaptive(); }
+
+  // Runs the next round on a fresh executor, which is gone again when it returns (the sweep holds
+  // one configuration's buffers at a time). The first round also makes the checked pass against
+  // `reference` (and the dump); the last also probes the machine once more and makes the
+  // CUPTI-traced pass. The watchdog gets what is left of --timeout after the earlier rounds. With a
+  // distributed transport every process of `group` calls this in step. Throws on an error of
+  // execution; a run that threw is not continued.
+  void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group);
+
+  // The record of everything measured so far (docs/design.md §8): after k of n rounds, `timing` holds k
+  // rounds' samples, `rounds` is k and `rounds_planned` n. Status "failed" when the check failed.
+  // Needs at least one round done.
+  nlohmann::json record() const;
+
+ private:
+  // Keeps only the passes that can still be the median pass once every sample is in.
+  void prune_candidates();
+  std::size_t median_sample() const;  // index into samples_ of the median (by value, then order)
+
+  Config cfg_;
+  RunOptions opts_;
+  int index_;
+  ring::Plan plan_;
+  nlohmann::json plan_json_;
+  MetricsInputs metrics_in_;
+  int rounds_;
+  int done_ = 0;
+  double elapsed_s_ = 0;  // spent in earlier rounds, against --timeout
+  bool probe_;            // CPU backend: time the machine probe around the rounds
+  std::optional<nlohmann::json> correctness_;
+  std::optional<ring::Correctness> check_;
+  std::vector<double> samples_ms_;
+  std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
+  std::vector<double> probes_ms_, probe_core_spread_;
+  void probe_machine();
+  nlohmann::json cupti_;            // the traced pass, after the last round (cuda)
+  bool distributed_ = false;        // run with a process group
+  std::optional<int> cuda_devices_;  // cuda, local transport: GPUs the virtual ranks were dealt over
+  int chunk_ = 1;                    // --max-noise: timed passes per round
+  nlohmann::json gpu_start_, gpu_end_;  // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
+  std::string stopped_by_;           // why sampling ended; empty while it goes on
+  std::optional<ThrottleFilter> throttle_;  // every timed sample's clock; made with the first executor
+  std::vector<int> round_counts_;           // samples kept by each round, in order
+};
+
+}  // namespace rb::bench

@@ -1,0 +1,73 @@
+// The CUPTI-traced pass: the tracer set up from the executor's graph-node and stream labels, the
+// pass, and the metrics of what CUPTI saw.
+#include "bench/sweep/cupti_pass.hpp"
+
+#include <optional>
+#include <set>
+
+#include "bench/measure/cupti_tracer.hpp"
+#include "common/error.hpp"
+#include "common/nvtx.hpp"
+#include "ring/executor_cuda.hpp"
+
+namespace rb::bench {
+
+using nlohmann::json;
+
+json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
+                       const std::multimap<std::uint64_t, std::uint64_t>& clones, const std::string& clone_error,
+                       const MetricsInputs& in, double clean_median_ms) {
+  std::optional<CuptiTracer> tracer;
+  std::string error = clone_error;
+  std::set<std::uint64_t> labelled;  // CUPTI ids with a role, to count what they classified
+  auto* cuda = dynamic_cast<ring::CudaExecutor*>(&exec);
+  if (error.empty() && cuda == nullptr) error = "the executor is not a CUDA executor";
+  if (error.empty()) {
+    try {
+      CuptiConversionOptions opt;
+      opt.marker_domain = nvtx::kDomain;
+      for (const auto& label : cuda->graph_nodes()) {
+        const CuptiNodeRole role{label.rank, label.step, label.kind, label.lane, label.name};
+        for (const std::uint64_t id : with_clones(cupti_graph_node_id(label.node), clones)) opt.nodes[id] = role;
+      }
+      for (const auto& [id, role] : opt.nodes) labelled.insert(id);
+      tracer.emplace(std::move(opt));
+      for (const auto& s : cuda->streams()) tracer->set_stream_role(s.stream, {s.rank, s.kind, s.lane});
+    } catch (const Error& e) {
+      tracer.reset();
+      error = e.what();
+    }
+  }
+  std::int64_t before = 0;
+  if (tracer) {
+    try {
+      before = CuptiTracer::now_ns();
+    } catch (const Error& e) {
+      tracer.reset();
+      error = e.what();
+    }
+  }
+  const ring::PassRecord traced = run_pass();
+  if (!tracer) return {{"error", error}};
+  try {
+    const std::int64_t after = CuptiTracer::now_ns();
+    const Timeline tl = tracer->take(before, after);
+    const double traced_ms = static_cast<double>(traced.wall_ns) / 1e6;
+    std::size_t by_node = 0;
+    for (const auto& iv : tl.intervals) by_node += iv.graph_node_id != 0 && labelled.contains(iv.graph_node_id);
+    return {{"traced_pass_ms", traced_ms},
+            {"clean_median_ms", clean_median_ms},
+            {"overhead_pct", clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0)
+                                                 : json(nullptr)},
+            {"window_ms", static_cast<double>(after - before) / 1e6},
+            {"dropped_records", tracer->dropped_records()},
+            {"ignored_records", tracer->ignored_records()},
+            {"intervals", tl.intervals.size()},
+            {"intervals_by_node", by_node},
+            {"metrics", compute_metrics(tl, in).to_json()}};
+  } catch (const Error& e) {
+    return {{"error", e.what()}};
+  }
+}
+
+}  // namespace rb::bench

@@ -1,0 +1,53 @@
+// The job's World and the input agreement (see distributed.hpp).
+#include "bench/sweep/distributed.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace rb::bench {
+namespace {
+
+ring::World* g_world = nullptr;
+
+using nlohmann::json;
+
+std::string at_pointer(const json& doc, const std::string& path) {
+  const json::json_pointer p(path);
+  return doc.contains(p) ? doc.at(p).dump() : "missing";
+}
+
+}  // namespace
+
+ring::World* world() { return g_world; }
+void set_world(ring::World* w) { g_world = w; }
+bool is_primary() { return g_world == nullptr || g_world->rank() == 0; }
+
+void agree_on_input(const std::optional<InputError>& error, const std::string& canonical_json) {
+  if (!g_world) return;
+  json mine{{"ok", !error.has_value()}, {"text", canonical_json}};
+  if (error) mine.update({{"where", error->where()}, {"value", error->value()}, {"rule", error->rule()}});
+  const auto all = g_world->allgather_strings(mine.dump());
+  std::vector<json> outcomes;
+  for (const auto& s : all) outcomes.push_back(json::parse(s));
+  for (std::size_t k = 0; k < outcomes.size(); ++k) {
+    const auto& o = outcomes[k];
+    if (o["ok"].get<bool>()) continue;
+    const auto where = o["where"].get<std::string>();
+    throw AgreedInputError(k == 0 ? where : fmt::format("rank {}: {}", k, where), o["value"].get<std::string>(),
+                           o["rule"].get<std::string>());
+  }
+  const auto& text0 = outcomes[0]["text"].get_ref<const std::string&>();
+  for (std::size_t k = 1; k < outcomes.size(); ++k) {
+    const auto& text = outcomes[k]["text"].get_ref<const std::string&>();
+    if (text == text0) continue;
+    const json base = json::parse(text0), other = json::parse(text);
+    const json patch = json::diff(base, other);
+    const std::string path = patch.empty() ? "" : patch[0]["path"].get<std::string>();
+    throw AgreedInputError(
+        fmt::format("rank {}: {}", k, path.empty() ? "/" : path),
+        fmt::format("{} (rank 0 has {})", at_pointer(other, path), at_pointer(base, path)),
+        "every MPI rank must be given the same sweep and options (one sweep runs across all of them)");
+  }
+}
+
+}  // namespace rb::bench

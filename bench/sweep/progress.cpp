@@ -1,0 +1,39 @@
+// Progress lines on stderr.
+#include "bench/sweep/progress.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+namespace rb::bench {
+
+Progress::Progress(int total, std::FILE* out)
+    : total_(total), out_(out), tty_(out != nullptr && ::isatty(::fileno(out)) != 0) {}
+
+void Progress::start(int index, const std::string& label, int round, int rounds) {
+  started_ = std::chrono::steady_clock::now();
+  if (!tty_) return;
+  if (rounds > 1)
+    fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1, rounds);
+  else
+    fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
+  std::fflush(out_);
+}
+
+void Progress::round(int index, const std::string& label, int round, int rounds, const std::string& detail) {
+  line(index, fmt::format("r{}/{}", round + 1, rounds), label, detail);
+}
+
+void Progress::finish(int index, const std::string& label, const std::string& verdict, const std::string& detail) {
+  line(index, verdict, label, detail);
+}
+
+void Progress::line(int index, const std::string& verdict, const std::string& label, const std::string& detail) {
+  if (!out_) return;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  const int width = static_cast<int>(fmt::formatted_size("{}", total_));
+  fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_, verdict,
+             label, detail, secs);
+  std::fflush(out_);
+}
+
+}  // namespace rb::bench

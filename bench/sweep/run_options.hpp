@@ -1,0 +1,67 @@
+// What a sweep is run with, beside the sweep itself (bench/sweep/profile.hpp): where its outputs
+// go, how its rounds are spread and checked, the CUDA backend's measurement choices, the stopping
+// and throttling rules, and the faults the failure tests inject. `ringbench run` fills it from its
+// flags (bench/cli/run_command.cpp), `ringbench accept` with the defaults.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/sweep/stopping_rule.hpp"
+#include "bench/sweep/throttle_filter.hpp"
+#include "ring/cuda_options.hpp"
+
+namespace rb::bench {
+
+// `--inject-fault KIND@N`: make configuration N (0-based, in sweep order) fail on purpose. Kinds:
+// throw (an error inside the pass), hang (a rank never receives; the watchdog ends it), corrupt
+// (the output is perturbed, so the correctness check fails), fatal (a device-fatal error that stops
+// the sweep), throttle (configuration N reads a per-sample SM clock, at a nominal 1000 MHz, and
+// the hit rounds' samples read 500 MHz: the throttle filter's path on any backend). `KIND@N/R`
+// limits it to round R (1-based) of that configuration. For the tests of docs/failures.md.
+struct FaultSpec {
+  std::string kind;  // empty: none
+  int index = -1;
+  int round = -1;  // 0-based; -1: every round (corrupt acts in the first, where the check is)
+  bool hits(int config, int r) const { return index == config && (round < 0 || round == r); }
+};
+FaultSpec parse_fault(const std::string& s);
+
+struct RunOptions {
+  std::filesystem::path out_dir = "results";
+  std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
+  bool skip_invalid = false;  // record configurations that break a rule as skipped instead of exiting 2
+  std::int64_t full_check_limit = 8192;  // check every row up to this S
+  std::int64_t check_sample = 512;       // rows checked above it
+  std::vector<std::string> argv;         // recorded in results.json
+  double timeout_s = 0;                  // per configuration; 0: none
+  std::int64_t memory_limit_bytes = 0;   // skip configurations estimated above this; 0: 90% of MemAvailable
+  FaultSpec fault;
+  int rounds = 3;      // fresh executors per configuration; the repeats are spread over them
+  // Round-robin: round 1 of every configuration, then round 2, ... (asv's interleaved rounds), so a
+  // burst on a shared machine hits a round of several configurations, not every round of one.
+  // --no-interleave runs each configuration's rounds back to back (one at a time, e.g. under nsys).
+  bool interleave = true;
+  bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
+  // CUDA backend (docs/design.md §7): virtual ranks measured one at a time (isolated) or all at once
+  // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.
+  ring::CudaRankMode rank_mode = ring::CudaRankMode::isolated;
+  ring::CudaLaunch launch = ring::CudaLaunch::graph;
+  bool l2_flush = false;
+  int devices = 1;  // cuda, local transport: devices the virtual ranks are dealt over (0: all visible)
+  // docs/design.md §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
+  // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.
+  bool cupti = true;
+  // --max-noise, --min-samples, --max-time: stop sampling a configuration once its samples are
+  // steady enough (bench/sweep/stopping_rule.hpp); min_rounds is taken from `rounds`. Off by default.
+  StoppingRule stopping;
+  // --throttle-threshold, --throttle-recovery: samples whose SM clock fell under the threshold are
+  // dropped from the statistics (bench/sweep/throttle_filter.hpp). cuda only: the CPU reads no clock.
+  ThrottleRule throttle;
+  bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
+};
+
+}  // namespace rb::bench

@@ -1,0 +1,54 @@
+// The watchdog thread: wakes every 50 ms to look for a stop signal, and at the deadline.
+#include "bench/sweep/watchdog.hpp"
+
+#include <algorithm>
+#include <csignal>
+
+#include <fmt/format.h>
+
+#include "bench/sweep/interrupt.hpp"
+
+namespace rb::bench {
+
+Watchdog::Watchdog(double timeout_s, std::function<void()> on_fire, double used_s)
+    : on_fire_(std::move(on_fire)), thread_([this, timeout_s, used_s] { loop(timeout_s, used_s); }) {}
+
+Watchdog::~Watchdog() {
+  {
+    std::lock_guard lk(mu_);
+    done_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+std::string Watchdog::reason() const {
+  std::lock_guard lk(mu_);
+  return reason_;
+}
+
+void Watchdog::loop(double timeout_s, double used_s) {
+  using clock = std::chrono::steady_clock;
+  const double left_s = std::max(0.0, timeout_s - used_s);
+  const auto deadline = timeout_s > 0 ? clock::now() + std::chrono::duration_cast<clock::duration>(
+                                                           std::chrono::duration<double>(left_s))
+                                      : clock::time_point::max();
+  std::unique_lock lk(mu_);
+  while (!done_) {
+    cv_.wait_for(lk, std::chrono::milliseconds(50));
+    if (done_) return;
+    std::string why;
+    if (const int sig = interrupt_signal())
+      why = fmt::format("interrupted by {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+    else if (clock::now() >= deadline)
+      why = fmt::format("timeout: the configuration ran longer than {} s", timeout_s);
+    if (!why.empty()) {
+      reason_ = why;
+      lk.unlock();
+      on_fire_();
+      return;
+    }
+  }
+}
+
+}  // namespace rb::bench

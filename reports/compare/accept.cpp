@@ -1,0 +1,414 @@
+// Parsing and evaluating acceptance checks.
+#include "reports/compare/accept.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/config.hpp"
+#include "common/error.hpp"
+#include "reports/compare/compare.hpp"
+#include "reports/compare/gpu_state_reader.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& source, const std::string& path, const json& value, const std::string& rule) {
+  throw InputError(fmt::format("{}: {}", source, path), value.dump(), rule);
+}
+
+const std::set<std::string> kWhereFields{"seq",   "cp",      "split",   "variant",   "heads",    "kv_heads",
+                                         "head_dim", "causal", "dtype", "backend", "transport", "link_gbps"};
+
+std::optional<double> number_at(const json& run, const char* obj, const char* key) {
+  if (!run.contains(obj) || !run.at(obj).is_object()) return std::nullopt;
+  const json& o = run.at(obj);
+  if (!o.contains(key) || !o.at(key).is_number()) return std::nullopt;
+  const double v = o.at(key).get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// The value of a numeric metric in a run; nullopt when the run does not carry it.
+std::optional<double> metric_value(const CheckSpec& c, const json& run) {
+  const std::string& m = c.metric;
+  if (m == "median_ms" || m == "noise_pct") return number_at(run, "timing", m.c_str());
+  if (m == "work_imbalance") {
+    auto v = number_at(run, "metrics", "work_imbalance");
+    return v ? v : number_at(run, "plan", "work_imbalance");
+  }
+  // Per rank since results 1.0.0 (older files are converted on read): the name says it for
+  // profiles written before, when attention_tflops was the sum over ranks.
+  if (m == "attention_tflops_per_rank") return number_at(run, "metrics", "attention_tflops");
+  if (m == "gpu_throttled") {
+    const GpuThrottle t = gpu_throttle(run);
+    return t.measured ? std::optional<double>(t.held_down ? 1.0 : 0.0) : std::nullopt;
+  }
+  if (m == "dropped_sample_fraction") {
+    const GpuThrottle t = gpu_throttle(run);
+    return t.clock_measured && t.taken > 0 ? std::optional<double>(static_cast<double>(t.dropped) / t.taken)
+                                           : std::nullopt;
+  }
+  if (m == "comm_bandwidth_fraction") {
+    const auto bw = number_at(run, "metrics", "comm_bandwidth_gbyte_per_s");
+    std::optional<double> link = c.link_gbps;
+    if (!link) {
+      const auto cfg_link = number_at(run, "config", "link_gbps");
+      if (cfg_link && *cfg_link > 0) link = cfg_link;
+    }
+    if (!bw || !link) return std::nullopt;
+    return *bw * 8.0 / *link;  // GB/s → Gbit/s, over the link's Gbit/s
+  }
+  return number_at(run, "metrics", m.c_str());
+}
+
+// Why a run cannot measure check c, or nullopt when it can. A bandwidth fraction needs transfers
+// that crossed the link it is held against: another process (mpi, nccl) or another GPU (the local
+// transport over several devices) crosses a real one, the link model an emulated one, and
+// transfers inside one device's or one process's memory cross none. A correctness check needs a
+// run that was checked.
+std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
+  const json& cfg = run.at("config");
+  if (c.metric == "correctness") {
+    const bool checked = run.contains("correctness") && run.at("correctness").is_object() &&
+                         run.at("correctness").value("checked", false);
+    if (run.value("status", "") == "ok" && !checked) return "the run's output was not checked against the reference";
+    return std::nullopt;
+  }
+  if (c.metric == "gpu_throttled")
+    return gpu_throttle(run).measured ? std::nullopt
+                                      : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
+  if (c.metric == "dropped_sample_fraction") {
+    const GpuThrottle t = gpu_throttle(run);
+    if (!t.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
+    if (t.taken == 0) return "no timed sample";
+  }
+  if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
+  if (cfg.value("cp", 1) <= 1) return "c = 1: nothing was transferred";
+  const std::string transport = cfg.value("transport", "local");
+  if (transport != "local") return std::nullopt;
+  const auto model = number_at(run, "config", "link_gbps");
+  if (model && *model > 0) {
+    if (c.link_gbps && *c.link_gbps != *model)
+      return fmt::format("the transfers were paced to the link model's {} Gbit/s, not the check's {} Gbit/s", *model,
+                         *c.link_gbps);
+    return std::nullopt;
+  }
+  if (cfg.value("backend", "") == "cuda") {
+    const auto devices = number_at(run, "timing", "devices");
+    if (devices && *devices > 1) return std::nullopt;
+    return std::string("the local transport on one GPU: every transfer stayed in that device's memory");
+  }
+  return std::string("the local transport on the cpu backend: every transfer stayed in one process's memory");
+}
+
+// A where value that no run can hold (a split named "diagonal", a seq of "64") would match nothing
+// and fail the check for the wrong reason: it is refused as the profile is read. Names go through
+// the parsers of common/config, the one list of valid values.
+void check_where_value(const std::string& field, const json& v, const std::string& source, const std::string& path) {
+  const std::string where = fmt::format("{}: {}", source, path);
+  auto name = [&](auto parse) {
+    if (!v.is_string()) throw InputError(where, v.dump(), "must be a name");
+    parse(v.get<std::string>(), where);
+  };
+  if (field == "split") name(parse_split);
+  else if (field == "variant") name(parse_variant);
+  else if (field == "dtype") name(parse_dtype);
+  else if (field == "backend") name(parse_backend);
+  else if (field == "transport") name(parse_transport);
+  else if (field == "causal") {
+    if (!v.is_boolean()) throw InputError(where, v.dump(), "must be true or false");
+  } else if (field == "link_gbps") {
+    if (!v.is_number() || !(v.get<double>() >= 0)) throw InputError(where, v.dump(), "must be a number >= 0 (Gbit/s)");
+  } else if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
+    throw InputError(where, v.dump(), "must be a positive integer");
+  }
+}
+
+bool matches(const json& where, const json& config) {
+  for (const auto& [key, want] : where.items()) {
+    if (!config.contains(key)) return false;
+    const json& have = config.at(key);
+    auto equal = [&](const json& w) { return w.is_number() && have.is_number() ? w.get<double>() == have.get<double>() : w == have; };
+    bool any = false;
+    if (want.is_array()) {
+      for (const auto& w : want) any = any || equal(w);
+    } else {
+      any = equal(want);
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
+  static const std::vector<std::pair<std::string, std::string>> names{
+      {"correctness", "status ok and correctness.passed (no bounds)"},
+      {"attention_tflops", "metrics.attention_tflops: plan FLOPs / c / pass time, what one rank (GPU) sustains"},
+      {"attention_tflops_per_rank", "the same as attention_tflops (its name when that was the sum over ranks)"},
+      {"attention_tflops_slowest_rank", "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},
+      {"attention_tflops_aggregate", "metrics.attention_tflops_aggregate: plan FLOPs / pass time, summed over ranks"},
+      {"overlap_fraction", "metrics.overlap_fraction"},
+      {"exposed_comm_ms", "metrics.exposed_comm_ms"},
+      {"imbalance", "metrics.imbalance (measured)"},
+      {"work_imbalance", "metrics.work_imbalance (exact, from the plan)"},
+      {"comm_bandwidth_gbyte_per_s", "metrics.comm_bandwidth_gbyte_per_s"},
+      {"comm_bandwidth_fraction",
+       "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps; N/A for runs whose transfers crossed no link"},
+      {"gpu_throttled",
+       "1 when NVML saw heat or power hold a GPU's clock down before or after the run (gpu_state), else 0; N/A "
+       "where NVML was not available"},
+      {"dropped_sample_fraction",
+       "sm_clock.dropped_count / sm_clock.taken: the timed samples whose SM clock fell under --throttle-threshold; "
+       "N/A without a per-sample clock (a CPU run)"},
+      {"median_ms", "timing.median_ms"},
+      {"noise_pct", "timing.noise_pct"},
+  };
+  return names;
+}
+
+std::string CheckSpec::required_text() const {
+  if (metric == "correctness") return "pass";
+  // Bounds as written in the profile (shortest round-trip form), so 1.000001 does not print as 1.
+  if (min && max) return fmt::format("in [{}, {}]", *min, *max);
+  if (min) return fmt::format(">= {}", *min);
+  return fmt::format("<= {}", *max);
+}
+
+std::vector<CheckSpec> parse_checks(const json& checks, const std::string& source) {
+  if (!checks.is_array() || checks.empty()) fail(source, "/checks", checks, "must be a non-empty list of checks");
+  std::vector<CheckSpec> out;
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const json& c = checks[i];
+    CheckSpec s;
+    s.json_path = fmt::format("/checks/{}", i);
+    const std::string& p = s.json_path;
+    if (!c.is_object()) fail(source, p, c, "a check must be an object");
+    if (!c.contains("metric")) fail(source, p + "/metric", json(nullptr), "a check needs a metric");
+    for (const auto& [key, val] : c.items()) {
+      const std::string kp = p + "/" + key;
+      if (key == "metric") {
+        if (!val.is_string()) fail(source, kp, val, "must be a string");
+        s.metric = val.get<std::string>();
+        bool known = false;
+        std::string list;
+        for (const auto& [n, _] : accept_metric_names()) {
+          known = known || n == s.metric;
+          list += (list.empty() ? "" : ", ") + n;
+        }
+        if (!known) fail(source, kp, val, "unknown metric; known: " + list);
+      } else if (key == "name" || key == "description") {
+        if (!val.is_string() || (key == "name" && val.get<std::string>().empty()))
+          fail(source, kp, val, "must be a non-empty string");
+        (key == "name" ? s.name : s.description) = val.get<std::string>();
+      } else if (key == "min" || key == "max" || key == "link_gbps") {
+        if (!val.is_number() || !std::isfinite(val.get<double>())) fail(source, kp, val, "must be a number");
+        if (key == "link_gbps" && !(val.get<double>() > 0)) fail(source, kp, val, "must be positive (Gbit/s)");
+        (key == "min" ? s.min : key == "max" ? s.max : s.link_gbps) = val.get<double>();
+      } else if (key == "where") {
+        if (!val.is_object()) fail(source, kp, val, "must be an object of config field -> value or list of values");
+        for (const auto& [wk, wv] : val.items()) {
+          if (!kWhereFields.count(wk))
+            fail(source, kp + "/" + wk, wv,
+                 "unknown config field; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, "
+                 "backend, transport, link_gbps");
+          const bool ok = wv.is_array() ? !wv.empty() && std::all_of(wv.begin(), wv.end(), [](const json& x) {
+            return x.is_primitive() && !x.is_null();
+          })
+                                        : wv.is_primitive() && !wv.is_null();
+          if (!ok) fail(source, kp + "/" + wk, wv, "must be a value or a non-empty list of values");
+          const json items = wv.is_array() ? wv : json::array({wv});
+          for (std::size_t k = 0; k < items.size(); ++k)
+            check_where_value(wk, items[k], source, wv.is_array() ? fmt::format("{}/{}/{}", kp, wk, k) : kp + "/" + wk);
+        }
+        s.where = val;
+      } else if (key != "$comment") {
+        fail(source, kp, val, "unknown field; a check has name, metric, min, max, where, link_gbps, description");
+      }
+    }
+    if (s.metric == "correctness") {
+      if (s.min || s.max) fail(source, p + (s.min ? "/min" : "/max"), c.at(s.min ? "min" : "max"),
+                               "the correctness check takes no bounds: every matching run must pass");
+    } else if (!s.min && !s.max) {
+      fail(source, p, c, "a numeric check needs min, max or both");
+    } else if (s.min && s.max && *s.min > *s.max) {
+      fail(source, p + "/min", c.at("min"), "must not exceed max");
+    }
+    if (s.metric == "comm_bandwidth_fraction" && s.link_gbps && s.max && !s.min)
+      fail(source, p + "/max", c.at("max"), "a bandwidth fraction is a floor: use min");
+    if (s.link_gbps && s.metric != "comm_bandwidth_fraction")
+      fail(source, p + "/link_gbps", c.at("link_gbps"), "only comm_bandwidth_fraction takes a link");
+    if (s.name.empty()) s.name = s.metric + (s.where.empty() ? "" : " " + s.where.dump());
+    if (!names.insert(s.name).second)
+      fail(source, p + "/name", json(s.name), "check names must be unique (they name the JUnit test suites)");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+AcceptProfile parse_accept_profile(const json& doc, const std::string& source) {
+  if (!doc.is_object()) fail(source, "/", json(doc.type_name()), "an acceptance profile must be a JSON object");
+  AcceptProfile p;
+  p.sweep_doc = json::object();
+  for (const auto& [key, val] : doc.items()) {
+    if (key == "checks") continue;
+    if (key == "name" || key == "description" || key == "sweep" || key == "$comment") p.sweep_doc[key] = val;
+    else fail(source, "/" + key, val, "unknown field; an acceptance profile has name, description, sweep and checks");
+  }
+  if (!doc.contains("checks")) fail(source, "/checks", json(nullptr), "an acceptance profile needs a checks list");
+  p.checks = parse_checks(doc.at("checks"), source);
+  p.name = doc.contains("name") && doc.at("name").is_string() ? doc.at("name").get<std::string>() : "acceptance";
+  return p;
+}
+
+bool CheckResult::pass() const { return failures() == 0; }
+
+bool CheckResult::na() const { return !outcomes.empty() && skipped() == static_cast<int>(outcomes.size()); }
+
+int CheckResult::failures() const {
+  int n = 0;
+  for (const auto& o : outcomes) n += !o.pass && !o.na;
+  return n;
+}
+
+int CheckResult::skipped() const {
+  int n = 0;
+  for (const auto& o : outcomes) n += o.na;
+  return n;
+}
+
+std::string_view CheckResult::result() const { return !pass() ? "FAIL" : na() ? "N/A" : "PASS"; }
+
+const CheckOutcome& CheckResult::worst() const {
+  const CheckOutcome* w = &outcomes.front();
+  auto badness = [&](const CheckOutcome& o) {
+    if (!o.value) return o.pass ? -1e300 : 1e300;  // a run with nothing measured is the worst failure
+    double b = -1e300;
+    if (spec.min) b = std::max(b, *spec.min - *o.value);
+    if (spec.max) b = std::max(b, *o.value - *spec.max);
+    return b;
+  };
+  // Failures first, then measured outcomes, then N/A ones.
+  auto rank = [](const CheckOutcome& o) { return !o.pass && !o.na ? 2 : o.na ? 0 : 1; };
+  for (const auto& o : outcomes) {
+    if (rank(o) > rank(*w) || (rank(o) == rank(*w) && badness(o) > badness(*w))) w = &o;
+  }
+  return *w;
+}
+
+bool AcceptReport::pass() const { return failed_checks() == 0 && verdict_reason().empty(); }
+
+std::string AcceptReport::verdict_reason() const {
+  for (const auto& c : checks)
+    if (c.spec.metric == "correctness" && c.na()) return fmt::format("the correctness check '{}' is N/A", c.spec.name);
+  if (!checks.empty() && na_checks() == static_cast<int>(checks.size())) return "every check is N/A: nothing was measured";
+  return {};
+}
+
+int AcceptReport::failed_checks() const {
+  int n = 0;
+  for (const auto& c : checks) n += !c.pass();
+  return n;
+}
+
+int AcceptReport::na_checks() const {
+  int n = 0;
+  for (const auto& c : checks) n += c.pass() && c.na();
+  return n;
+}
+
+AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks, const ResultsFile& results) {
+  AcceptReport rep;
+  rep.profile = profile;
+  rep.results_path = results.path.string();
+  for (const auto& spec : checks) {
+    CheckResult cr;
+    cr.spec = spec;
+    for (const auto& run : results.runs()) {
+      if (!matches(spec.where, run.at("config"))) continue;
+      CheckOutcome o;
+      o.run_id = run.at("config").at("id").get<std::string>();
+      o.run_label = config_label(run.at("config"));
+      if (auto med = number_at(run, "timing", "median_ms")) o.seconds = *med / 1e3;
+      const std::string status = run.at("status").get<std::string>();
+      const std::string reason = run.contains("reason") && run.at("reason").is_string() ? run.at("reason").get<std::string>() : "";
+      if (const auto why = not_applicable(spec, run); why && status == "ok") {
+        o.na = true;
+        o.measured = "N/A: " + *why;
+      } else if (spec.metric == "correctness") {
+        const bool passed = status == "ok" && run.contains("correctness") && run.at("correctness").is_object() &&
+                            run.at("correctness").value("passed", false);
+        o.pass = passed;
+        o.measured = passed ? "passed" : status != "ok" ? fmt::format("run {}: {}", status, reason) : "failed";
+      } else if (status != "ok") {
+        o.measured = fmt::format("run {}: {}", status, reason);  // a run that did not finish measured nothing
+      } else if ((o.value = metric_value(spec, run))) {
+        o.pass = (!spec.min || *o.value >= *spec.min) && (!spec.max || *o.value <= *spec.max);
+        o.measured = fmt_num(*o.value);
+      } else {
+        o.measured = spec.metric == "comm_bandwidth_fraction" && !spec.link_gbps
+                         ? "not measured (no comm bandwidth, or no link_gbps in the check or the config)"
+                         : "not measured (" + spec.metric + " is absent or null in this run)";
+      }
+      cr.outcomes.push_back(std::move(o));
+    }
+    if (cr.outcomes.empty()) {
+      CheckOutcome o;
+      o.measured = "no run matches this check's where";
+      cr.outcomes.push_back(o);
+    }
+    rep.checks.push_back(std::move(cr));
+  }
+  return rep;
+}
+
+nlohmann::json AcceptReport::to_json() const {
+  json cs = json::array();
+  for (const auto& c : checks) {
+    json os = json::array();
+    for (const auto& o : c.outcomes)
+      os.push_back({{"id", o.run_id}, {"label", o.run_label}, {"pass", o.pass}, {"na", o.na}, {"measured", o.measured},
+                    {"value", o.value ? json(*o.value) : json(nullptr)}});
+    cs.push_back({{"name", c.spec.name}, {"metric", c.spec.metric}, {"required", c.spec.required_text()},
+                  {"where", c.spec.where}, {"pass", c.pass()}, {"result", c.result()}, {"runs", os}});
+  }
+  const std::string why = verdict_reason();
+  return {{"schema", "ringbench.accept"}, {"profile", profile}, {"results", results_path}, {"pass", pass()},
+          {"reason", why.empty() ? json(nullptr) : json(why)}, {"checks", cs}};
+}
+
+std::string format_accept_text(const AcceptReport& rep) {
+  std::size_t wname = 5;
+  for (const auto& c : rep.checks) wname = std::max(wname, c.spec.name.size());
+  std::string out = fmt::format("accept {}: {}\n", rep.profile, rep.results_path);
+  for (const auto& c : rep.checks) {
+    const auto& w = c.worst();
+    const std::size_t measured = c.outcomes.size() - static_cast<std::size_t>(c.skipped());
+    std::string runs = fmt::format("{}/{} runs", measured - static_cast<std::size_t>(c.failures()),
+                                   w.run_id.empty() ? 0 : measured);
+    if (c.skipped() > 0) runs += fmt::format(", {} N/A", c.skipped());
+    const std::string result(c.result());
+    out += fmt::format("{:<4}  {:<{}}  measured {} ({}{})  required {}  [{}]\n", result, c.spec.name, wname, w.measured,
+                       c.na() ? "every run" : "worst", w.run_label.empty() || c.na() ? "" : ": " + w.run_label,
+                       c.spec.required_text(), runs);
+    if (!c.pass() && !w.run_id.empty())
+      for (const auto& o : c.outcomes)
+        if (!o.pass && !o.na)
+          out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured, c.spec.required_text());
+  }
+  const std::string why = rep.verdict_reason();
+  out += fmt::format("{}: {} of {} checks passed, {} N/A{}\n", rep.pass() ? "PASS" : "FAIL",
+                     rep.checks.size() - static_cast<std::size_t>(rep.failed_checks() + rep.na_checks()),
+                     rep.checks.size(), rep.na_checks(), why.empty() ? "" : " (" + why + ")");
+  return out;
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,529 @@
+// Matching runs by config id, reading the chosen metric, and the verdict of each pair.
+#include "reports/compare/compare.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "reports/compare/gpu_state_reader.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr MetricInfo kMetrics[] = {
+    {"time", "timing.median_ms (samples: timing.samples_ms)", "ms", true},
+    {"tflops", "metrics.attention_tflops, per rank (samples: plan.flops / config.cp / timing.samples_ms)", "TFLOP/s",
+     false},
+    {"overlap", "metrics.overlap_fraction", "", false},
+    {"exposed_comm", "metrics.exposed_comm_ms", "ms", true},
+    {"imbalance", "metrics.imbalance (else metrics.work_imbalance)", "", true},
+};
+
+// A number at obj[key], or nullopt when absent, null, or not finite.
+std::optional<double> number(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
+  const json& v = obj.at(key);
+  if (!v.is_number()) return std::nullopt;
+  const double d = v.get<double>();
+  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+}
+
+const json& field(const json& run, const char* key) {
+  static const json null_value;
+  return run.contains(key) ? run.at(key) : null_value;
+}
+
+std::vector<double> samples_ms(const json& run) {
+  std::vector<double> out;
+  const json& t = field(run, "timing");
+  if (t.is_object() && t.contains("samples_ms"))
+    for (const auto& x : t.at("samples_ms")) out.push_back(x.get<double>());
+  return out;
+}
+
+// The median of each round's samples: samples_ms holds the rounds in order, round k having
+// timing.round_counts[k] samples (1.2.0: a round that dropped throttled samples keeps fewer), or
+// before that count/rounds plus one for k < count % rounds (bench/sweep/configuration_rounds.cpp).
+// One entry (the median of all) when the run has no rounds to tell apart.
+std::vector<double> round_medians(const json& run, const std::vector<double>& samples) {
+  auto median = [](std::vector<double> r) {
+    std::sort(r.begin(), r.end());
+    return r.size() % 2 ? r[r.size() / 2] : 0.5 * (r[r.size() / 2 - 1] + r[r.size() / 2]);
+  };
+  if (samples.empty()) return {};
+  const json& t = field(run, "timing");
+  const auto count = static_cast<std::int64_t>(samples.size());
+  std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
+  std::int64_t total = 0;
+  if (t.is_object() && t.contains("round_counts") && t.at("round_counts").is_array())
+    for (const auto& n : t.at("round_counts"))
+      if (n.is_number_integer() && n.get<std::int64_t>() > 0) {
+        sizes.push_back(n.get<std::int64_t>());
+        total += sizes.back();
+      }
+  if (total != count) {  // written before 1.2.0, or not this run's layout: the even split
+    std::int64_t rounds = 1;
+    if (t.is_object() && t.contains("rounds") && t.at("rounds").is_number_integer())
+      rounds = t.at("rounds").get<std::int64_t>();
+    sizes.clear();
+    if (rounds >= 2 && rounds <= count)
+      for (std::int64_t k = 0; k < rounds; ++k) sizes.push_back(count / rounds + (k < count % rounds ? 1 : 0));
+  }
+  if (sizes.size() < 2) return {median(samples)};
+  std::vector<double> medians;
+  std::int64_t at = 0;
+  for (const std::int64_t n : sizes) {
+    medians.push_back(median(std::vector<double>(samples.begin() + at, samples.begin() + at + n)));
+    at += n;
+  }
+  return medians;
+}
+
+// The relative spread of the per-round medians, (max - min) / median of all samples.
+std::optional<double> round_spread(const std::vector<double>& medians, const std::vector<double>& samples) {
+  if (medians.size() < 2) return std::nullopt;
+  std::vector<double> all(samples);
+  std::sort(all.begin(), all.end());
+  const double mid = all[all.size() / 2];
+  const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+  return mid > 0 ? std::optional<double>((*hi - *lo) / mid) : std::nullopt;
+}
+
+// One line naming what differs between the two headers, or "" when nothing compared differs.
+std::string device_difference(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return "";
+  for (const char* key : {"hostname", "cpu_model"}) {
+    if (a.contains(key) && b.contains(key) && a.at(key) != b.at(key))
+      return fmt::format("host.{}: {} vs {}", key, a.at(key).dump(), b.at(key).dump());
+  }
+  if (a.contains("gpus") && b.contains("gpus")) {
+    // A GPU is named by its model; serial numbers and bus ids may change on the same kind of node.
+    auto names = [](const json& gpus) {
+      json n = json::array();
+      for (const auto& g : gpus) n.push_back(g.is_object() && g.contains("name") ? g.at("name") : g);
+      return n;
+    };
+    const json na = names(a.at("gpus")), nb = names(b.at("gpus"));
+    if (na != nb) return fmt::format("host.gpus: {} vs {}", na.dump(), nb.dump());
+  }
+  return "";
+}
+
+}  // namespace
+
+double parse_threshold(const std::string& s, const std::string& flag) {
+  try {
+    std::size_t used = 0;
+    const bool pct = !s.empty() && s.back() == '%';
+    const std::string num = pct ? s.substr(0, s.size() - 1) : s;
+    const double v = std::stod(num, &used);
+    if (used == num.size() && v >= 0 && v < (pct ? 1e4 : 1e2)) return pct ? v / 100.0 : v;
+  } catch (const std::exception&) {
+  }
+  throw InputError(flag, s, "must be a relative change such as 5% or 0.05 (>= 0)");
+}
+
+CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
+  for (std::size_t i = 0; i < std::size(kMetrics); ++i)
+    if (kMetrics[i].name == s) return static_cast<CompareMetric>(i);
+  throw InputError(std::string(where), std::string(s), "must be one of: time, tflops, overlap, exposed_comm, imbalance");
+}
+
+const MetricInfo& info(CompareMetric m) { return kMetrics[static_cast<std::size_t>(m)]; }
+std::string_view to_string(CompareMetric m) { return info(m).name; }
+
+std::string_view to_string(Verdict v) {
+  switch (v) {
+    case Verdict::same: return "SAME";
+    case Verdict::faster: return "FASTER";
+    case Verdict::slower: return "SLOWER";
+    case Verdict::noisy: return "NOISY";
+    case Verdict::underpowered: return "UNDERPOWERED";
+    case Verdict::missing: return "MISSING";
+    case Verdict::added: return "NEW";
+    case Verdict::failed: return "FAILED";
+  }
+  return "?";
+}
+
+std::string config_label(const json& c) {
+  auto s = [&](const char* k) { return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?"; };
+  const bool causal = !c.contains("causal") || c.at("causal") == true;
+  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {}", s("seq"), s("cp"), s("split"), s("variant"), s("heads"),
+                     s("kv_heads"), s("head_dim"), s("dtype"), causal ? "causal" : "full");
+}
+
+std::optional<double> machine_probe(const json& run) {
+  const json& t = field(run, "timing");
+  if (!t.is_object() || !t.contains("machine_probe_ms") || !t.at("machine_probe_ms").is_array()) return std::nullopt;
+  double sum = 0;
+  int n = 0;
+  for (const auto& x : t.at("machine_probe_ms"))
+    if (x.is_number() && x.get<double>() > 0) {
+      sum += x.get<double>();
+      ++n;
+    }
+  return n > 0 ? std::optional(sum / n) : std::nullopt;
+}
+
+MetricValue read_metric(const json& run, CompareMetric m) {
+  MetricValue mv;
+  const GpuThrottle throttle = gpu_throttle(run);
+  mv.gpu_held_down = throttle.held_down ? throttle.held_down : throttle.sampled;
+  mv.machine_probe_ms = machine_probe(run);
+  if (const json& t = field(run, "timing");
+      t.is_object() && t.contains("machine_probe_version") && t.at("machine_probe_version").is_number_integer())
+    mv.machine_probe_version = t.at("machine_probe_version").get<int>();
+  if (const json& t = field(run, "timing"); t.is_object() && t.contains("machine_probe_core_spread") &&
+                                            t.at("machine_probe_core_spread").is_array()) {
+    std::vector<double> v;
+    for (const auto& x : t.at("machine_probe_core_spread"))
+      if (x.is_number() && std::isfinite(x.get<double>())) v.push_back(x.get<double>());
+    if (!v.empty()) {
+      std::sort(v.begin(), v.end());
+      mv.core_spread = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    }
+  }
+  const json& metrics = field(run, "metrics");
+  switch (m) {
+    case CompareMetric::time:
+      mv.value = number(field(run, "timing"), "median_ms");
+      mv.samples = samples_ms(run);
+      mv.round_medians = round_medians(run, mv.samples);
+      mv.instance_spread = round_spread(mv.round_medians, mv.samples);
+      break;
+    case CompareMetric::tflops: {
+      mv.value = number(metrics, "attention_tflops");
+      // Per-sample TFLOP/s is a monotone transform of per-sample time, so the U test's p-value is
+      // the same as for time; the samples are given for the record and the HTML.
+      const auto flops = number(field(run, "plan"), "flops");
+      const auto cp = number(field(run, "config"), "cp");
+      if (flops && *flops > 0 && cp && *cp > 0)
+        for (double ms : samples_ms(run))
+          if (ms > 0) mv.samples.push_back(*flops / *cp / ms / 1e9);
+      mv.round_medians = round_medians(run, mv.samples);
+      mv.instance_spread = round_spread(round_medians(run, samples_ms(run)), samples_ms(run));
+      break;
+    }
+    case CompareMetric::overlap:
+    case CompareMetric::exposed_comm:
+      mv.value = number(metrics, m == CompareMetric::overlap ? "overlap_fraction" : "exposed_comm_ms");
+      if (metrics.is_object() && metrics.contains("comm_basis") && metrics.at("comm_basis").is_string())
+        mv.comm_basis = metrics.at("comm_basis").get<std::string>();
+      break;
+    case CompareMetric::imbalance:
+      mv.value = number(metrics, "imbalance");
+      if (!mv.value) {
+        mv.value = number(metrics, "work_imbalance");
+        if (mv.value) mv.note = "work_imbalance (plan) in place of measured imbalance";
+      }
+      break;
+  }
+  return mv;
+}
+
+void decide(RunComparison& rc, const CompareOptions& opts) {
+  const MetricInfo& mi = info(opts.metric);
+  const double b = *rc.base.value, n = *rc.neu.value;
+  // Which way is worse: up for time-like metrics, down for rates and fractions.
+  auto worse_if_up = [&](bool up) { return up == mi.lower_is_better; };
+  if (b == n) {
+    rc.change = 0.0;
+  } else if (b == 0) {
+    // No relative change from zero (e.g. no exposed comm in BASE): any change is beyond the threshold.
+    rc.change = std::nullopt;
+    rc.note = "BASE is 0; relative change undefined";
+  } else {
+    rc.change = (n - b) / std::fabs(b);
+  }
+  const bool beyond = !rc.change || std::fabs(*rc.change) > opts.threshold;
+  // Comm measured on two clocks (a transfer executing against a transfer in flight, as a 0.x cuda
+  // run's event spans were) differs by up to 145x on the same pass: no verdict either way.
+  if (beyond && !rc.base.comm_basis.empty() && !rc.neu.comm_basis.empty() && rc.base.comm_basis != rc.neu.comm_basis) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("comm measured differently (BASE {}, NEW {}): not comparable", rc.base.comm_basis,
+                          rc.neu.comm_basis);
+    return;
+  }
+  // Probes of different versions time different workloads: their ratio says nothing.
+  if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0 &&
+      rc.base.machine_probe_version == rc.neu.machine_probe_version)
+    rc.machine_change = *rc.neu.machine_probe_ms / *rc.base.machine_probe_ms - 1.0;
+
+  const std::size_t nb = rc.base.samples.size(), nn = rc.neu.samples.size();
+  if (nb > 0 && nn > 0) {
+    const UTestResult u = mann_whitney_u(rc.base.samples, rc.neu.samples);
+    rc.p_value = u.p_value;
+    rc.method = u.method;
+  }
+  if (!beyond) {
+    rc.verdict = Verdict::same;
+    return;
+  }
+  const bool up = n > b;
+  const Verdict direction = worse_if_up(up) ? Verdict::slower : Verdict::faster;
+  if (nb > 0 && nn > 0) {
+    // The U test treats every sample as independent, but samples of one executor share its fast or
+    // slow mode. A change no larger than the spread between fresh executors of one run is not
+    // evidence of a different build, however small p is.
+    const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
+    // When the host slows one vCPU, a configuration's time depends on which core it ran on: a
+    // change within the difference between the cores is not evidence either. Three times the
+    // probe's difference: single-threaded passes of 39 against 57 ms (+46%) came with probes
+    // whose threads differed by 17-23% (docs/compare.md, Noise). Only when the cores differ by
+    // twice the threshold or more: on a quiet VM they differ by 1-6%, and that must not hide a
+    // regression.
+    const double cores = std::max(rc.base.core_spread.value_or(0.0), rc.neu.core_spread.value_or(0.0));
+    // ... and only when the runs' samples overlap, as they do when passes land on either core; two
+    // runs whose every sample is apart moved as a whole, whatever the cores did.
+    const auto [bmin, bmax] = std::minmax_element(rc.base.samples.begin(), rc.base.samples.end());
+    const auto [nmin, nmax] = std::minmax_element(rc.neu.samples.begin(), rc.neu.samples.end());
+    const bool ranges_overlap = *nmin <= *bmax && *bmin <= *nmax;
+    // ... and only when the runs' fast ends agree: passes that land on a slow core move the median,
+    // not the passes that ran on the fast one. A change that moved the fastest tenth of the samples
+    // too (every pass slower, as a build makes it) is not the cores' doing.
+    auto fast_end = [&](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
+      return v[v.size() / 10];
+    };
+    const double fb = fast_end(rc.base.samples), fn = fast_end(rc.neu.samples);
+    const bool fast_end_moved = fb != 0 && std::fabs(fn / fb - 1.0) > opts.threshold && (fn > fb) == up;
+    // The machine itself may have changed speed between the runs (a VM's neighbours): when a
+    // fixed workload timed around the configuration moved the same way by at least a third as much,
+    // the change is the machine's as much as the build's. Time-like metrics move with the probe;
+    // rates (TFLOP/s) against it.
+    const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
+    // It must also have moved by twice the threshold: a steady machine's probe wanders a few
+    // percent, and that must never hide a real regression.
+    // A third: on the 2-core VM this was built on, the probe moved by 40-50% of what c = 2 passes
+    // moved when the host slowed a vCPU (docs/compare.md, Noise).
+    const bool machine_moved = rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
+                               std::fabs(machine) >= std::max(std::fabs(*rc.change) / 3, 2 * opts.threshold);
+    // Every instance must show the change. The rounds of each run, in order of speed, are paired
+    // rank by rank (the fastest NEW round with the fastest BASE round, and so on), and every pair
+    // must differ by more than the threshold, the same way. A burst that slowed one or two rounds
+    // of NEW (rounds are interleaved across the sweep, so it hit a round of several
+    // configurations) leaves NEW's fastest round beside BASE's. Pairing by rank rather than NEW's
+    // fastest against BASE's slowest: that asked a run's own rounds to agree within the change, and
+    // a real 12% regression of rounds 15% apart was NOISY. Runs with different round counts pair
+    // their extremes, as before.
+    std::optional<double> closest;
+    if (rc.change && !rc.base.round_medians.empty() && !rc.neu.round_medians.empty()) {
+      auto bs = rc.base.round_medians, ns = rc.neu.round_medians;
+      std::sort(bs.begin(), bs.end());
+      std::sort(ns.begin(), ns.end());
+      if (bs.size() == ns.size()) {
+        for (std::size_t k = 0; k < bs.size(); ++k) {
+          const double d = (ns[k] - bs[k]) / std::fabs(b);
+          if (!closest || (up ? d < *closest : d > *closest)) closest = d;
+        }
+      } else {
+        closest = up ? (ns.front() - bs.back()) / std::fabs(b) : (ns.back() - bs.front()) / std::fabs(b);
+      }
+    }
+    const bool rounds_apart = !closest || ((*closest > 0) == up && std::fabs(*closest) > opts.threshold);
+    // Interference on a shared machine only ever adds time: it spreads a run's slow side, which
+    // can hide a real shift from the U test on all samples and from the guards below (a run's
+    // rounds and cores differ because of it). The fast half of each run is what the code costs
+    // when nothing interferes. When it moved beyond the threshold the same way, significantly by
+    // the U test on the fast halves alone, and the machine probe stayed put, the change is the
+    // build's: every pass got slower, not only those a neighbour slowed.
+    auto fast_half = [&](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
+      v.resize((v.size() + 1) / 2);
+      return v;
+    };
+    const auto hb = fast_half(rc.base.samples), hn = fast_half(rc.neu.samples);
+    const double fast_change = hb[hb.size() / 2] != 0 ? hn[hn.size() / 2] / hb[hb.size() / 2] - 1.0 : 0.0;
+    const UTestResult fast_u = mann_whitney_u(hb, hn);
+    // The fastest tenth must have moved too: when a slow core took most of NEW's passes, NEW's fast
+    // half is mostly slow-core passes, but its fast end is still the fast core's.
+    const bool fast_half_moved = fast_u.p_value < opts.alpha && std::fabs(fast_change) > opts.threshold &&
+                                 (fast_change > 0) == up && fast_end_moved && !machine_moved;
+    if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
+    } else if (*rc.p_value < opts.alpha && rc.change && cores >= 2 * opts.threshold && std::fabs(*rc.change) <= 3 * cores &&
+               ranges_overlap && !fast_end_moved) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to "
+                            "three times that with the core it runs on",
+                            100 * cores);
+    } else if (*rc.p_value < opts.alpha && machine_moved) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("the machine itself was {:.1f}% {} (machine probe): not evidence of a different build",
+                            100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
+    } else if (*rc.p_value < opts.alpha && !rounds_apart) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
+                            "{:+.1f}%",
+                            100 * *closest);
+    } else if (*rc.p_value < opts.alpha) {
+      rc.verdict = direction;
+    } else if (const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn)); floor >= opts.alpha) {
+      // Not noise: the gate cannot see. A run with this many samples passes whatever happened.
+      rc.verdict = Verdict::underpowered;
+      rc.note = fmt::format("too few samples ({} vs {}): p cannot go below {:.3g} >= alpha {:.3g}; take at least {} "
+                            "repeats",
+                            nb, nn, floor, opts.alpha, min_samples_for(opts.alpha));
+    } else {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
+    }
+    // Only where the U test on all samples was unsure: the guards above name witnesses (fresh
+    // executors, the machine, the cores, the rounds) that move a run's fast half as well, and the
+    // A/A experiment showed it (docs/compare.md, Noise).
+    if (rc.verdict == Verdict::noisy && !(*rc.p_value < opts.alpha) && fast_half_moved && !rc.base.gpu_held_down &&
+        !rc.neu.gpu_held_down) {
+      rc.verdict = direction;
+      rc.note = fmt::format("the fast half of the samples moved {:+.1f}% too (p = {:.3g}), though over all samples "
+                            "p = {:.3g}: every pass changed, not only those the machine slowed",
+                            100 * fast_change, fast_u.p_value, *rc.p_value);
+    }
+  } else {
+    // A single-valued metric has no distribution to test: the threshold alone decides.
+    rc.verdict = direction;
+    if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
+  }
+  // A GPU that heat or power held down is not a build getting slower or faster. The run dropped
+  // the samples whose clock it saw fall, but a clock that sagged less than the threshold, or
+  // between the probes, is still in the others: the whole run is suspect.
+  const bool directed = rc.verdict == Verdict::slower || rc.verdict == Verdict::faster;
+  if (directed && (rc.base.gpu_held_down || rc.neu.gpu_held_down)) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("the GPU was throttled in {}: {}", rc.base.gpu_held_down ? "BASE" : "NEW",
+                          rc.base.gpu_held_down ? *rc.base.gpu_held_down : *rc.neu.gpu_held_down);
+  }
+  rc.regression =
+      rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);
+}
+
+void check_same_device(const ResultsFile& base, const ResultsFile& neu) {
+  const std::string diff = device_difference(base.doc.value("host", json()), neu.doc.value("host", json()));
+  if (!diff.empty())
+    throw InputError(fmt::format("{} vs {}", base.path.string(), neu.path.string()), diff,
+                     "the results come from different devices; pass --allow-different-devices to compare anyway");
+}
+
+Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, const CompareOptions& opts) {
+  if (!(opts.alpha > 0 && opts.alpha < 1)) throw InputError("--alpha", fmt::format("{}", opts.alpha), "must be in (0, 1)");
+  if (!(opts.threshold >= 0)) throw InputError("--threshold", fmt::format("{}", opts.threshold), "must be >= 0");
+  if (!opts.allow_different_devices) check_same_device(base, neu);
+  Comparison cmp;
+  cmp.base_path = base.path.string();
+  cmp.new_path = neu.path.string();
+  cmp.options = opts;
+
+  // An id seen twice in one file (a sweep appended to) is ambiguous; the last run of it wins, as in
+  // a results.jsonl where a rerun configuration is appended after the first attempt.
+  std::map<std::string, const json*> new_by_id;
+  std::vector<std::string> new_order;
+  for (const auto& r : neu.runs()) {
+    const auto id = r.at("config").at("id").get<std::string>();
+    if (!new_by_id.count(id)) new_order.push_back(id);
+    new_by_id[id] = &r;
+  }
+  std::map<std::string, const json*> base_by_id;
+  std::vector<std::string> base_order;
+  for (const auto& r : base.runs()) {
+    const auto id = r.at("config").at("id").get<std::string>();
+    if (!base_by_id.count(id)) base_order.push_back(id);
+    base_by_id[id] = &r;
+  }
+
+  auto make = [&](const std::string& id, const json* b, const json* n) {
+    RunComparison rc;
+    rc.id = id;
+    rc.label = config_label((b ? b : n)->at("config"));
+    if (b) rc.base_status = b->at("status").get<std::string>();
+    if (n) rc.new_status = n->at("status").get<std::string>();
+    if (b) rc.base = read_metric(*b, opts.metric);
+    if (n) rc.neu = read_metric(*n, opts.metric);
+    if (!n) {
+      rc.verdict = Verdict::missing;
+    } else if (!b) {
+      rc.verdict = Verdict::added;
+    } else if (rc.new_status != "ok") {
+      rc.verdict = Verdict::failed;
+      rc.regression = rc.base_status == "ok";
+      rc.note = n->value("reason", json("")).is_string() ? n->value("reason", std::string()) : "";
+    } else if (rc.base_status != "ok") {
+      rc.verdict = Verdict::added;
+      rc.note = fmt::format("no ok baseline (BASE run {})", rc.base_status);
+    } else if (!rc.base.value && !rc.neu.value) {
+      rc.verdict = Verdict::same;
+      rc.note = fmt::format("{} not defined in either run", to_string(opts.metric));
+    } else if (!rc.base.value || !rc.neu.value) {
+      rc.verdict = Verdict::noisy;
+      rc.note = fmt::format("{} only in {}", to_string(opts.metric), rc.base.value ? "BASE" : "NEW");
+    } else {
+      decide(rc, opts);
+      const std::string& source_note = !rc.base.note.empty() ? rc.base.note : rc.neu.note;
+      if (!source_note.empty()) rc.note = rc.note.empty() ? source_note : source_note + "; " + rc.note;
+    }
+    return rc;
+  };
+  for (const auto& id : base_order) {
+    auto it = new_by_id.find(id);
+    cmp.runs.push_back(make(id, base_by_id[id], it == new_by_id.end() ? nullptr : it->second));
+  }
+  for (const auto& id : new_order)
+    if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, new_by_id[id]));
+  return cmp;
+}
+
+int Comparison::count(Verdict v) const {
+  int c = 0;
+  for (const auto& r : runs) c += r.verdict == v;
+  return c;
+}
+
+bool Comparison::regression() const {
+  for (const auto& r : runs)
+    if (r.regression) return true;
+  return false;
+}
+
+json Comparison::to_json() const {
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json rs = json::array();
+  for (const auto& r : runs) {
+    rs.push_back({{"id", r.id},
+                  {"label", r.label},
+                  {"verdict", to_string(r.verdict)},
+                  {"regression", r.regression},
+                  {"base_status", r.base_status.empty() ? json(nullptr) : json(r.base_status)},
+                  {"new_status", r.new_status.empty() ? json(nullptr) : json(r.new_status)},
+                  {"base", opt(r.base.value)},
+                  {"new", opt(r.neu.value)},
+                  {"change", opt(r.change)},
+                  {"p_value", opt(r.p_value)},
+                  {"test", to_string(r.method)},
+                  {"machine_change", opt(r.machine_change)},
+                  {"base_samples", r.base.samples.size()},
+                  {"new_samples", r.neu.samples.size()},
+                  {"note", r.note}});
+  }
+  json summary = json::object();
+  for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
+  const MetricInfo& mi = info(options.metric);
+  return {{"schema", "ringbench.compare"},
+          {"schema_version", "0.2.0"},  // 0.2.0: the UNDERPOWERED verdict
+          {"base", base_path},
+          {"new", new_path},
+          {"metric", {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},
+          {"alpha", options.alpha},
+          {"threshold", options.threshold},
+          {"summary", summary},
+          {"regression", regression()},
+          {"runs", rs}};
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,253 @@
+// Loading a history directory into per-configuration series, with the steps found in each.
+#include "reports/compare/trend.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "reports/compare/compare.hpp"
+#include "reports/compare/step_detect.hpp"
+#include "reports/compare/xml_escape.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> num(const json& run, const char* obj, const char* key) {
+  if (!run.contains(obj) || !run.at(obj).is_object() || !run.at(obj).contains(key)) return std::nullopt;
+  const json& v = run.at(obj).at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>())) return std::nullopt;
+  return v.get<double>();
+}
+
+struct TrendMetric {
+  const char* name;
+  const char* unit;
+  bool lower_is_better;
+};
+// The metrics compare can select, under the names the results file uses.
+constexpr TrendMetric kTrendMetrics[] = {{"median_ms", "ms", true},
+                                         {"attention_tflops", "TFLOP/s per rank", false},
+                                         {"overlap_fraction", "", false},
+                                         {"exposed_comm_ms", "ms", true},
+                                         {"imbalance", "", true}};
+
+std::optional<TrendPoint> point_of(const json& run, const std::string& date, std::size_t metric) {
+  TrendPoint p;
+  p.date = date;
+  std::optional<double> v;
+  switch (metric) {
+    case 0:
+      v = num(run, "timing", "median_ms");
+      p.lo = num(run, "timing", "min_ms");
+      p.hi = num(run, "timing", "p90_ms");
+      break;
+    case 1: v = num(run, "metrics", "attention_tflops"); break;
+    case 2: v = num(run, "metrics", "overlap_fraction"); break;
+    case 3: v = num(run, "metrics", "exposed_comm_ms"); break;
+    case 4:
+      v = num(run, "metrics", "imbalance");
+      if (!v) v = num(run, "metrics", "work_imbalance");
+      break;
+  }
+  if (!v) return std::nullopt;
+  p.value = *v;
+  return p;
+}
+
+}  // namespace
+
+std::optional<long> parse_date(const std::string& s) {
+  if (s.size() < 10 || s[4] != '-' || s[7] != '-') return std::nullopt;
+  for (int i : {0, 1, 2, 3, 5, 6, 8, 9})
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+  const std::chrono::year_month_day ymd{std::chrono::year{std::stoi(s.substr(0, 4))},
+                                        std::chrono::month{static_cast<unsigned>(std::stoi(s.substr(5, 2)))},
+                                        std::chrono::day{static_cast<unsigned>(std::stoi(s.substr(8, 2)))}};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days{ymd}.time_since_epoch().count();
+}
+
+namespace {
+
+// The steps of one series: every level change the fit finds, marked against the threshold. The fit covers the last kMaxStepNights nights at most (its cost grows as n^2).
+std::vector<TrendStep> series_steps(const TrendSeries& s, const History& h) {
+  constexpr std::size_t kMaxStepNights = 1000;
+  const std::size_t skip = s.points.size() > kMaxStepNights ? s.points.size() - kMaxStepNights : 0;
+  std::vector<double> y;
+  for (std::size_t i = skip; i < s.points.size(); ++i) y.push_back(s.points[i].value);
+  auto commit_of = [&](const std::string& date) {
+    const auto it = std::find(h.dates.begin(), h.dates.end(), date);
+    return it == h.dates.end() ? std::string("unknown") : h.commits[static_cast<std::size_t>(it - h.dates.begin())];
+  };
+  std::vector<TrendStep> out;
+  for (const LevelStep& ls : detect_steps(y).steps) {
+    TrendStep t;
+    t.date = s.points[skip + ls.at].date;
+    t.previous_date = s.points[skip + ls.at - 1].date;
+    t.commit = commit_of(t.date);
+    t.previous_commit = commit_of(t.previous_date);
+    t.before = ls.before;
+    t.after = ls.after;
+    t.change = ls.change();
+    t.beyond_threshold = std::fabs(t.change) > h.threshold;
+    t.regression = t.beyond_threshold && (t.change > 0) == s.lower_is_better;
+    out.push_back(t);
+  }
+  return out;
+}
+
+}  // namespace
+
+History build_history(std::vector<DatedResults> files, double threshold) {
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.date < b.date; });
+  History h;
+  h.threshold = threshold;
+  std::map<std::string, std::size_t> index;  // config id -> position in h.configs
+  std::vector<std::vector<std::vector<TrendPoint>>> points;  // [config][metric] -> points
+  for (const auto& f : files) {
+    h.dates.push_back(f.date);
+    h.files.push_back(f.results.path.string());
+    const json& tool = f.results.doc.contains("tool") ? f.results.doc.at("tool") : json();
+    h.commits.push_back(tool.is_object() && tool.contains("git_sha") && tool.at("git_sha").is_string()
+                            ? tool.at("git_sha").get<std::string>()
+                            : std::string("unknown"));
+    for (const auto& run : f.results.runs()) {
+      const auto id = run.at("config").at("id").get<std::string>();
+      auto [it, fresh] = index.emplace(id, h.configs.size());
+      if (fresh) {
+        h.configs.push_back({id, config_label(run.at("config")), run.at("config"), {}});
+        points.emplace_back(std::size(kTrendMetrics));
+      }
+      if (run.at("status") != "ok") continue;  // a failed night has no value to draw
+      for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m) {
+        auto& series = points[it->second][m];
+        if (auto p = point_of(run, f.date, m)) {
+          if (!series.empty() && series.back().date == f.date) series.back() = *p;  // last run of the day wins
+          else series.push_back(*p);
+        }
+      }
+    }
+  }
+  for (std::size_t c = 0; c < h.configs.size(); ++c)
+    for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
+      if (!points[c][m].empty()) {
+        TrendSeries s{kTrendMetrics[m].name, kTrendMetrics[m].unit, kTrendMetrics[m].lower_is_better,
+                      std::move(points[c][m]), {}, std::nullopt};
+        s.steps = series_steps(s, h);
+        h.configs[c].series.push_back(std::move(s));
+      }
+  return h;
+}
+
+History load_history(const std::filesystem::path& dir, double threshold) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw InputError("history", dir.string(), "must be a directory of results files named YYYY-MM-DD*.json");
+  std::vector<DatedResults> files;
+  std::map<std::string, std::string> seen;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+    const std::string stem = e.path().stem().string();
+    if (!parse_date(stem))
+      throw InputError(e.path().string(), stem, "a history file's name must start with a date YYYY-MM-DD");
+    const std::string date = stem.substr(0, 10);
+    if (auto [it, fresh] = seen.emplace(date, e.path().string()); !fresh)
+      throw InputError(e.path().string(), date, "one results file per date; this date is also " + it->second);
+    files.push_back({date, read_results(e.path())});
+  }
+  if (files.empty()) throw InputError("history", dir.string(), "holds no YYYY-MM-DD*.json results file");
+  return build_history(std::move(files), threshold);
+}
+
+void set_baseline(History& h, const ResultsFile& baseline) {
+  for (auto& c : h.configs)
+    for (const auto& run : baseline.runs()) {
+      if (run.at("config").at("id") != c.id || run.at("status") != "ok") continue;
+      for (auto& series : c.series)
+        for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
+          if (series.metric == kTrendMetrics[m].name)
+            if (const auto p = point_of(run, "", m)) series.baseline = p->value;
+    }
+}
+
+void set_tonight(History& h, const json& compare, const std::string& source) {
+  if (!compare.is_object() || compare.value("schema", "") != "ringbench.compare" || !compare.contains("runs") ||
+      !compare.at("runs").is_array())
+    throw InputError(source, compare.is_object() ? compare.value("schema", "(no schema)") : compare.type_name(),
+                     "must be the JSON of `ringbench compare --json-out` (schema ringbench.compare)");
+  for (std::size_t i = 0; i < compare.at("runs").size(); ++i) {
+    const json& r = compare.at("runs").at(i);
+    if (!r.is_object() || !r.contains("verdict") || !r.at("verdict").is_string() || !r.contains("id") ||
+        !r.at("id").is_string())
+      throw InputError(fmt::format("{}: /runs/{}", source, i), r.dump(), "a compared run needs an id and a verdict");
+  }
+  h.tonight = compare;
+}
+
+std::vector<StepRef> steps_by_severity(const History& h) {
+  std::vector<StepRef> out;
+  for (const auto& c : h.configs)
+    for (const auto& s : c.series)
+      for (const auto& t : s.steps)
+        if (t.beyond_threshold) out.push_back({&c, &s, &t});
+  std::stable_sort(out.begin(), out.end(), [](const StepRef& a, const StepRef& b) {
+    if (a.step->regression != b.step->regression) return a.step->regression;
+    return std::fabs(a.step->change) > std::fabs(b.step->change);
+  });
+  return out;
+}
+
+namespace {
+
+json step_json(const TrendStep& t) {
+  return {{"date", t.date},
+          {"previous_date", t.previous_date},
+          {"commits", fmt::format("{}..{}", t.previous_commit, t.commit)},
+          {"before", t.before},
+          {"after", t.after},
+          {"change", std::isfinite(t.change) ? json(t.change) : json(nullptr)},
+          {"beyond_threshold", t.beyond_threshold},
+          {"regression", t.regression}};
+}
+
+}  // namespace
+
+json to_json(const History& h) {
+  json cs = json::array();
+  for (const auto& c : h.configs) {
+    json ss = json::object(), steps = json::object();
+    for (const auto& s : c.series) {
+      json pts = json::array();
+      for (const auto& p : s.points) pts.push_back({{"date", p.date}, {"value", p.value}});
+      ss[s.metric] = pts;
+      json st = json::array();
+      for (const auto& t : s.steps) st.push_back(step_json(t));
+      steps[s.metric] = st;
+    }
+    cs.push_back({{"id", c.id}, {"label", c.label}, {"series", ss}, {"steps", steps}});
+  }
+  json found = json::array();
+  for (const auto& ref : steps_by_severity(h)) {
+    json j = step_json(*ref.step);
+    j["id"] = ref.config->id;
+    j["label"] = ref.config->label;
+    j["metric"] = ref.series->metric;
+    found.push_back(j);
+  }
+  return {{"schema", "ringbench.trend"},
+          {"schema_version", "1.0.0"},
+          {"dates", h.dates},
+          {"commits", h.commits},
+          {"files", h.files},
+          {"threshold", h.threshold},
+          {"steps", found},
+          {"configs", cs}};
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,241 @@
+// The trend page: what changed first (tonight's verdicts, the steps found), then every
+// configuration's charts grouped by shape, each drawn relative to its own median.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "reports/compare/trend.hpp"
+#include "reports/compare/xml_escape.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+
+// Tick labels: three significant digits and the unit, e.g. "6.65 ms", "0.0135 TFLOP/s".
+std::string tick(double v, const std::string& unit) {
+  const std::string s = fmt::format("{:.3g}", v);
+  return unit.empty() ? s : fmt::format("{} {}", s, unit.starts_with("TFLOP/s") ? std::string("TFLOP/s") : unit);
+}
+
+std::string pct(double f) { return fmt::format("{:+.1f}%", 100 * f); }
+
+std::string anchor(const TrendConfig& c) { return "trend-" + c.id; }
+
+// A series that is 0 (or the same non-number) every night says nothing a chart could show.
+bool all_zero(const TrendSeries& s) {
+  return std::all_of(s.points.begin(), s.points.end(), [](const TrendPoint& p) {
+    return p.value == 0 && p.lo.value_or(0) == 0 && p.hi.value_or(0) == 0;
+  });
+}
+
+// One chart. Where the series has a positive median, y is the change relative to it: a band of
+// ±threshold, widened only as far as the points, their bars and the baseline need, so a 0.8%
+// wiggle stays a wiggle. Otherwise (a median of 0) y spans the values.
+std::string chart(const TrendSeries& s, long first_day, long last_day, double threshold) {
+  constexpr double W = 372, H = 128, L = 122, R = 8, T = 18, B = 20;
+  std::vector<double> vals;
+  for (const auto& p : s.points) vals.push_back(p.value);
+  std::sort(vals.begin(), vals.end());
+  const double median = vals[vals.size() / 2];
+  const bool relative = median > 0 && std::isfinite(median);
+  auto to_y = [&](double v) { return relative ? v / median - 1.0 : v; };
+  double lo = relative ? -threshold : 1e300, hi = relative ? threshold : -1e300;
+  auto widen = [&](double v) {
+    lo = std::min(lo, to_y(v));
+    hi = std::max(hi, to_y(v));
+  };
+  for (const auto& p : s.points) {
+    widen(p.value);
+    if (p.lo) widen(*p.lo);
+    if (p.hi) widen(*p.hi);
+  }
+  if (s.baseline) widen(*s.baseline);
+  const double pad = std::max(hi - lo, relative ? 0.0 : 1e-9 * std::max(1.0, std::fabs(hi))) * 0.08;
+  lo -= pad;
+  hi += pad;
+  const double span_days = static_cast<double>(std::max<long>(1, last_day - first_day));
+  auto X = [&](const std::string& d) {
+    const double day = static_cast<double>(parse_date(d).value_or(first_day) - first_day);
+    return last_day == first_day ? L + (W - L - R) / 2 : L + day / span_days * (W - L - R);
+  };
+  auto Y = [&](double v) { return T + (hi - to_y(v)) / (hi - lo) * (H - T - B); };
+  auto from_y = [&](double y) { return relative ? median * (1 + y) : y; };
+
+  std::string g = fmt::format("<svg class=\"rbt-chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", W, H);
+  g += fmt::format("<text x=\"{}\" y=\"11\" class=\"rbt-title\">{}{}{}</text>", L, xml_escape(s.metric),
+                   s.unit.empty() ? "" : " (" + xml_escape(s.unit) + ")", s.lower_is_better ? " ↓ better" : " ↑ better");
+  if (relative)  // the band within which a change is SAME
+    g += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" class=\"rbt-band\"/>", L,
+                     Y(median * (1 + threshold)), W - L - R, Y(median * (1 - threshold)) - Y(median * (1 + threshold)));
+  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"rbt-axis\"/>", L, T, H - B);
+  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"rbt-axis\"/>", L, H - B, W - R);
+  // Ticks at the top and bottom of the axis, and at the median when relative.
+  std::vector<double> ticks{hi, lo};
+  if (relative) ticks.push_back(0.0);
+  for (double t : ticks) {
+    const double v = from_y(t);
+    std::string label = xml_escape(tick(v, s.unit));
+    if (relative && t != 0.0) label = fmt::format("{} {}", label, pct(t));
+    g += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, Y(v) + 3, label);
+  }
+  g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\">{}</text>", L, H - 5, xml_escape(s.points.front().date));
+  if (s.points.size() > 1)
+    g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", W - R, H - 5,
+                     xml_escape(s.points.back().date));
+  if (s.baseline)
+    g += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"rbt-base\"><title>baseline: {3}</title></line>",
+                     L, Y(*s.baseline), W - R, xml_escape(fmt_num(*s.baseline)));
+  for (const auto& t : s.steps) {
+    const double x = (X(t.previous_date) + X(t.date)) / 2;
+    g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"{3}\"><title>step {4} on {5} "
+                     "({6}..{7})</title></line>",
+                     x, T, H - B, t.regression ? "rbt-step rbt-reg" : "rbt-step", pct(t.change), xml_escape(t.date),
+                     xml_escape(t.previous_commit), xml_escape(t.commit));
+  }
+  std::string path;
+  for (const auto& p : s.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", X(p.date), Y(p.value));
+  g += fmt::format("<path d=\"{}\" class=\"rbt-line\"/>", path);
+  for (const auto& p : s.points) {
+    const double x = X(p.date);
+    if (p.lo && p.hi)
+      g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"rbt-bar\"/>", x, Y(*p.hi),
+                       Y(*p.lo));
+    std::string tip = fmt::format("{}: {}", p.date, fmt_num(p.value));
+    if (p.lo && p.hi) tip += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
+    g += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" class=\"rbt-pt\"><title>{}</title></circle>", x,
+                     Y(p.value), xml_escape(tip));
+  }
+  return g + "</svg>";
+}
+
+// The verdicts of tonight's compare that are not SAME: regressions first, then NOISY, FASTER, the rest.
+std::string tonight_table(const History& h) {
+  const json& runs = h.tonight.at("runs");
+  auto rank = [](const json& r) {
+    if (r.value("regression", false)) return 0;
+    const std::string v = r.at("verdict").get<std::string>();
+    return v == "NOISY" ? 1 : v == "FASTER" ? 2 : 3;
+  };
+  std::vector<const json*> rows;
+  for (const auto& r : runs)
+    if (r.at("verdict") != "SAME") rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [&](const json* a, const json* b) { return rank(*a) < rank(*b); });
+  std::map<std::string, const TrendConfig*> by_id;
+  for (const auto& c : h.configs) by_id[c.id] = &c;
+  std::string t = "<h3>Tonight against the baseline</h3>";
+  if (rows.empty()) return t + fmt::format("<p>All {} configurations SAME.</p>", runs.size());
+  t += "<table class=\"rbt-top\"><tr><th>verdict</th><th>change</th><th>configuration</th><th>note</th></tr>";
+  for (const json* r : rows) {
+    const std::string id = r->at("id").get<std::string>();
+    const std::string label = r->contains("label") && r->at("label").is_string() ? r->at("label").get<std::string>() : id;
+    const auto it = by_id.find(id);
+    const std::string name = it == by_id.end() ? xml_escape(label)
+                                               : fmt::format("<a href=\"#{}\">{}</a>", xml_escape(anchor(*it->second)),
+                                                             xml_escape(label));
+    const json& change = r->contains("change") ? r->at("change") : json();
+    t += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     r->value("regression", false) ? "rbt-regression" : "", xml_escape(r->at("verdict").get<std::string>()),
+                     change.is_number() ? pct(change.get<double>()) : "-", name,
+                     xml_escape(r->contains("note") && r->at("note").is_string() ? r->at("note").get<std::string>() : ""));
+  }
+  return t + "</table>";
+}
+
+std::string steps_table(const History& h) {
+  const auto steps = steps_by_severity(h);
+  std::string t = "<h3>Steps in the history</h3>";
+  if (steps.empty())
+    return t + fmt::format("<p>No level change beyond ±{:.0f}% in {} nights.</p>", 100 * h.threshold, h.dates.size());
+  t += "<table class=\"rbt-top\"><tr><th></th><th>configuration</th><th>metric</th><th>from night</th><th>change</th>"
+       "<th>level</th><th>commits</th></tr>";
+  for (const auto& s : steps) {
+    const TrendStep& st = *s.step;
+    t += fmt::format(
+        "<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{} → {}</td>"
+        "<td><code>{}..{}</code></td></tr>",
+        st.regression ? "rbt-regression" : "", st.regression ? "regression" : "improvement",
+        xml_escape(anchor(*s.config)), xml_escape(s.config->label), xml_escape(s.series->metric), xml_escape(st.date),
+        std::isfinite(st.change) ? pct(st.change) : "from 0", xml_escape(tick(st.before, s.series->unit)),
+        xml_escape(tick(st.after, s.series->unit)), xml_escape(st.previous_commit), xml_escape(st.commit));
+  }
+  return t + "</table>";
+}
+
+// Configurations of one shape (everything but how it is split and spread) share a heading.
+std::string shape_of(const json& c) {
+  auto s = [&](const char* k) { return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?"; };
+  const bool causal = !c.contains("causal") || c.at("causal") == true;
+  return fmt::format("S={} Hq={} Hkv={} D={} {} {} {}", s("seq"), s("heads"), s("kv_heads"), s("head_dim"), s("dtype"),
+                     causal ? "causal" : "full", s("backend"));
+}
+
+}  // namespace
+
+std::string trend_fragment(const History& h) {
+  long first = 0, last = 0;
+  if (!h.dates.empty()) {
+    first = parse_date(h.dates.front()).value_or(0);
+    last = parse_date(h.dates.back()).value_or(first);
+  }
+  std::string f = "<section class=\"rb-trend\">\n<style>"
+                  ".rb-trend .rbt-cfg{margin:0 0 1em}.rb-trend h4{font-size:13px;margin:.6em 0 .2em}"
+                  ".rb-trend .rbt-charts{display:flex;flex-wrap:wrap;gap:6px}"
+                  ".rb-trend .rbt-axis{stroke:#8c959f}.rb-trend .rbt-line{fill:none;stroke:#0969da;stroke-width:1.5}"
+                  ".rb-trend .rbt-bar{stroke:#54aeff;stroke-width:3;opacity:.6}.rb-trend .rbt-pt{fill:#0969da}"
+                  ".rb-trend .rbt-band{fill:#eaeef2}.rb-trend .rbt-base{stroke:#8250df;stroke-dasharray:4 3}"
+                  ".rb-trend .rbt-step{stroke:#9a6700;stroke-dasharray:2 2}.rb-trend .rbt-reg{stroke:#cf222e}"
+                  ".rb-trend .rbt-title{font:11px sans-serif;fill:#24292f}.rb-trend .rbt-tick{font:9px sans-serif;fill:#57606a}"
+                  ".rb-trend table.rbt-top{border-collapse:collapse;font-size:13px}"
+                  ".rb-trend .rbt-top td,.rb-trend .rbt-top th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
+                  ".rb-trend tr.rbt-regression td{color:#cf222e}.rb-trend .rbt-flat{color:#57606a;font-size:12px}"
+                  "</style>\n";
+  f += fmt::format("<h2>Trend</h2>\n<p>{} nights, {} to {}; {} configurations.</p>\n", h.dates.size(),
+                   h.dates.empty() ? "-" : h.dates.front(), h.dates.empty() ? "-" : h.dates.back(), h.configs.size());
+  f += "<div id=\"what-changed\"><h2>What changed</h2>";
+  if (!h.tonight.is_null()) f += tonight_table(h);
+  f += steps_table(h) + "</div>\n";
+  f += fmt::format("<h2>Charts</h2>\n<p>Each chart is one metric against the date, relative to the configuration's "
+                   "median: the grey band is ±{0:.0f}% (a change within it is SAME), widened only as far as the nights "
+                   "need. The median time carries a bar from the fastest sample to the 90th percentile; a dashed purple "
+                   "line is the baseline, a dashed vertical line a step (red: a regression).</p>\n",
+                   100 * h.threshold);
+  std::vector<std::string> shapes;
+  std::map<std::string, std::vector<const TrendConfig*>> by_shape;
+  for (const auto& c : h.configs) {
+    const std::string key = shape_of(c.config);
+    if (!by_shape.count(key)) shapes.push_back(key);
+    by_shape[key].push_back(&c);
+  }
+  for (const auto& shape : shapes) {
+    f += fmt::format("<h3 class=\"rbt-shape\">{}</h3>\n", xml_escape(shape));
+    for (const TrendConfig* c : by_shape[shape]) {
+      f += fmt::format("<div class=\"rbt-cfg\" id=\"{}\"><h4 title=\"{}\">{}</h4><div class=\"rbt-charts\">",
+                       xml_escape(anchor(*c)), xml_escape(c->id), xml_escape(c->label));
+      if (c->series.empty()) f += "<p>no successful run in this history</p>";
+      std::string flat;
+      for (const auto& s : c->series) {
+        if (all_zero(s))
+          flat += fmt::format("<p class=\"rbt-flat\">{}: 0 on every night</p>", xml_escape(s.metric));
+        else
+          f += chart(s, first, last, h.threshold);
+      }
+      f += "</div>" + flat + "</div>\n";
+    }
+  }
+  return f + "</section>\n";
+}
+
+std::string trend_page(const History& h, const std::string& title) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>"
+      "<style>body{{font:14px system-ui,sans-serif;margin:1.5em;color:#24292f}}</style></head><body>\n"
+      "<h1>{0}</h1>\n{1}</body></html>\n",
+      xml_escape(title), trend_fragment(h));
+}
+
+}  // namespace rb::reports

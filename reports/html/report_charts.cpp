@@ -1,0 +1,229 @@
+// The measured charts: time against S for each (c, split); per-rank attention time and planned work,
+// contiguous against zig-zag (the plate's right-hand chart); overlap, exposed comm and imbalance
+// against c. Runs are grouped by "shape" (everything but S, c and the split) so a chart never joins
+// points that differ in something it does not show.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "reports/html/html_text.hpp"
+#include "reports/html/report_sections.hpp"
+#include "reports/html/svg_chart.hpp"
+
+namespace rb::reports {
+namespace {
+
+struct Shape {
+  std::string label;
+  std::vector<const RunView*> runs;
+};
+
+// Shapes ordered by how many runs they hold (the sweep's main axis first), then by label.
+std::vector<Shape> shapes_of(const std::vector<RunView>& runs) {
+  std::map<std::string, Shape> by;
+  for (const auto& r : runs) {
+    auto& s = by[r.shape_key];
+    s.label = r.shape_label;
+    s.runs.push_back(&r);
+  }
+  std::vector<Shape> out;
+  for (auto& [k, s] : by) out.push_back(std::move(s));
+  std::stable_sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) { return a.runs.size() > b.runs.size(); });
+  return out;
+}
+
+// Split schemes keep one look across charts: contiguous solid circles, zigzag dashed squares,
+// striped diamonds.
+void style_split(Series& s, const std::string& split) {
+  if (split == "zigzag") s.dashed = true, s.marker = Marker::square;
+  if (split == "striped") s.marker = Marker::diamond;
+}
+int split_color(const std::string& split) { return split == "contiguous" ? 0 : split == "zigzag" ? 1 : split == "striped" ? 4 : 7; }
+
+std::string omitted(std::size_t n, const char* what) {
+  return n ? fmt::format("<p class=\"note\">{} more {} not drawn (cap); the summary table lists every run.</p>", n, what)
+           : std::string();
+}
+
+}  // namespace
+
+std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOptions& opt) {
+  std::string s = "<section id=\"time-vs-seq\"><h2>Time against sequence length</h2><p class=\"note\">Median pass "
+                  "time of each configuration that ran, log-log; one line per (c, split), one chart per shape. Colour "
+                  "is c; solid circles contiguous, dashed squares zig-zag, diamonds striped.</p><div class=\"grid\">";
+  const auto shapes = shapes_of(runs);
+  std::size_t drawn = 0, skipped = 0;
+  for (const auto& shape : shapes) {
+    std::map<std::pair<int, std::string>, Series> series;
+    std::set<int> cps;
+    for (const auto* r : shape.runs) cps.insert(r->cp);
+    for (const auto* r : shape.runs) {
+      if (r->status != "ok" || !r->median_ms) continue;
+      auto& ser = series[{r->cp, r->split}];
+      if (ser.name.empty()) {
+        ser.name = fmt::format("c={} {}", r->cp, r->split);
+        ser.color = static_cast<int>(std::distance(cps.begin(), cps.find(r->cp)));
+        style_split(ser, r->split);
+      }
+      ser.points.push_back({static_cast<double>(r->seq), *r->median_ms,
+                            fmt::format("{}: {} ms", run_label(*r), format_number(*r->median_ms, 4))});
+    }
+    if (series.empty()) continue;
+    if (drawn == opt.max_shape_charts) {
+      ++skipped;
+      continue;
+    }
+    LineChart c;
+    c.id = fmt::format("time-chart-{}", drawn);
+    c.title = shape.label;
+    c.x = {"sequence length S (tokens)", Scale::log2, TickFormat::tokens};
+    c.y = {"median pass time (ms)", Scale::log10};
+    for (auto& [k, ser] : series) c.series.push_back(std::move(ser));
+    s += render_line_chart(c);
+    ++drawn;
+  }
+  s += "</div>";
+  if (drawn == 0) s += not_measured("No configuration ran with a timing (every run failed or was skipped).");
+  return s + omitted(skipped, "shapes") + "</section>";
+}
+
+std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOptions& opt) {
+  std::string s = "<section id=\"rank-bars\"><h2>Work per rank: contiguous against zig-zag</h2><p class=\"note\">The "
+                  "plate's right-hand chart, from this sweep. Left: each rank's planned causal work (unmasked pairs "
+                  "\u00d7 Hq, from the plan) relative to the mean; the dashed line is perfect balance. Right: each "
+                  "rank's measured attention time in the median pass. The busiest rank sets the pass time.</p>";
+  // Panels: per shape, at its largest S, the largest c values that hold more than one rank.
+  std::vector<std::vector<const RunView*>> panels;
+  for (const auto& shape : shapes_of(runs)) {
+    std::map<std::pair<std::int64_t, int>, std::vector<const RunView*>> at;
+    for (const auto* r : shape.runs)
+      if (r->cp > 1 && !r->rank_work.empty()) at[{r->seq, r->cp}].push_back(r);
+    if (at.empty()) continue;
+    const std::int64_t smax = std::prev(at.end())->first.first;
+    std::vector<std::vector<const RunView*>> mine;
+    for (auto it = at.rbegin(); it != at.rend(); ++it)
+      if (it->first.first == smax) mine.push_back(it->second);
+    // Prefer points where contiguous and zig-zag both ran.
+    std::stable_sort(mine.begin(), mine.end(), [](auto& a, auto& b) { return a.size() > 1 && b.size() < 2; });
+    if (mine.size() > 3) mine.resize(3);  // leave room for the other shapes
+    for (auto& m : mine) {
+      if (panels.size() == opt.max_rank_panels) break;
+      std::sort(m.begin(), m.end(), [](auto* a, auto* b) { return split_color(a->split) < split_color(b->split); });
+      panels.push_back(m);
+    }
+    if (panels.size() == opt.max_rank_panels) break;
+  }
+  if (panels.empty())
+    return s + not_measured("No configuration with c > 1 has a plan with per-rank work.") + "</section>";
+  for (std::size_t p = 0; p < panels.size(); ++p) {
+    const auto& group = panels[p];
+    const RunView& first = *group.front();
+    BarChart planned, measured;
+    for (int r = 0; r < first.cp; ++r) planned.categories.push_back(fmt::format("{}", r));
+    measured.categories = planned.categories;
+    planned.id = fmt::format("work-bars-{}", p);
+    measured.id = fmt::format("attn-bars-{}", p);
+    const std::string where = fmt::format("S={} c={} {}", format_tokens(static_cast<double>(first.seq)), first.cp,
+                                          first.shape_label);
+    planned.title = "planned work / mean \u2014 " + where;
+    measured.title = "measured attention time \u2014 " + where;
+    planned.x_label = measured.x_label = "rank";
+    planned.y = {"work relative to the mean"};
+    measured.y = {"attention time (ms)"};
+    planned.reference = 1.0;
+    planned.reference_label = "mean work (perfect balance)";
+    bool any_measured = false;
+    for (const auto* r : group) {
+      BarSeries w{r->split, {}, split_color(r->split)}, a{r->split, {}, split_color(r->split)};
+      double sum = 0;
+      int n = 0;
+      for (const auto& x : r->rank_work)
+        if (x) sum += *x, ++n;
+      const double mean = n ? sum / n : 0;
+      for (const auto& x : r->rank_work) w.values.push_back(x && mean > 0 ? std::optional<double>(*x / mean) : std::nullopt);
+      a.values = r->rank_attention_ms;
+      any_measured |= std::any_of(a.values.begin(), a.values.end(), [](auto& v) { return v.has_value(); });
+      if (r->work_imbalance) w.name += fmt::format(" (max/mean {})", format_number(*r->work_imbalance, 3));
+      if (r->imbalance) a.name += fmt::format(" (max/mean {})", format_number(*r->imbalance, 3));
+      planned.series.push_back(std::move(w));
+      measured.series.push_back(std::move(a));
+    }
+    s += "<div class=\"grid pair\">" + render_bar_chart(planned) +
+         (any_measured ? render_bar_chart(measured)
+                       : not_measured("These runs carry no per-rank attention time (metrics.per_rank)."));
+    s += "</div>";
+  }
+  return s + "</section>";
+}
+
+std::string section_overlap(const std::vector<RunView>& runs) {
+  std::string s = "<section id=\"overlap\"><h2>Overlap, exposed communication and imbalance against c</h2><p "
+                  "class=\"note\">At each shape's largest S. Overlap = |U(comm) \u2229 U(compute)| / |U(comm)| "
+                  "(HTA's definition); exposed comm = comm time with no compute under it, mean over ranks "
+                  "(docs/design.md \u00a76). Imbalance: measured (solid) and planned work (dashed), max/mean over ranks.</p>";
+  bool any_overlap = false;
+  std::string charts;
+  std::size_t shapes_drawn = 0;
+  for (const auto& shape : shapes_of(runs)) {
+    std::int64_t smax = 0;
+    for (const auto* r : shape.runs)
+      if (r->status == "ok") smax = std::max(smax, r->seq);
+    std::map<std::string, Series> ov, ex, im, wi;
+    for (const auto* r : shape.runs) {
+      if (r->status != "ok" || r->seq != smax) continue;
+      const double c = r->cp;
+      auto add = [&](std::map<std::string, Series>& m, const std::optional<double>& v, const std::string& suffix, bool planned) {
+        if (!v) return;
+        auto& ser = m[r->split];
+        if (ser.name.empty()) {
+          ser.name = r->split + suffix;
+          ser.color = split_color(r->split);
+          style_split(ser, r->split);
+          if (&m == &im) ser.dashed = false;  // measured imbalance: solid whatever the split
+          if (planned) ser.dashed = true, ser.marker = Marker::none;
+        }
+        ser.points.push_back({c, *v, fmt::format("{}: {}", run_label(*r), format_number(*v, 4))});
+      };
+      add(ov, r->overlap, "", false);
+      add(ex, r->exposed_comm_ms, "", false);
+      add(im, r->imbalance, " measured", false);
+      add(wi, r->work_imbalance, " planned", true);
+    }
+    if (ov.empty() && ex.empty() && im.empty() && wi.empty()) continue;
+    if (++shapes_drawn > 4) break;
+    const std::string where = fmt::format("S={} {}", format_tokens(static_cast<double>(smax)), shape.label);
+    auto chart = [&](std::map<std::string, Series>& m, const char* id, const std::string& title, Axis y) {
+      LineChart c;
+      c.id = fmt::format("{}-{}", id, shapes_drawn - 1);
+      c.title = title + " \u2014 " + where;
+      c.x = {"CP degree c", Scale::log2};
+      c.y = std::move(y);
+      for (auto& [k, ser] : m) c.series.push_back(std::move(ser));
+      return render_line_chart(c);
+    };
+    charts += "<div class=\"grid\">";
+    if (!ov.empty()) {
+      any_overlap = true;
+      Axis y{"overlap", Scale::linear, TickFormat::percent};
+      y.min = 0.0, y.max = 1.0;
+      charts += chart(ov, "overlap-chart", "compute/comm overlap", y);
+    }
+    any_overlap |= !ex.empty();
+    if (!ex.empty()) charts += chart(ex, "exposed-chart", "exposed comm", {"exposed comm (ms)"});
+    for (auto& [k, ser] : wi) im[k + " planned"] = std::move(ser);
+    if (!im.empty()) {
+      Axis y{"max / mean over ranks"};
+      y.include_zero = false;
+      charts += chart(im, "imbalance-chart", "imbalance", y);
+    }
+    charts += "</div>";
+  }
+  if (!any_overlap)
+    s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms (the measurement layer's "
+                      "metrics, docs/design.md \u00a76); only imbalance is drawn.");
+  return s + charts + "</section>";
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,250 @@
+// Line and bar charts as inline SVG. Coordinates are rounded to 0.1 px: the report of a 500-run sweep
+// holds many charts and the digits add up.
+#include "reports/html/svg_chart.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "reports/html/html_text.hpp"
+
+namespace rb::reports {
+namespace {
+
+constexpr double kLeft = 58, kRight = 14, kTop = 12, kBottom = 42;
+
+double fwd(double v, Scale s) {
+  switch (s) {
+    case Scale::log2: return std::log2(v);
+    case Scale::log10: return std::log10(v);
+    default: return v;
+  }
+}
+
+bool usable(double v, Scale s) { return std::isfinite(v) && (s == Scale::linear || v > 0); }
+
+std::string px(double v) { return format_number(std::round(v * 10) / 10, 6); }
+
+// Maps data to pixels over one axis.
+struct Mapper {
+  Ticks ticks;
+  Scale scale = Scale::linear;
+  double p0 = 0, p1 = 1;  // pixel ends (p0 at ticks.lo)
+  double operator()(double v) const {
+    const double a = fwd(ticks.lo, scale), b = fwd(ticks.hi, scale);
+    const double t = b > a ? (fwd(v, scale) - a) / (b - a) : 0.5;
+    return p0 + t * (p1 - p0);
+  }
+};
+
+Mapper make_mapper(const Axis& axis, double lo, double hi, double p0, double p1) {
+  if (axis.scale == Scale::linear && axis.include_zero) lo = std::min(lo, 0.0), hi = std::max(hi, 0.0);
+  if (axis.min) lo = *axis.min;
+  if (axis.max) hi = *axis.max;
+  Mapper m;
+  m.scale = axis.scale;
+  m.ticks = make_ticks(lo, hi, axis.scale);
+  if (axis.min) m.ticks.lo = *axis.min;
+  if (axis.max) m.ticks.hi = *axis.max;
+  m.p0 = p0;
+  m.p1 = p1;
+  return m;
+}
+
+int color_of(int color, std::size_t position) { return (color >= 0 ? color : static_cast<int>(position)) % 10; }
+
+std::string legend(const std::vector<std::pair<std::string, std::string>>& entries) {
+  std::string out = "<ul class=\"legend\">";
+  for (const auto& [cls, name] : entries)
+    out += fmt::format("<li><span class=\"sw {}\"></span>{}</li>", cls, html_escape(name));
+  return out + "</ul>";
+}
+
+std::string marker_svg(Marker m, double x, double y, const std::string& title) {
+  const std::string t = "<title>" + html_escape(title) + "</title>";
+  switch (m) {
+    case Marker::square:
+      return fmt::format("<rect class=\"mk\" x=\"{}\" y=\"{}\" width=\"6\" height=\"6\">{}</rect>", px(x - 3), px(y - 3), t);
+    case Marker::diamond:
+      return fmt::format("<path class=\"mk\" d=\"M{} {}l4 4l-4 4l-4-4z\">{}</path>", px(x), px(y - 4), t);
+    case Marker::ring:
+      return fmt::format("<circle class=\"mk ring\" cx=\"{}\" cy=\"{}\" r=\"6\">{}</circle>", px(x), px(y), t);
+    case Marker::none: return {};
+    default: return fmt::format("<circle class=\"mk\" cx=\"{}\" cy=\"{}\" r=\"3\">{}</circle>", px(x), px(y), t);
+  }
+}
+
+// Axes, gridlines and tick labels of a plot area [x0,x1]×[y0,y1] (y0 at the top).
+std::string axes_svg(const std::vector<std::pair<double, std::string>>* categories, const Mapper& ym,
+                     const Axis& yaxis, const std::string& xlabel, double x0, double x1, double y0, double y1) {
+  std::string s = "<g class=\"axis\">";
+  for (double t : ym.ticks.at) {
+    const double y = ym(t);
+    s += fmt::format("<line class=\"gl\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", px(x0), px(x1), px(y), px(y));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dy=\"0.32em\">{}</text>", px(x0 - 5), px(y),
+                     html_escape(format_tick(t, yaxis.format)));
+  }
+  if (categories) {
+    // Thin the labels when there are many categories (c = 64 ranks).
+    const std::size_t every = std::max<std::size_t>(1, categories->size() / 16);
+    for (std::size_t i = 0; i < categories->size(); i += every)
+      s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px((*categories)[i].first),
+                       px(y1 + 16), html_escape((*categories)[i].second));
+  }
+  s += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", px(x0), px(y0), px(y1));
+  s += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", px(x0), px(x1), px(y1));
+  s += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px((x0 + x1) / 2),
+                   px(y1 + 34), html_escape(xlabel));
+  s += fmt::format("<text class=\"label\" transform=\"translate(12 {}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
+                   px((y0 + y1) / 2), html_escape(yaxis.label));
+  return s + "</g>";
+}
+
+std::string open_figure(const std::string& id, const std::string& title, int w, int h) {
+  return fmt::format(
+      "<figure class=\"chart\"{} style=\"width:{}px\"><figcaption>{}</figcaption><svg viewBox=\"0 0 {} {}\" "
+      "width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">",
+      id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(id)), w, html_escape(title), w, h, w, h,
+      html_escape(title));
+}
+
+std::string close_figure(const std::string& legend_html, const std::string& note) {
+  return "</svg>" + legend_html + (note.empty() ? "" : "<p class=\"note\">" + html_escape(note) + "</p>") + "</figure>";
+}
+
+}  // namespace
+
+std::string format_tick(double v, TickFormat f) {
+  switch (f) {
+    case TickFormat::tokens: return format_tokens(v);
+    case TickFormat::percent: return format_percent(v, 0);
+    default: return format_number(v, 3);
+  }
+}
+
+Ticks make_ticks(double lo, double hi, Scale scale, int target) {
+  Ticks t;
+  if (!(lo <= hi) || !std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (scale == Scale::linear) {
+    if (hi == lo) hi = lo + (lo == 0 ? 1 : std::fabs(lo) * 0.5), lo = lo == 0 ? 0 : lo - std::fabs(lo) * 0.5;
+    const double raw = (hi - lo) / std::max(1, target);
+    const double mag = std::pow(10, std::floor(std::log10(raw)));
+    const double r = raw / mag;
+    const double step = (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
+    t.lo = std::floor(lo / step + 1e-9) * step;
+    t.hi = std::ceil(hi / step - 1e-9) * step;
+    for (double v = t.lo; v <= t.hi + step * 1e-6; v += step) t.at.push_back(std::fabs(v) < step * 1e-9 ? 0 : v);
+    return t;
+  }
+  const double base = scale == Scale::log2 ? 2 : 10;
+  if (lo <= 0) lo = hi > 0 ? hi / base : 1;
+  if (hi <= 0) hi = 1;
+  int e0 = static_cast<int>(std::floor(fwd(lo, scale) + 1e-9)), e1 = static_cast<int>(std::ceil(fwd(hi, scale) - 1e-9));
+  if (e1 == e0) ++e1;
+  t.lo = std::pow(base, e0);
+  t.hi = std::pow(base, e1);
+  const int every = std::max(1, (e1 - e0 + 9) / 10);  // at most ~10 labelled powers
+  for (int e = e0; e <= e1; e += every) t.at.push_back(std::pow(base, e));
+  if (scale == Scale::log10 && e1 - e0 <= 2)  // short decades: 2 and 5 in between
+    for (int e = e0; e < e1; ++e)
+      for (double m : {2.0, 5.0}) t.at.push_back(m * std::pow(10, e));
+  std::sort(t.at.begin(), t.at.end());
+  return t;
+}
+
+std::string render_line_chart(const LineChart& c) {
+  const double x0 = kLeft, x1 = c.width - kRight, y0 = kTop, y1 = c.height - kBottom;
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const auto& s : c.series)
+    for (const auto& p : s.points) {
+      if (!usable(p.x, c.x.scale) || !usable(p.y, c.y.scale)) continue;
+      xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x), ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
+    }
+  if (!(xlo <= xhi)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  Axis xaxis = c.x;
+  xaxis.include_zero = false;
+  const Mapper xm = make_mapper(xaxis, xlo, xhi, x0, x1);
+  const Mapper ym = make_mapper(c.y, ylo, yhi, y1, y0);
+  std::string s = open_figure(c.id, c.title, c.width, c.height);
+  // X ticks take the axis' own format: draw them here rather than in axes_svg.
+  s += axes_svg(nullptr, ym, c.y, c.x.label, x0, x1, y0, y1);
+  s += "<g class=\"axis\">";
+  for (double t : xm.ticks.at)
+    s += fmt::format("<line class=\"tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
+                     "text-anchor=\"middle\">{4}</text>",
+                     px(xm(t)), px(y1), px(y1 + 4), px(y1 + 16), html_escape(format_tick(t, c.x.format)));
+  s += "</g>";
+  std::vector<std::pair<std::string, std::string>> leg;
+  for (std::size_t i = 0; i < c.series.size(); ++i) {
+    const auto& ser = c.series[i];
+    const std::string cls = fmt::format("c{}", color_of(ser.color, i));
+    std::vector<Point> pts;
+    for (const auto& p : ser.points)
+      if (usable(p.x, c.x.scale) && usable(p.y, c.y.scale)) pts.push_back(p);
+    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    s += fmt::format("<g class=\"{}\">", cls);
+    if (ser.lines && pts.size() > 1) {
+      std::string d;
+      for (std::size_t k = 0; k < pts.size(); ++k) d += fmt::format("{}{} {}", k ? 'L' : 'M', px(xm(pts[k].x)), px(ym(pts[k].y)));
+      s += fmt::format("<path class=\"ln{}\" d=\"{}\"/>", ser.dashed ? " dash" : "", d);
+    }
+    for (const auto& p : pts) {
+      const std::string note = p.note.empty() ? fmt::format("{}: {}, {}", ser.name, format_tick(p.x, c.x.format),
+                                                            format_number(p.y, 4))
+                                              : p.note;
+      s += marker_svg(ser.marker, xm(p.x), ym(p.y), note);
+    }
+    s += "</g>";
+    leg.emplace_back(cls + (ser.marker == Marker::ring ? " ring" : "") + (ser.dashed ? " dash" : ""), ser.name);
+  }
+  return s + close_figure(legend(leg), c.note);
+}
+
+std::string render_bar_chart(const BarChart& c) {
+  const double x0 = kLeft, x1 = c.width - kRight, y0 = kTop, y1 = c.height - kBottom;
+  double ylo = 0, yhi = 0;
+  for (const auto& ser : c.series)
+    for (const auto& v : ser.values)
+      if (v && std::isfinite(*v)) ylo = std::min(ylo, *v), yhi = std::max(yhi, *v);
+  if (c.reference) yhi = std::max(yhi, *c.reference);
+  if (yhi == ylo) yhi = ylo + 1;
+  Axis yaxis = c.y;
+  yaxis.scale = Scale::linear;  // bars start at zero
+  const Mapper ym = make_mapper(yaxis, ylo, yhi, y1, y0);
+  const std::size_t n = std::max<std::size_t>(1, c.categories.size());
+  const double group_w = (x1 - x0) / static_cast<double>(n);
+  const double inner = group_w * 0.8;
+  const double bar_w = inner / static_cast<double>(std::max<std::size_t>(1, c.series.size()));
+  std::vector<std::pair<double, std::string>> cats;
+  for (std::size_t i = 0; i < c.categories.size(); ++i)
+    cats.emplace_back(x0 + group_w * (static_cast<double>(i) + 0.5), c.categories[i]);
+  std::string s = open_figure(c.id, c.title, c.width, c.height);
+  s += axes_svg(&cats, ym, yaxis, c.x_label, x0, x1, y0, y1);
+  std::vector<std::pair<std::string, std::string>> leg;
+  const double zero = ym(0);
+  for (std::size_t k = 0; k < c.series.size(); ++k) {
+    const auto& ser = c.series[k];
+    const std::string cls = fmt::format("c{}", color_of(ser.color, k));
+    s += fmt::format("<g class=\"{}\">", cls);
+    for (std::size_t i = 0; i < ser.values.size() && i < c.categories.size(); ++i) {
+      if (!ser.values[i] || !std::isfinite(*ser.values[i])) continue;
+      const double v = *ser.values[i], y = ym(v);
+      const double x = x0 + group_w * static_cast<double>(i) + (group_w - inner) / 2 + bar_w * static_cast<double>(k);
+      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>", px(x),
+                       px(std::min(y, zero)), px(std::max(0.5, bar_w - 0.5)), px(std::fabs(zero - y)),
+                       html_escape(fmt::format("{} {}: {}", ser.name, c.categories[i], format_number(v, 4))));
+    }
+    s += "</g>";
+    leg.emplace_back(cls, ser.name);
+  }
+  if (c.reference) {
+    const double y = ym(*c.reference);
+    s += fmt::format("<line class=\"ref\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"><title>{}</title></line>", px(x0), px(x1),
+                     px(y), px(y), html_escape(c.reference_label));
+  }
+  return s + close_figure(legend(leg), c.note);
+}
+
+}  // namespace rb::reports

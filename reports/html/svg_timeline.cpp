@@ -1,0 +1,150 @@
+// Lane charts of per-rank timelines. Bars are grouped by colour so the markup carries each class
+// once; coordinates are rounded to 0.1 px to keep a 4096-interval pass in a few hundred kilobytes.
+#include "reports/html/svg_timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "reports/html/html_text.hpp"
+#include "reports/html/svg_chart.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+constexpr double kLabelW = 92, kRight = 14, kTop = 6, kAxisH = 38;
+
+std::string px(double v) { return format_number(std::round(v * 10) / 10, 6); }
+
+// Lanes in the order a reader expects: compute above comm, anything else after, alphabetically.
+int lane_rank(const std::string& lane) {
+  if (lane == "compute") return 0;
+  if (lane == "comm") return 1;
+  return 2;
+}
+
+// Fixed colours for the names the executors emit, so every timeline in a report agrees.
+int name_color(const std::string& name, std::map<std::string, int>& extra) {
+  static const std::map<std::string, int> known{{"attention", 0}, {"merge", 1}, {"kv_recv", 2}, {"kv_allgather", 3},
+                                                {"kv_send", 4}};
+  if (auto it = known.find(name); it != known.end()) return it->second;
+  auto [it, inserted] = extra.try_emplace(name, 5 + static_cast<int>(extra.size()) % 5);
+  return it->second;
+}
+
+}  // namespace
+
+std::string render_timeline_chart(const TimelineChart& c) {
+  const double x0 = kLabelW, x1 = c.width - kRight;
+  const double plot_h = static_cast<double>(c.rows.size()) * c.row_height;
+  const double height = kTop + plot_h + kAxisH;
+  const Ticks ticks = make_ticks(0, c.window_ms > 0 ? c.window_ms : 1, Scale::linear, 8);
+  const double span = ticks.hi > 0 ? ticks.hi : 1;
+  auto xmap = [&](double ms) { return x0 + (x1 - x0) * std::clamp(ms / span, 0.0, 1.0); };
+  std::string s = fmt::format(
+      "<figure class=\"chart timeline\"{} style=\"width:{}px\">{}<svg viewBox=\"0 0 {} {}\" width=\"{}\" "
+      "height=\"{}\" role=\"img\" aria-label=\"{}\"><g class=\"axis\">",
+      c.id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(c.id)), c.width,
+      c.title.empty() ? "" : "<figcaption>" + html_escape(c.title) + "</figcaption>", c.width, px(height), c.width,
+      px(height), html_escape(c.title.empty() ? std::string("per-rank timeline") : c.title));
+  for (double t : ticks.at) {
+    const double x = xmap(t);
+    s += fmt::format("<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
+                     "text-anchor=\"middle\">{4}</text>",
+                     px(x), px(kTop), px(kTop + plot_h + 4), px(kTop + plot_h + 16), format_number(t, 3));
+  }
+  for (std::size_t r = 0; r < c.rows.size(); ++r) {
+    const double y = kTop + static_cast<double>(r) * c.row_height;
+    if (r < c.row_starts_group.size() && c.row_starts_group[r] && r > 0)
+      s += fmt::format("<line class=\"frame\" x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", px(x1), px(y), px(y));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(x0 - 6), px(y + c.row_height * 0.72),
+                     html_escape(c.rows[r]));
+  }
+  s += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">time in the pass (ms)</text></g>",
+                   px((x0 + x1) / 2), px(kTop + plot_h + 32));
+  std::map<int, std::vector<const TimelineBar*>> by_color;
+  for (const auto& b : c.bars) by_color[b.color].push_back(&b);
+  for (const auto& [color, bars] : by_color) {
+    s += fmt::format("<g class=\"c{}\">", color % 10);
+    for (const auto* b : bars) {
+      const double xa = xmap(b->begin_ms), xb = xmap(b->end_ms);
+      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>", px(xa),
+                       px(kTop + b->row * c.row_height + 2), px(std::max(0.4, xb - xa)), c.row_height - 4,
+                       html_escape(b->title));
+    }
+    s += "</g>";
+  }
+  s += "</svg><ul class=\"legend\">";
+  for (const auto& [color, name] : c.legend)
+    s += fmt::format("<li><span class=\"sw c{}\"></span>{}</li>", color % 10, html_escape(name));
+  s += "</ul>";
+  if (!c.note.empty()) s += "<p class=\"note\">" + html_escape(c.note) + "</p>";
+  return s + "</figure>";
+}
+
+bool timeline_from_run(const json& run, TimelineChart& out) {
+  if (!run.is_object() || !run.contains("timeline")) return false;
+  const json& tl = run["timeline"];
+  if (!tl.is_object() || !tl.contains("intervals") || !tl["intervals"].is_array() || tl["intervals"].empty()) return false;
+  struct Iv {
+    int rank, step;
+    std::string lane, name;
+    double b, e;
+  };
+  std::vector<Iv> ivs;
+  double end_max = 0;
+  for (const auto& iv : tl["intervals"]) {
+    if (!iv.is_object() || !iv.contains("rank") || !iv["rank"].is_number_integer()) continue;
+    if (!iv.contains("begin_ms") || !iv["begin_ms"].is_number() || !iv.contains("end_ms") || !iv["end_ms"].is_number())
+      continue;
+    Iv x;
+    x.rank = iv["rank"].get<int>();
+    x.step = iv.contains("step") && iv["step"].is_number_integer() ? iv["step"].get<int>() : -1;
+    const std::string kind = iv.contains("kind") && iv["kind"].is_string() ? iv["kind"].get<std::string>() : "other";
+    x.lane = iv.contains("lane") && iv["lane"].is_string() ? iv["lane"].get<std::string>() : kind;
+    x.name = iv.contains("name") && iv["name"].is_string() ? iv["name"].get<std::string>() : kind;
+    x.b = iv["begin_ms"].get<double>();
+    x.e = iv["end_ms"].get<double>();
+    if (!std::isfinite(x.b) || !std::isfinite(x.e) || x.e < x.b) continue;
+    end_max = std::max(end_max, x.e);
+    ivs.push_back(std::move(x));
+  }
+  if (ivs.empty()) return false;
+  std::set<std::tuple<int, int, std::string>> lanes;
+  for (const auto& x : ivs) lanes.emplace(x.rank, lane_rank(x.lane), x.lane);
+  std::map<std::pair<int, std::string>, int> row_of;
+  TimelineChart c;
+  int prev_rank = -1;
+  for (const auto& [rank, order, lane] : lanes) {
+    row_of[{rank, lane}] = static_cast<int>(c.rows.size());
+    c.rows.push_back(fmt::format("r{} {}", rank, lane));
+    c.row_starts_group.push_back(rank != prev_rank);
+    prev_rank = rank;
+  }
+  std::map<std::string, int> extra;
+  std::map<int, std::string> legend;
+  for (const auto& x : ivs) {
+    const int color = name_color(x.name, extra);
+    legend.emplace(color, x.name);
+    c.bars.push_back({row_of[{x.rank, x.lane}], x.b, x.e, color,
+                      x.step >= 0 ? fmt::format("r{} {} step {}: {} ms ({} to {})", x.rank, x.name, x.step,
+                                                format_number(x.e - x.b, 3), format_number(x.b, 4), format_number(x.e, 4))
+                                  : fmt::format("r{} {}: {} ms ({} to {})", x.rank, x.name, format_number(x.e - x.b, 3),
+                                                format_number(x.b, 4), format_number(x.e, 4))});
+  }
+  for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
+  const double window = tl.contains("window_ms") && tl["window_ms"].is_number() ? tl["window_ms"].get<double>() : 0;
+  c.window_ms = std::max(window, end_max);
+  if (tl.contains("truncated") && tl["truncated"].is_boolean() && tl["truncated"].get<bool>())
+    c.note = "The record keeps the first intervals of this pass only (truncated); the rest are not drawn.";
+  out = std::move(c);
+  return true;
+}
+
+}  // namespace rb::reports

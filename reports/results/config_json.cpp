@@ -1,0 +1,37 @@
+// Config to JSON, and its identifier.
+#include "reports/results/config_json.hpp"
+
+#include <fmt/format.h>
+
+namespace rb::reports {
+
+nlohmann::json to_json(const Config& c) {
+  return {
+      {"id", config_id(c)},
+      {"seq", c.seq},
+      {"cp", c.cp},
+      {"split", to_string(c.split)},
+      {"variant", to_string(c.variant)},
+      {"heads", c.heads},
+      {"kv_heads", c.kv_heads},
+      {"head_dim", c.head_dim},
+      {"causal", c.causal},
+      {"dtype", to_string(c.dtype)},
+      {"backend", to_string(c.backend)},
+      {"transport", to_string(c.transport)},
+      {"seed", c.seed},
+      {"repeats", c.repeats},
+      {"warmup", c.warmup},
+      {"link_gbps", c.link_gbps},
+  };
+}
+
+std::string config_id(const Config& c) {
+  std::string id = fmt::format("s{}-c{}-{}-{}-h{}x{}-d{}-{}-{}-{}-{}", c.seq, c.cp, to_string(c.split),
+                               to_string(c.variant), c.heads, c.kv_heads, c.head_dim, c.causal ? "causal" : "full",
+                               to_string(c.dtype), to_string(c.backend), to_string(c.transport));
+  if (c.link_gbps > 0) id += fmt::format("-link{}", c.link_gbps);
+  return id;
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,134 @@
+// Reading and validating results files.
+#include "reports/results/results_reader.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "common/json_input.hpp"
+#include "reports/results/results_upgrade.hpp"
+#include "reports/results/results_writer.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void fail(const std::string& source, const std::string& path, const json& value, const std::string& rule) {
+  throw InputError(fmt::format("{}: {}", source, path.empty() ? "/" : path), value.dump(), rule);
+}
+
+void require(const json& obj, const std::string& source, const std::string& path, const char* key,
+             bool (json::*is)() const noexcept, const char* what) {
+  if (!obj.contains(key)) fail(source, path + "/" + key, json(nullptr), fmt::format("required field is missing ({})", what));
+  if (!(obj.at(key).*is)()) fail(source, path + "/" + key, obj.at(key), fmt::format("must be {}", what));
+}
+
+void validate_run(const json& run, const std::string& source, const std::string& path) {
+  if (!run.is_object()) fail(source, path, run, "a run must be an object");
+  require(run, source, path, "config", &json::is_object, "an object");
+  require(run, source, path, "status", &json::is_string, "a string");
+  // A record names the format it was written in (1.0.0 on): a results.jsonl has no header, so a
+  // line from a newer ringbench is refused here as a newer document is.
+  if (run.contains("schema_version")) {
+    const json& v = run.at("schema_version");
+    int ma = 0, mi = 0, pa = 0, our = 0;
+    parse_semver(kResultsSchemaVersion, our, mi, pa);
+    if (!v.is_string() || !parse_semver(v.get<std::string>(), ma, mi, pa))
+      fail(source, path + "/schema_version", v, "must be MAJOR.MINOR.PATCH");
+    if (ma > our || ma < kResultsOldestMajor)
+      fail(source, path + "/schema_version", v,
+           fmt::format("this ringbench reads major versions {} to {} ({})", kResultsOldestMajor, our,
+                       kResultsSchemaVersion));
+  }
+  const auto& status = run.at("status").get_ref<const std::string&>();
+  if (status != "ok" && status != "failed" && status != "skipped")
+    fail(source, path + "/status", run.at("status"), "must be one of: ok, failed, skipped");
+  const auto& cfg = run.at("config");
+  const std::string cpath = path + "/config";
+  require(cfg, source, cpath, "id", &json::is_string, "a string");
+  for (const char* k : {"seq", "cp", "heads", "kv_heads", "head_dim"}) {
+    require(cfg, source, cpath, k, &json::is_number_integer, "an integer");
+    if (cfg.at(k).get<std::int64_t>() <= 0) fail(source, cpath + "/" + k, cfg.at(k), "must be positive");
+  }
+  for (const char* k : {"split", "variant", "dtype", "backend", "transport"})
+    require(cfg, source, cpath, k, &json::is_string, "a string");
+  if (status != "ok" && (!run.contains("reason") || !run.at("reason").is_string()))
+    fail(source, path + "/reason", run.value("reason", json(nullptr)), "a failed or skipped run must give its reason");
+  if (run.contains("timing") && !run.at("timing").is_null()) {
+    const auto& t = run.at("timing");
+    const std::string tpath = path + "/timing";
+    if (!t.is_object()) fail(source, tpath, t, "must be an object or null");
+    require(t, source, tpath, "samples_ms", &json::is_array, "an array of numbers");
+    for (std::size_t i = 0; i < t.at("samples_ms").size(); ++i) {
+      const auto& x = t.at("samples_ms")[i];
+      if (!x.is_number() || x.get<double>() < 0)
+        fail(source, fmt::format("{}/samples_ms/{}", tpath, i), x, "must be a non-negative number");
+    }
+    require(t, source, tpath, "median_ms", &json::is_number, "a number");
+  }
+}
+
+}  // namespace
+
+void convert_results(json& doc, const std::string& source, std::optional<int> unversioned_major) {
+  try {
+    upgrade_results(doc, unversioned_major);
+  } catch (const json::exception& e) {  // a field of an unexpected type that validation does not look at
+    throw InputError(source, "<a field of the wrong type>",
+                     fmt::format("an older results file must convert to {} ({})", kResultsSchemaVersion, e.what()));
+  }
+}
+
+bool parse_semver(const std::string& s, int& major, int& minor, int& patch) {
+  char tail = 0;
+  return std::sscanf(s.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail) == 3 && major >= 0 && minor >= 0 &&
+         patch >= 0;
+}
+
+void validate_results(const json& doc, const std::string& source, ResultsFile* out) {
+  if (!doc.is_object()) fail(source, "", json(doc.type_name()), "a results file must be a JSON object");
+  require(doc, source, "", "schema", &json::is_string, "a string");
+  if (doc.at("schema") != kResultsSchema)
+    fail(source, "/schema", doc.at("schema"), fmt::format("must be \"{}\"", kResultsSchema));
+  require(doc, source, "", "schema_version", &json::is_string, "a string");
+  int ma = 0, mi = 0, pa = 0, our = 0, x = 0, y = 0;
+  if (!parse_semver(doc.at("schema_version").get<std::string>(), ma, mi, pa))
+    fail(source, "/schema_version", doc.at("schema_version"), "must be MAJOR.MINOR.PATCH");
+  parse_semver(kResultsSchemaVersion, our, x, y);
+  if (ma > our || ma < kResultsOldestMajor)
+    fail(source, "/schema_version", doc.at("schema_version"),
+         fmt::format("this ringbench reads major versions {} to {} ({}; older ones converted on read); use a "
+                     "matching ringbench",
+                     kResultsOldestMajor, our, kResultsSchemaVersion));
+  require(doc, source, "", "runs", &json::is_array, "an array");
+  const auto& runs = doc.at("runs");
+  for (std::size_t i = 0; i < runs.size(); ++i) validate_run(runs[i], source, fmt::format("/runs/{}", i));
+  if (out) {
+    out->major = ma;
+    out->minor = mi;
+    out->patch = pa;
+  }
+}
+
+ResultsFile read_results(const std::filesystem::path& path) {
+  ResultsFile f;
+  f.path = path;
+  if (path.extension() == ".jsonl") {
+    std::string note;
+    f.doc = assemble_results(path, json::object(), &note);
+    if (!note.empty()) f.notes.push_back(note);
+  } else {
+    f.doc = read_json_file(path, "results", "a results file");
+  }
+  validate_results(f.doc, path.string(), &f);
+  // A results.jsonl's lines carried no version before 1.0.0: a line without one is 0.x.
+  convert_results(f.doc, path.string(), path.extension() == ".jsonl" ? std::optional<int>(0) : std::nullopt);
+  parse_semver(f.doc.at("schema_version").get<std::string>(), f.major, f.minor, f.patch);  // as converted
+  return f;
+}
+
+}  // namespace rb::reports

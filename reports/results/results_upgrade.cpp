@@ -1,0 +1,104 @@
+// Converting 0.x results to the 1.0.0 meanings (see results_upgrade.hpp).
+#include "reports/results/results_upgrade.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "reports/results/results_reader.hpp"
+#include "reports/results/results_writer.hpp"
+
+namespace rb::reports {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> finite(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_number()) return std::nullopt;
+  const double v = obj.at(key).get<double>();
+  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
+}
+
+// A metrics object (the run's, or the CUPTI pass's) from 0.x to 1.0.0. `events` says whether its
+// comm intervals were CUDA-event spans (the timed passes of a cuda run) rather than executions.
+void upgrade_metrics(json& m, double cp, bool events) {
+  if (!m.is_object()) return;
+  if (!m.contains("attention_tflops_aggregate")) {
+    const auto sum = finite(m, "attention_tflops");
+    m["attention_tflops_aggregate"] = sum ? json(*sum) : json(nullptr);
+    m["attention_tflops"] = sum && cp > 0 ? json(*sum / cp) : json(nullptr);
+    std::optional<double> slowest;
+    json slowest_rank = nullptr;
+    if (m.contains("per_rank") && m.at("per_rank").is_array())
+      for (const auto& r : m.at("per_rank")) {
+        const auto v = finite(r, "attention_tflops");
+        if (v && (!slowest || *v < *slowest)) {
+          slowest = v;
+          slowest_rank = r.value("rank", json(nullptr));
+        }
+      }
+    m["attention_tflops_slowest_rank"] = slowest ? json(*slowest) : json(nullptr);
+    m["slowest_rank"] = slowest_rank;
+  }
+  auto basis = [&](json& obj) {
+    if (!obj.is_object() || obj.contains("comm_basis")) return;
+    const auto comm = finite(obj, "comm_time_ms");
+    obj["comm_in_flight_ms"] = comm ? json(*comm) : json(nullptr);
+    obj["comm_basis"] = comm && *comm > 0 ? json(events ? "in_flight" : "execution") : json(nullptr);
+  };
+  basis(m);
+  if (m.contains("per_rank") && m.at("per_rank").is_array())
+    for (auto& r : m.at("per_rank")) basis(r);
+}
+
+}  // namespace
+
+void upgrade_run(json& run, int from_major) {
+  if (from_major >= 1 || !run.is_object()) return;
+  const json& cfg = run.value("config", json::object());
+  const double cp = cfg.contains("cp") && cfg.at("cp").is_number() ? cfg.at("cp").get<double>() : 0.0;
+  const bool cuda = cfg.value("backend", "") == "cuda";
+  if (run.contains("metrics")) upgrade_metrics(run["metrics"], cp, cuda);
+  if (run.contains("cupti") && run["cupti"].is_object() && run["cupti"].contains("metrics"))
+    upgrade_metrics(run["cupti"]["metrics"], cp, false);  // CUPTI records execution
+  // A cuda run's timeline comm intervals were the event spans: in flight, by today's names.
+  if (cuda && run.contains("timeline") && run["timeline"].is_object() && run["timeline"].contains("intervals") &&
+      run["timeline"]["intervals"].is_array())
+    for (auto& iv : run["timeline"]["intervals"])
+      if (iv.is_object() && iv.value("kind", "") == "comm") iv["kind"] = "comm_in_flight";
+  run["schema_version"] = kResultsSchemaVersion;
+}
+
+int upgrade_results(json& doc, std::optional<int> unversioned_major) {
+  int doc_major = 0, minor = 0, patch = 0;
+  if (!doc.is_object() || !doc.contains("schema_version") || !doc.at("schema_version").is_string() ||
+      !parse_semver(doc.at("schema_version").get<std::string>(), doc_major, minor, patch))
+    return 0;
+  int our = 0;
+  parse_semver(kResultsSchemaVersion, our, minor, patch);
+  int converted = 0;
+  std::string from;  // the oldest version converted
+  if (doc.contains("runs") && doc.at("runs").is_array())
+    for (auto& run : doc.at("runs")) {
+      int major = unversioned_major.value_or(doc_major);
+      std::string version = unversioned_major ? fmt::format("{}.x", *unversioned_major) : doc.at("schema_version").get<std::string>();
+      if (run.is_object() && run.contains("schema_version") && run.at("schema_version").is_string()) {
+        version = run.at("schema_version").get<std::string>();
+        parse_semver(version, major, minor, patch);
+      }
+      if (major < our) {
+        upgrade_run(run, major);
+        if (from.empty()) from = version;
+        ++converted;
+      }
+    }
+  if (doc_major < our && from.empty()) from = doc.at("schema_version").get<std::string>();
+  if (!from.empty()) {
+    if (!doc.contains("converted_from")) doc["converted_from"] = from;
+    doc["schema_version"] = kResultsSchemaVersion;
+  }
+  return converted;
+}
+
+}  // namespace rb::reports

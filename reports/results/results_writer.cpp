@@ -1,0 +1,95 @@
+// results.jsonl appending and results.json assembly.
+#include "reports/results/results_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "common/error.hpp"
+#include "common/json_input.hpp"
+#include "common/output_file.hpp"
+
+namespace rb::reports {
+
+ResultsWriter::ResultsWriter(std::filesystem::path dir) : dir_(std::move(dir)), jsonl_(dir_ / "results.jsonl") {
+  make_output_dir("--out", dir_);
+  for (const char* name : {"results.json", "results.jsonl", "report.html"}) check_output_file("--out", dir_ / name);
+  out_ = std::fopen(jsonl_.c_str(), "w");
+  if (!out_)
+    throw InputError("--out", jsonl_.string(), fmt::format("cannot open results.jsonl for writing: {}", std::strerror(errno)));
+}
+
+ResultsWriter::~ResultsWriter() {
+  if (out_) std::fclose(out_);
+}
+
+void ResultsWriter::append(const nlohmann::json& run) {
+  // Each record names its format, so a results.jsonl (which has no header) is read in the right one.
+  nlohmann::json rec = run;
+  rec["schema_version"] = kResultsSchemaVersion;
+  const std::string line = rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() || std::fflush(out_) != 0)
+    throw Error(fmt::format("cannot write {}: {}", jsonl_.string(), std::strerror(errno)));
+  ::fsync(::fileno(out_));
+  ++runs_;
+}
+
+nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohmann::json& header, std::string* note) {
+  nlohmann::json doc = header;
+  doc["schema"] = kResultsSchema;
+  doc["schema_version"] = kResultsSchemaVersion;
+  doc["runs"] = nlohmann::json::array();
+  const std::string text = read_input_file(jsonl, "results.jsonl", kMaxJsonFileBytes);
+  // A configuration's rounds each append its record so far: the last line of an id is its record,
+  // kept at the place of its first line, so the runs stay in sweep order.
+  std::map<std::string, std::size_t> place;
+  auto& runs = doc["runs"];
+  std::size_t from = 0;
+  for (int number = 1; from < text.size(); ++number) {
+    const auto eol = text.find('\n', from);
+    const bool last = eol == std::string::npos || text.find_first_not_of(" \t\r\n", eol) == std::string::npos;
+    const std::string_view line(text.data() + from, (eol == std::string::npos ? text.size() : eol) - from);
+    from = eol == std::string::npos ? text.size() : eol + 1;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
+    nlohmann::json run;
+    try {
+      run = parse_json_input(line, fmt::format("{}: line {}", jsonl.string(), number), "a results.jsonl line");
+    } catch (const InputError& e) {
+      // Only the line being written when a sweep was killed may be torn; any other was damaged
+      // after it was written, or another writer's line cut into it.
+      if (!last)
+        throw InputError(e.where(), e.value(),
+                         e.rule() + "; only the last line may be torn (by a kill), and this one is not: the file was "
+                                    "damaged, or two writers shared it");
+      if (note) *note = fmt::format("{}: skipped the torn last line {} ({} bytes): the sweep was stopped while writing it",
+                                    jsonl.string(), number, line.size());
+      break;
+    }
+    const auto* id = run.is_object() && run.contains("config") && run["config"].is_object() &&
+                             run["config"].contains("id") && run["config"]["id"].is_string()
+                         ? run["config"]["id"].get_ptr<const std::string*>()
+                         : nullptr;
+    if (id) {
+      const auto [it, fresh] = place.emplace(*id, runs.size());
+      if (!fresh) {
+        runs[it->second] = std::move(run);
+        continue;
+      }
+    }
+    runs.push_back(std::move(run));
+  }
+  return doc;
+}
+
+std::filesystem::path ResultsWriter::finish(const nlohmann::json& header) {
+  std::fflush(out_);
+  const auto path = dir_ / "results.json";
+  // Readers never see a half-written results.json: it is written beside and renamed.
+  write_output_file("--out", path, assemble_results(jsonl_, header).dump(1) + "\n");
+  return path;
+}
+
+}  // namespace rb::reports

@@ -1,0 +1,52 @@
+// The one writer of results.jsonl and results.json (docs/design.md §8). Every round of a configuration
+// appends its record so far to results.jsonl, flushed at once, so a crash or a kill loses nothing
+// already measured; results.json is rebuilt from results.jsonl at the end (or by `ringbench
+// report`), keeping the last line of each configuration.
+#pragma once
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace rb::reports {
+
+inline constexpr const char* kResultsSchema = "ringbench.results";
+// MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
+inline constexpr const char* kResultsSchemaVersion = "1.2.0";
+// The oldest major version readers still take, converted on read (reports/results/results_upgrade.hpp).
+inline constexpr int kResultsOldestMajor = 0;
+
+class ResultsWriter {
+ public:
+  // Creates dir if needed and starts a fresh results.jsonl there. results.json, results.jsonl and
+  // report.html must each be a regular file or absent (common/output_file.hpp).
+  explicit ResultsWriter(std::filesystem::path dir);
+  ~ResultsWriter();
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  // Appends one run as a line and flushes it to the kernel before returning.
+  void append(const nlohmann::json& run);
+  // Writes results.json: `header` (tool, host, profile, ...) plus every run in results.jsonl.
+  std::filesystem::path finish(const nlohmann::json& header);
+
+  const std::filesystem::path& jsonl_path() const { return jsonl_; }
+  int runs_written() const { return runs_; }
+
+ private:
+  std::filesystem::path dir_, jsonl_;
+  std::FILE* out_ = nullptr;
+  int runs_ = 0;
+};
+
+// Builds results.json from a results.jsonl and a header; used by finish() and to recover a sweep
+// that was killed. A torn last line (the sweep was killed while writing it) is skipped, and `note`,
+// if given, says so; a line that does not parse anywhere else means the file was damaged or mixed,
+// an InputError naming the line. Of several lines with one config.id the last is kept, in the place
+// of the first.
+nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohmann::json& header,
+                                std::string* note = nullptr);
+
+}  // namespace rb::reports
