@@ -36,16 +36,16 @@ struct Config {
   int cp = 1;               // c, ranks the sequence is split over
   Split split = Split::contiguous;
   Variant variant = Variant::ring;
-  int heads = 8;     // Hq
-  int kv_heads = 2;  // Hkv
-  int head_dim = 64; // D
+  int heads = 8;      // Hq
+  int kv_heads = 2;   // Hkv
+  int head_dim = 64;  // D
   bool causal = true;
   DType dtype = DType::float32;
   Backend backend = Backend::cpu;
   Transport transport = Transport::local;
   std::uint64_t seed = 1;
-  int repeats = 5;  // timed passes
-  int warmup = 1;   // untimed passes after the checked one
+  int repeats = 5;         // timed passes
+  int warmup = 1;          // untimed passes after the checked one
   double link_gbps = 0.0;  // 0: transfers run at memory speed; else paced to this link (Gbit/s)
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.

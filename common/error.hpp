@@ -40,15 +40,14 @@ class ApiError : public Error {
   ApiError(const char* api, const char* file, int line, const char* call, std::string code_name);
 };
 
-[[noreturn]] void throw_api_error(const char* api, const char* file, int line, const char* call,
-                                  std::string code_name);
+[[noreturn]] void throw_api_error(const char* api, const char* file, int line, const char* call, std::string code_name);
 
 }  // namespace rb
 
 // Check macros for outside APIs. Each throws rb::ApiError with file:line, the call text and the
 // library's name for the error. The CUDA/NCCL/MPI/CUPTI variants live beside the code that includes
 // those headers (kernels/cuda_check.hpp and friends) so this header stays free of them.
-#define RB_CHECK_API(api, ok_expr, call, name_expr)                              \
-  do {                                                                           \
+#define RB_CHECK_API(api, ok_expr, call, name_expr)                                  \
+  do {                                                                               \
     if (!(ok_expr)) ::rb::throw_api_error(api, __FILE__, __LINE__, call, name_expr); \
   } while (0)

@@ -36,8 +36,7 @@ json parse_json_input(std::string_view text, const std::string& source, const st
           throw InputError(source, fmt::format("key {} given twice in one object", parsed.dump()),
                            fmt::format("{} names each key once", what));
         break;
-      default:
-        break;
+      default: break;
     }
     return true;
   };

@@ -12,14 +12,16 @@ namespace rb::nvtx {
 inline constexpr const char* kDomain = "ringbench";
 
 // Range names, exactly as docs/nsight.md lists them.
-inline constexpr const char* kRangeConfig = "config";      // one round of a configuration; message "config <label> round <k>"
-inline constexpr const char* kRangeReplay = "replay";      // one graph replay around cudaGraphLaunch; payload = replay index
-inline constexpr const char* kRangeStep = "step";          // one ring step of an eager pass; payload = step
+inline constexpr const char* kRangeConfig =
+    "config";  // one round of a configuration; message "config <label> round <k>"
+inline constexpr const char* kRangeReplay =
+    "replay";                                      // one graph replay around cudaGraphLaunch; payload = replay index
+inline constexpr const char* kRangeStep = "step";  // one ring step of an eager pass; payload = step
 inline constexpr const char* kRangeTransfer = "transfer";  // one K/V transfer of an eager pass; payload = step it feeds
-inline constexpr const char* kRangeRankPass = "rank pass"; // cuda: one rank's own pass (isolated mode, or a nccl
-                                                           // process's); payload = rank
-inline constexpr const char* kRangeCapture = "capture";    // cuda: capturing a pass into a CUDA graph; payload = rank,
-                                                           // or -1 for the whole ring
+inline constexpr const char* kRangeRankPass = "rank pass";  // cuda: one rank's own pass (isolated mode, or a nccl
+                                                            // process's); payload = rank
+inline constexpr const char* kRangeCapture = "capture";     // cuda: capturing a pass into a CUDA graph; payload = rank,
+                                                            // or -1 for the whole ring
 
 // A push/pop range on the calling thread for the lifetime of the object.
 class ScopedRange {

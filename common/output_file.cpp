@@ -38,7 +38,8 @@ void check_creatable_under(const std::string& flag, const fs::path& p) {
   if (!S_ISDIR(st.st_mode))
     throw InputError(flag, p.string(), fmt::format("{} is {}, not a folder", up.string(), kind_of(st.st_mode)));
   if (::access(up.c_str(), W_OK | X_OK) != 0)
-    throw InputError(flag, p.string(), fmt::format("the folder {} is not writable: {}", up.string(), std::strerror(errno)));
+    throw InputError(flag, p.string(),
+                     fmt::format("the folder {} is not writable: {}", up.string(), std::strerror(errno)));
 }
 
 [[noreturn]] void os_failure(const std::string& flag, const fs::path& path, const char* step, int err) {
@@ -65,8 +66,8 @@ void check_output_dir(const std::string& flag, const fs::path& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) == 0) {
     if (!S_ISDIR(st.st_mode))
-      throw InputError(flag, dir.string(), fmt::format("is {}; an output folder must be a folder or a new path",
-                                                       kind_of(st.st_mode)));
+      throw InputError(flag, dir.string(),
+                       fmt::format("is {}; an output folder must be a folder or a new path", kind_of(st.st_mode)));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
       throw InputError(flag, dir.string(), fmt::format("the folder is not writable: {}", std::strerror(errno)));
     return;
@@ -99,7 +100,8 @@ void write_output_file(const std::string& flag, const fs::path& path, std::initi
     while (left > 0 && err == 0) {
       const ssize_t n = ::write(fd, p, left);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) err = errno;
+      if (n < 0)
+        err = errno;
       else {
         p += n;
         left -= static_cast<std::size_t>(n);
@@ -118,7 +120,8 @@ void write_output_file(const std::string& flag, const fs::path& path, std::initi
 OutputDirLock::OutputDirLock(const std::string& flag, const fs::path& dir) {
   make_output_dir(flag, dir);
   fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd_ < 0) throw InputError(flag, dir.string(), fmt::format("the folder cannot be opened: {}", std::strerror(errno)));
+  if (fd_ < 0)
+    throw InputError(flag, dir.string(), fmt::format("the folder cannot be opened: {}", std::strerror(errno)));
   if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
     const int err = errno;
     ::close(fd_);

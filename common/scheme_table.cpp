@@ -10,20 +10,31 @@ namespace {
 
 // In enum order: info() indexes by the enum's value.
 constexpr std::array<SplitInfo, 3> kSplits{{
-    {Split::contiguous, "contiguous", "rank r holds tokens [r·S/c, (r+1)·S/c): one segment, imbalanced under a causal mask",
+    {Split::contiguous,
+     "contiguous",
+     "rank r holds tokens [r·S/c, (r+1)·S/c): one segment, imbalanced under a causal mask",
      {0, "circle", false}},
-    {Split::zigzag, "zigzag", "rank r holds chunks r and 2c-1-r of 2c: balanced causal work (S % 2c == 0)",
+    {Split::zigzag,
+     "zigzag",
+     "rank r holds chunks r and 2c-1-r of 2c: balanced causal work (S % 2c == 0)",
      {1, "square", true}},
-    {Split::striped, "striped", "rank r holds tokens r, r+c, r+2c, ...: balanced to within one row (S % c == 0)",
+    {Split::striped,
+     "striped",
+     "rank r holds tokens r, r+c, r+2c, ...: balanced to within one row (S % c == 0)",
      {4, "diamond", false}},
 }};
 
 constexpr std::array<VariantInfo, 3> kVariants{{
-    {Variant::ring, "ring", "K/V blocks circulate one rank forward per step, hidden behind the step's compute",
+    {Variant::ring,
+     "ring",
+     "K/V blocks circulate one rank forward per step, hidden behind the step's compute",
      {0, "circle", false}},
-    {Variant::allgather, "allgather", "every rank gathers all K/V first (Llama 3), then attends once",
+    {Variant::allgather,
+     "allgather",
+     "every rank gathers all K/V first (Llama 3), then attends once",
      {1, "square", true}},
-    {Variant::ring_bidirectional, "ring-bidirectional",
+    {Variant::ring_bidirectional,
+     "ring-bidirectional",
      "each block is cut in two halves that circulate in opposite directions, using both directions of every link "
      "(TokenRing)",
      {4, "diamond", false}},

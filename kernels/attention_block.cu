@@ -98,11 +98,10 @@ __global__ void __launch_bounds__(kThreads, 1) attention_block_kernel(const Atte
   load_q<D>(sQ, p, tile, h);
   ptx::cp_async_commit();
   Job job = next_job(p, tile, 0, 0);
-  if (job.pi < tile.pair_count)
-    load_kv<D>(sK, sV, p, p.pairs[p.pair_index[tile.pair_begin + job.pi]], job.kt, kvh);
+  if (job.pi < tile.pair_count) load_kv<D>(sK, sV, p, p.pairs[p.pair_index[tile.pair_begin + job.pi]], job.kt, kvh);
   ptx::cp_async_commit();
 
-  float acc[D / 8][4] = {};  // O rows r_lo, r_lo+8 (mma C layout over D/8 column tiles), unnormalised
+  float acc[D / 8][4] = {};               // O rows r_lo, r_lo+8 (mma C layout over D/8 column tiles), unnormalised
   float m_i[2] = {-INFINITY, -INFINITY};  // running max of scaled scores, log2 units
   float l_i[2] = {0.f, 0.f};              // running sum of exp2(s - m), this thread's columns only
   std::uint32_t qf[D / 16][4];            // Q as mma A fragments, loaded once
@@ -147,8 +146,8 @@ __global__ void __launch_bounds__(kThreads, 1) attention_block_kernel(const Atte
     // Scale into log2 units; mask the columns past the pair's keys and, on tiles that straddle the
     // diagonal, keys after the row's query position.
     const int nk = tiling::key_tile_keys(pr, job.kt);
-    const bool full = nk == kBlockN && tiling::key_tile_full(pr, job.kt, tiling::query_position(pr, tile.row_begin),
-                                                             p.causal);
+    const bool full = nk == kBlockN &&
+                      tiling::key_tile_full(pr, job.kt, tiling::query_position(pr, tile.row_begin), p.causal);
     const bool masked_pair = tiling::pair_masked(pr, p.causal);
     std::int64_t qpos[2] = {0, 0};
     if (!full && masked_pair) {
@@ -289,9 +288,9 @@ void attention_block(const AttentionBlockParams& p, cudaStream_t stream) {
     throw Error("attention_block (cuda): bad heads Hq=" + std::to_string(p.hq) + " Hkv=" + std::to_string(p.hkv) +
                 " D=" + std::to_string(p.d) + " (D must be 64 or 128)");
   if (p.num_tiles == 0) return;
-  const tiling::LaunchBinding b{p.q != nullptr,     p.k != nullptr,     p.v != nullptr,          p.o != nullptr,
-                                p.lse != nullptr,   p.tiles != nullptr, p.pairs != nullptr,      p.pair_index != nullptr,
-                                p.num_tiles,        p.pair_refs};
+  const tiling::LaunchBinding b{p.q != nullptr,   p.k != nullptr,     p.v != nullptr,     p.o != nullptr,
+                                p.lse != nullptr, p.tiles != nullptr, p.pairs != nullptr, p.pair_index != nullptr,
+                                p.num_tiles,      p.pair_refs};
   if (const char* why = tiling::launch_refusal(b)) throw Error(std::string("attention_block (cuda): ") + why);
   if (p.num_tiles * p.hq > std::numeric_limits<int>::max())
     throw Error("attention_block (cuda): " + std::to_string(p.num_tiles) + " tiles x " + std::to_string(p.hq) +

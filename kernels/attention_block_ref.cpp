@@ -25,10 +25,10 @@ void check_params(const AttentionBlockParams<T>& p) {
   if (p.hq <= 0 || p.hkv <= 0 || p.d <= 0 || p.hq % p.hkv != 0)
     throw Error(fmt::format("attention_block: bad heads Hq={} Hkv={} D={}", p.hq, p.hkv, p.d));
   for (const auto& pr : p.pairs) {
-    if (pr.q.count < 0 || pr.k.count < 0 || pr.q.stride < 1 || pr.k.stride < 1 || pr.q_row0 < 0 ||
-        pr.k_row0 < 0 || pr.q_row0 + pr.q.count > p.sq || pr.k_row0 + pr.k.count > p.sk)
-      throw Error(fmt::format("attention_block: pair rows q[{}+{}] k[{}+{}] outside Q rows {} / K rows {}",
-                              pr.q_row0, pr.q.count, pr.k_row0, pr.k.count, p.sq, p.sk));
+    if (pr.q.count < 0 || pr.k.count < 0 || pr.q.stride < 1 || pr.k.stride < 1 || pr.q_row0 < 0 || pr.k_row0 < 0 ||
+        pr.q_row0 + pr.q.count > p.sq || pr.k_row0 + pr.k.count > p.sk)
+      throw Error(fmt::format("attention_block: pair rows q[{}+{}] k[{}+{}] outside Q rows {} / K rows {}", pr.q_row0,
+                              pr.q.count, pr.k_row0, pr.k.count, p.sq, p.sk));
   }
 }
 
@@ -42,8 +42,7 @@ struct Tile {
 };
 
 template <typename T>
-void run_pair_head(const AttentionBlockParams<T>& p, const BlockPair& pr, int g, Tile<T>& t, T* m_state,
-                   T* l_state) {
+void run_pair_head(const AttentionBlockParams<T>& p, const BlockPair& pr, int g, Tile<T>& t, T* m_state, T* l_state) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   const int group = p.hq / p.hkv;
   const int d = p.d;

@@ -81,17 +81,19 @@ bool has_active_pair(std::span<const BlockPair> pairs, bool causal) {
   return std::any_of(pairs.begin(), pairs.end(), [&](const BlockPair& p) { return pair_active(p, causal); });
 }
 
-std::string check_attention_work(const AttentionWork& w, std::span<const BlockPair> pairs, std::int64_t sq,
-                                 bool causal, int bm, int bn) {
+std::string check_attention_work(const AttentionWork& w, std::span<const BlockPair> pairs, std::int64_t sq, bool causal,
+                                 int bm, int bn) {
   std::vector<const TileWork*> order;
   for (const auto& t : w.tiles) order.push_back(&t);
-  std::sort(order.begin(), order.end(), [](const TileWork* a, const TileWork* b) { return a->row_begin < b->row_begin; });
+  std::sort(order.begin(), order.end(),
+            [](const TileWork* a, const TileWork* b) { return a->row_begin < b->row_begin; });
   std::int64_t next_row = 0, key_tiles = 0;
   for (const TileWork* t : order) {
     if (t->row_begin != next_row)
       return fmt::format("tile at row {} where row {} was expected (rows covered twice or not at all)", t->row_begin,
                          next_row);
-    if (t->rows < 1 || t->rows > bm) return fmt::format("tile at row {} has {} rows (1..{})", t->row_begin, t->rows, bm);
+    if (t->rows < 1 || t->rows > bm)
+      return fmt::format("tile at row {} has {} rows (1..{})", t->row_begin, t->rows, bm);
     next_row += t->rows;
     if (t->pair_begin < 0 || t->pair_count < 0 ||
         static_cast<std::size_t>(t->pair_begin) + static_cast<std::size_t>(t->pair_count) > w.pair_index.size())
@@ -112,7 +114,8 @@ std::string check_attention_work(const AttentionWork& w, std::span<const BlockPa
     }
     if (static_cast<std::size_t>(t->pair_count) != covering)
       return fmt::format("tile rows [{}, {}) list {} pairs, {} cover them", r0, r1, t->pair_count, covering);
-    if (kt != t->key_tiles) return fmt::format("tile at row {} counts {} key tiles, its pairs {}", r0, t->key_tiles, kt);
+    if (kt != t->key_tiles)
+      return fmt::format("tile at row {} counts {} key tiles, its pairs {}", r0, t->key_tiles, kt);
     key_tiles += kt;
   }
   if (next_row != sq) return fmt::format("tiles cover rows [0, {}) of {}", next_row, sq);
@@ -122,7 +125,8 @@ std::string check_attention_work(const AttentionWork& w, std::span<const BlockPa
 
 const char* launch_refusal(const LaunchBinding& b) {
   if (!b.q || !b.k || !b.v || !b.o || !b.lse || !b.tiles) return "null buffer (Q, K, V, O, LSE or tiles)";
-  if (b.pair_refs > 0 && (!b.pairs || !b.pair_index)) return "null buffer (pairs or pair index, with tiles that refer to pairs)";
+  if (b.pair_refs > 0 && (!b.pairs || !b.pair_index))
+    return "null buffer (pairs or pair index, with tiles that refer to pairs)";
   return nullptr;
 }
 

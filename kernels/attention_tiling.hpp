@@ -15,18 +15,18 @@
 
 namespace rb::kernels::tiling {
 
-inline constexpr int kBlockM = 128;          // query rows per CTA (one m16 tile per warp)
-inline constexpr int kBlockN = 64;           // keys per K/V tile
-inline constexpr int kWarps = kBlockM / 16;  // 8
-inline constexpr int kThreads = kWarps * 32; // 256
+inline constexpr int kBlockM = 128;           // query rows per CTA (one m16 tile per warp)
+inline constexpr int kBlockN = 64;            // keys per K/V tile
+inline constexpr int kWarps = kBlockM / 16;   // 8
+inline constexpr int kThreads = kWarps * 32;  // 256
 
 // One CTA's rows: a run of local query rows, all covered by the same set of pairs.
 struct TileWork {
-  std::int64_t row_begin = 0;  // first local row of Q/O
-  std::int32_t rows = 0;       // 1..kBlockM
-  std::int32_t pair_begin = 0; // into AttentionWork::pair_index
-  std::int32_t pair_count = 0; // 0: no key reaches these rows (O = 0, L = -inf)
-  std::int32_t key_tiles = 0;  // key tiles it visits over all its pairs (its work, for ordering)
+  std::int64_t row_begin = 0;   // first local row of Q/O
+  std::int32_t rows = 0;        // 1..kBlockM
+  std::int32_t pair_begin = 0;  // into AttentionWork::pair_index
+  std::int32_t pair_count = 0;  // 0: no key reaches these rows (O = 0, L = -inf)
+  std::int32_t key_tiles = 0;   // key tiles it visits over all its pairs (its work, for ordering)
 };
 
 // Pairs the kernel runs: the twin passes over empty pairs and, under a causal mask, skip pairs.
@@ -34,14 +34,11 @@ RB_HD constexpr bool pair_active(const BlockPair& p, bool causal) {
   return p.q.count > 0 && p.k.count > 0 && !(causal && p.mask == MaskClass::skip);
 }
 // Pairs whose tiles may need an element-wise mask.
-RB_HD constexpr bool pair_masked(const BlockPair& p, bool causal) {
-  return causal && p.mask == MaskClass::partial;
-}
+RB_HD constexpr bool pair_masked(const BlockPair& p, bool causal) { return causal && p.mask == MaskClass::partial; }
 
 // Key tiles [0, n) of pair p that query rows with last position q_last visit: under a mask, the
 // tiles whose first key is <= q_last (the twin's early `break`); otherwise all of them.
-RB_HD constexpr std::int64_t key_tile_count(const BlockPair& p, std::int64_t q_last, bool causal,
-                                            int bn = kBlockN) {
+RB_HD constexpr std::int64_t key_tile_count(const BlockPair& p, std::int64_t q_last, bool causal, int bn = kBlockN) {
   if (!pair_active(p, causal)) return 0;
   std::int64_t keys = p.k.count;
   if (pair_masked(p, causal)) {
@@ -69,9 +66,7 @@ RB_HD constexpr bool key_tile_full(const BlockPair& p, std::int64_t kt, std::int
 }
 
 // Global position of local query row `row` through pair p (row inside the pair's rows).
-RB_HD constexpr std::int64_t query_position(const BlockPair& p, std::int64_t row) {
-  return p.q.pos(row - p.q_row0);
-}
+RB_HD constexpr std::int64_t query_position(const BlockPair& p, std::int64_t row) { return p.q.pos(row - p.q_row0); }
 
 // CTA b of a launch over n_tiles * hq CTAs: the heads of one tile are adjacent, so the Hq/Hkv
 // query heads sharing a K/V head run together and meet their K/V in L2, and tiles are visited in
@@ -87,9 +82,7 @@ RB_HD constexpr CtaWork cta_work(std::int64_t block, int hq) {
 // Shared memory holds rows of D bf16 as D/8 chunks of 16 bytes. Chunk c of row r is stored at chunk
 // c ^ (r % 8), so the eight row addresses of one ldmatrix phase (same column, eight rows) fall in
 // eight different bank groups. Returns the element offset of (row, col) in a [rows][d] tile.
-RB_HD constexpr int swizzle(int row, int col, int d) {
-  return row * d + (((col >> 3) ^ (row & 7)) << 3) + (col & 7);
-}
+RB_HD constexpr int swizzle(int row, int col, int d) { return row * d + (((col >> 3) ^ (row & 7)) << 3) + (col & 7); }
 
 // --- mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 fragment layouts (PTX ISA, "Matrix
 // Fragments for mma.m16n8k16"). g = lane / 4 (group), t = lane % 4 (thread in group).
@@ -125,9 +118,9 @@ RB_HD constexpr RowCol ldsm_addr_v(int lane) { return RowCol{((lane / 8) % 2) * 
 
 // --- Host side: the work of one launch.
 struct AttentionWork {
-  std::vector<TileWork> tiles;   // heaviest first
+  std::vector<TileWork> tiles;           // heaviest first
   std::vector<std::int32_t> pair_index;  // pairs of tile t: pair_index[pair_begin .. +pair_count)
-  std::int64_t key_tiles = 0;    // sum over tiles (one head)
+  std::int64_t key_tiles = 0;            // sum over tiles (one head)
 };
 
 // Cuts local rows [0, sq) at every active pair's first and last row, so each run of rows is covered
@@ -151,8 +144,8 @@ bool has_active_pair(std::span<const BlockPair> pairs, bool causal);
 // What plan_attention_work promises the kernel: tiles of 1..bm rows covering [0, sq) exactly once,
 // each listing exactly the active pairs that cover its rows, and key_tiles that add up. Returns
 // what is wrong, or an empty string. The device work checks it before uploading.
-std::string check_attention_work(const AttentionWork& w, std::span<const BlockPair> pairs, std::int64_t sq,
-                                 bool causal, int bm = kBlockM, int bn = kBlockN);
+std::string check_attention_work(const AttentionWork& w, std::span<const BlockPair> pairs, std::int64_t sq, bool causal,
+                                 int bm = kBlockM, int bn = kBlockN);
 
 // The launch contract, on the host so that CPU tests reach it: which buffers a launch binds (a
 // DeviceBuffer of no elements is a null pointer) and how many pair references its tiles hold.

@@ -9,11 +9,11 @@
 namespace rb::kernels {
 
 struct BlockPair {
-  Segment q;             // global positions of the query rows
-  std::int64_t q_row0;   // first local row of q in the Q/O buffers
-  Segment k;             // global positions of the key rows
-  std::int64_t k_row0;   // first local row of k in the K/V buffers
-  MaskClass mask;        // from the plan; skip pairs are passed over
+  Segment q;            // global positions of the query rows
+  std::int64_t q_row0;  // first local row of q in the Q/O buffers
+  Segment k;            // global positions of the key rows
+  std::int64_t k_row0;  // first local row of k in the K/V buffers
+  MaskClass mask;       // from the plan; skip pairs are passed over
 };
 
 }  // namespace rb::kernels

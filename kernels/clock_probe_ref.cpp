@@ -14,7 +14,8 @@ namespace rb::kernels::ref {
 void clock_probe(const ClockProbeParams& p) {
   if (p.out == nullptr) throw Error("clock_probe: null stamp");
   const auto ns = static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
 #if defined(__x86_64__) || defined(__i386__)
   const std::uint64_t cycles = __rdtsc();
 #else

@@ -28,10 +28,8 @@ inline bool cuda_error_is_sticky(cudaError_t e) {
     case cudaErrorInvalidPc:
     case cudaErrorAssert:
     case cudaErrorLaunchTimeout:
-    case cudaErrorECCUncorrectable:
-      return true;
-    default:
-      return false;
+    case cudaErrorECCUncorrectable: return true;
+    default: return false;
   }
 }
 
@@ -46,9 +44,9 @@ inline bool cuda_error_is_sticky(cudaError_t e) {
 
 // RB_CUDA_CHECK(cudaMalloc(&p, n)); throws rb::ApiError unless the call returns cudaSuccess, and
 // rb::FatalError for a sticky error (the sweep stops, writing what it has).
-#define RB_CUDA_CHECK(call)                                                                     \
-  do {                                                                                          \
-    const cudaError_t rb_cuda_err_ = (call);                                                    \
+#define RB_CUDA_CHECK(call)                                                                                    \
+  do {                                                                                                         \
+    const cudaError_t rb_cuda_err_ = (call);                                                                   \
     if (rb_cuda_err_ != cudaSuccess) ::rb::kernels::throw_cuda_error(rb_cuda_err_, __FILE__, __LINE__, #call); \
   } while (0)
 

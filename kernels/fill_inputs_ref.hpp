@@ -33,8 +33,8 @@ double round_to(double x, DType as);
 struct FillParams {
   std::uint64_t seed = 1;
   Tensor tensor = Tensor::q;
-  int heads = 1;     // H of this tensor
-  int head_dim = 1;  // D
+  int heads = 1;                    // H of this tensor
+  int head_dim = 1;                 // D
   DType round_as = DType::float64;  // precision the run stores; the reference uses the same rounded values
 };
 

@@ -8,10 +8,10 @@ namespace rb::kernels::ref {
 
 template <typename T>
 struct MergeParams {
-  T* o_acc = nullptr;          // (rows, Hq, D), updated in place
-  T* lse_acc = nullptr;        // (rows, Hq), updated in place
-  const T* o_part = nullptr;   // (rows, Hq, D)
-  const T* lse_part = nullptr; // (rows, Hq)
+  T* o_acc = nullptr;           // (rows, Hq, D), updated in place
+  T* lse_acc = nullptr;         // (rows, Hq), updated in place
+  const T* o_part = nullptr;    // (rows, Hq, D)
+  const T* lse_part = nullptr;  // (rows, Hq)
   std::int64_t rows = 0;
   int hq = 1, d = 1;
 };

@@ -17,9 +17,9 @@ namespace rb::kernels {
 
 struct StampedCopyParams {
   void* dst = nullptr;
-  const void* src = nullptr;     // this device's memory, or a peer's with peer access enabled
+  const void* src = nullptr;  // this device's memory, or a peer's with peer access enabled
   std::int64_t bytes = 0;
-  ExecStamp* stamp = nullptr;    // device memory; folded with the first CTA's start, the last's end
+  ExecStamp* stamp = nullptr;  // device memory; folded with the first CTA's start, the last's end
 };
 
 inline constexpr int kCopyThreads = 256;

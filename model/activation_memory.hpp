@@ -25,11 +25,11 @@ std::string_view to_string(MemoryRow r);
 MemoryRow parse_memory_row(std::string_view s, std::string_view where);
 
 struct ActivationShape {
-  double seq = 0;         // s, tokens of the whole sequence
-  double micro_batch = 1; // b
-  double hidden = 0;      // h
-  double heads = 0;       // a
-  double tp = 1;          // t (ignored by the no_parallel row)
+  double seq = 0;          // s, tokens of the whole sequence
+  double micro_batch = 1;  // b
+  double hidden = 0;       // h
+  double heads = 0;        // a
+  double tp = 1;           // t (ignored by the no_parallel row)
   // FlashAttention keeps no s x s score matrix, so the 5as/h terms (softmax input and output,
   // dropout mask and output) vanish; its per-row softmax statistics are O(s) and are not counted.
   bool flash_attention = true;

@@ -30,12 +30,12 @@ double attention_flops_per_layer(const ModelInputs& in, std::int64_t seq, int cp
 
 struct CommCompute {
   Variant variant = Variant::ring;
-  int transfers = 0;       // c-1 for both variants
-  double bytes = 0;        // received per layer per device
-  double transfer_s = 0;   // bytes over the link
-  double flops = 0;        // forward attention per layer per device
-  double compute_s = 0;    // flops at efficiency * peak
-  double ratio = 0;        // transfer_s / compute_s; 0 when there is nothing to compute
+  int transfers = 0;      // c-1 for both variants
+  double bytes = 0;       // received per layer per device
+  double transfer_s = 0;  // bytes over the link
+  double flops = 0;       // forward attention per layer per device
+  double compute_s = 0;   // flops at efficiency * peak
+  double ratio = 0;       // transfer_s / compute_s; 0 when there is nothing to compute
 };
 
 CommCompute comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Variant variant);

@@ -35,8 +35,7 @@ void ModelInputs::validate() const {
                      fmt::format("t must divide the query heads Hq ({}): each tensor-parallel rank holds Hq/t heads",
                                  shape.heads));
   if (shape.hidden % tp != 0)
-    throw InputError("--tp", std::to_string(tp),
-                     fmt::format("t must divide the hidden size h ({})", shape.hidden));
+    throw InputError("--tp", std::to_string(tp), fmt::format("t must divide the hidden size h ({})", shape.hidden));
   if (shape.kv_heads % tp != 0 && tp % shape.kv_heads != 0)
     throw InputError("--tp", std::to_string(tp),
                      fmt::format("t must divide the K/V heads Hkv ({}) or be a multiple of it (K/V heads replicated)",
@@ -63,9 +62,9 @@ void ModelInputs::validate_point(std::int64_t seq, int cp) {
 }
 
 ActivationShape ModelInputs::activation_shape(std::int64_t seq) const {
-  return ActivationShape{static_cast<double>(seq), static_cast<double>(micro_batch),
+  return ActivationShape{static_cast<double>(seq),          static_cast<double>(micro_batch),
                          static_cast<double>(shape.hidden), static_cast<double>(shape.heads),
-                         static_cast<double>(tp), flash_attention};
+                         static_cast<double>(tp),           flash_attention};
 }
 
 ModelInputs plate_inputs() {

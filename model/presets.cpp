@@ -58,8 +58,8 @@ bool parse_positive(std::string_view text, double& out) {
 }
 
 bool looks_numeric(std::string_view text) {
-  return !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' ||
-                           text[0] == '+' || text[0] == '.');
+  return !text.empty() &&
+         (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+' || text[0] == '.');
 }
 
 }  // namespace
@@ -79,7 +79,8 @@ Device parse_device(std::string_view text, std::string_view where) {
   for (const auto& d : kDevices)
     if (d.name == text) return d;
   double tflops = 0;
-  if (parse_positive(text, tflops)) return Device{fmt::format("{} TFLOP/s", text), tflops * 1e12, "given on the command line"};
+  if (parse_positive(text, tflops))
+    return Device{fmt::format("{} TFLOP/s", text), tflops * 1e12, "given on the command line"};
   const std::string rule = looks_numeric(text)
                                ? std::string("a peak given as a number must be a positive TFLOP/s figure")
                                : fmt::format("must be a positive TFLOP/s number or one of: {}", names_of(kDevices));
@@ -90,7 +91,8 @@ Link parse_link(std::string_view text, std::string_view where) {
   for (const auto& l : kLinks)
     if (l.name == text) return l;
   double gbps = 0;
-  if (parse_positive(text, gbps)) return Link{fmt::format("{} Gb/s", text), gbps * 1e9 / 8, 0, "given on the command line"};
+  if (parse_positive(text, gbps))
+    return Link{fmt::format("{} Gb/s", text), gbps * 1e9 / 8, 0, "given on the command line"};
   const std::string rule = looks_numeric(text)
                                ? std::string("a link given as a number must be a positive Gbit/s figure")
                                : fmt::format("must be a positive Gbit/s number or one of: {}", names_of(kLinks));

@@ -19,7 +19,9 @@ struct Schedule {
   std::vector<double> cb, ce, xb, xe;  // [r * steps + j] compute begin/end, copy begin/end; empty unless kept
 };
 
-double overlap(double a0, double a1, double b0, double b1) { return std::max(0.0, std::min(a1, b1) - std::max(a0, b0)); }
+double overlap(double a0, double a1, double b0, double b1) {
+  return std::max(0.0, std::min(a1, b1) - std::max(a0, b0));
+}
 
 Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
   const int c = t.ranks, steps = t.steps;
@@ -81,7 +83,8 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
     }
     for (int r = 0; r < c; ++r) {
       exit[r] = xe[r];
-      for (int l = 0; l < lanes; ++l) exit[r] = std::max(exit[r], xe[receivers[static_cast<std::size_t>(r) * lanes + l]]);
+      for (int l = 0; l < lanes; ++l)
+        exit[r] = std::max(exit[r], xe[receivers[static_cast<std::size_t>(r) * lanes + l]]);
     }
   }
   for (int r = 0; r < c; ++r) {

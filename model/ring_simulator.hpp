@@ -29,13 +29,13 @@
 namespace rb::model {
 
 struct RankSimulation {
-  double compute_s = 0;       // |U(compute)|
-  double comm_s = 0;          // |U(comm)|: the copies, not the waits for a peer
-  double overlap_s = 0;       // |U(comm) ∩ U(compute)|
-  double exposed_comm_s = 0;  // comm_s - overlap_s
+  double compute_s = 0;                    // |U(compute)|
+  double comm_s = 0;                       // |U(comm)|: the copies, not the waits for a peer
+  double overlap_s = 0;                    // |U(comm) ∩ U(compute)|
+  double exposed_comm_s = 0;               // comm_s - overlap_s
   std::optional<double> overlap_fraction;  // overlap_s / comm_s; empty when there is no comm
-  double finish_s = 0;        // end of the rank's last step
-  double idle_s = 0;          // pass_s - compute_s: waiting for K/V, or for the slowest rank
+  double finish_s = 0;                     // end of the rank's last step
+  double idle_s = 0;                       // pass_s - compute_s: waiting for K/V, or for the slowest rank
 };
 
 struct Simulation {

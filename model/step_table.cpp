@@ -39,9 +39,10 @@ StepTable::StepTable(int c, int s, Variant v, KvSchedule sch)
 void StepTable::check() const {
   if (ranks <= 0 || steps <= 0) throw Error(fmt::format("step table: {} ranks, {} steps", ranks, steps));
   if (!schedule.gathered && (steps != ranks || schedule.lanes.empty()))
-    throw Error(fmt::format("step table: blocks that rotate need one step per rank and a lane, got {} steps for {} "
-                            "ranks and {} lanes",
-                            steps, ranks, schedule.lanes.size()));
+    throw Error(
+        fmt::format("step table: blocks that rotate need one step per rank and a lane, got {} steps for {} "
+                    "ranks and {} lanes",
+                    steps, ranks, schedule.lanes.size()));
   if (schedule.gathered && steps != 1)
     throw Error(fmt::format("step table: the all-gather runs one step, got {}", steps));
   const auto n = static_cast<std::size_t>(ranks) * steps;
@@ -53,16 +54,17 @@ void StepTable::check() const {
       throw Error(fmt::format("step table: entry {} has compute {} s, transfer {} s", i, compute_s[i], transfer_s[i]));
 }
 
-StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedule, std::span<const std::int64_t> unmasked,
-                          std::span<const std::int64_t> recv_bytes, int head_dim, int heads, double flops_per_s,
-                          const Link& link, int micro_batch) {
+StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedule,
+                          std::span<const std::int64_t> unmasked, std::span<const std::int64_t> recv_bytes,
+                          int head_dim, int heads, double flops_per_s, const Link& link, int micro_batch) {
   StepTable t(c, steps, v, schedule);
   // The share of a step's bytes on its busiest link: lanes from one sender share its link.
   double busiest_share = 1.0;
   if (!schedule.gathered && !schedule.lanes.empty()) {
     std::map<int, int> per_sender;
     int most = 0;
-    for (int l = 0; l < static_cast<int>(schedule.lanes.size()); ++l) most = std::max(most, ++per_sender[schedule.sender(0, l, c)]);
+    for (int l = 0; l < static_cast<int>(schedule.lanes.size()); ++l)
+      most = std::max(most, ++per_sender[schedule.sender(0, l, c)]);
     busiest_share = static_cast<double>(most) / static_cast<double>(schedule.lanes.size());
   }
   const auto n = static_cast<std::size_t>(c) * steps;
@@ -72,10 +74,10 @@ StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedul
   const double flops_per_pair = 4.0 * head_dim * heads * micro_batch;
   for (std::size_t i = 0; i < n; ++i) {
     t.compute_s[i] = flops_per_pair * static_cast<double>(unmasked[i]) / flops_per_s;
-    t.transfer_s[i] = recv_bytes[i] > 0 ? static_cast<double>(recv_bytes[i]) * busiest_share * micro_batch /
-                                              link.bytes_per_s +
-                                          link.latency_s
-                                        : 0.0;
+    t.transfer_s[i] = recv_bytes[i] > 0
+                          ? static_cast<double>(recv_bytes[i]) * busiest_share * micro_batch / link.bytes_per_s +
+                                link.latency_s
+                          : 0.0;
   }
   t.check();
   return t;
@@ -91,7 +93,8 @@ StepTable step_table_from_timeline(const Timeline& tl, int c, Variant v, const K
   for (const auto& iv : tl.intervals) {
     if (iv.rank < 0 || iv.rank >= c || iv.step < 0 || iv.step >= steps) continue;
     const auto i = static_cast<std::size_t>(iv.rank) * steps + static_cast<std::size_t>(iv.step);
-    if (iv.kind == IntervalKind::compute) t.compute(iv.rank, iv.step) += static_cast<double>(iv.end_ns - iv.begin_ns) * 1e-9;
+    if (iv.kind == IntervalKind::compute)
+      t.compute(iv.rank, iv.step) += static_cast<double>(iv.end_ns - iv.begin_ns) * 1e-9;
     if (iv.kind == IntervalKind::comm) comm[i].emplace_back(iv.begin_ns, iv.end_ns);
     if (iv.kind == IntervalKind::comm_in_flight) in_flight[i].emplace_back(iv.begin_ns, iv.end_ns);
   }

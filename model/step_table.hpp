@@ -16,8 +16,8 @@
 namespace rb::model {
 
 struct StepTable {
-  int ranks = 0;  // c
-  int steps = 0;  // the schedule's: c when blocks rotate, 1 when they are gathered
+  int ranks = 0;                    // c
+  int steps = 0;                    // the schedule's: c when blocks rotate, 1 when they are gathered
   Variant variant = Variant::ring;  // its name in outputs
   KvSchedule schedule;              // who sends to whom, which the simulator follows
   // Row-major [r * steps + j].
@@ -48,9 +48,9 @@ struct StepTable {
 // rotating schedule whose pieces come from different ranks arrive over different links at once
 // (ring-bidirectional: from r-1 and r+1), so a step's bytes are split evenly over its lanes and
 // the busiest link sets the time.
-StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedule, std::span<const std::int64_t> unmasked,
-                          std::span<const std::int64_t> recv_bytes, int head_dim, int heads,
-                          double flops_per_s, const Link& link, int micro_batch = 1);
+StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedule,
+                          std::span<const std::int64_t> unmasked, std::span<const std::int64_t> recv_bytes,
+                          int head_dim, int heads, double flops_per_s, const Link& link, int micro_batch = 1);
 
 // From a recorded timeline (docs/design.md §6 intervals, executor conventions): compute of (r, j) is the
 // summed length of r's compute intervals tagged with step j; transfer of (r, j) is the length of

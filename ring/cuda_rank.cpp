@@ -58,8 +58,8 @@ void CudaRank::setup(const Plan& plan, int r, int dev) {
     all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c));
     // Its own slot never changes, and an in-place gather sends from it: copied once here.
     RB_CUDA_CHECK(cudaMemcpyAsync(all_k.get() + half * r, own.get(), half * sizeof(bf16), cudaMemcpyDeviceToDevice, s));
-    RB_CUDA_CHECK(
-        cudaMemcpyAsync(all_v.get() + half * r, own.get() + half, half * sizeof(bf16), cudaMemcpyDeviceToDevice, s));
+    RB_CUDA_CHECK(cudaMemcpyAsync(all_v.get() + half * r, own.get() + half, half * sizeof(bf16),
+                                  cudaMemcpyDeviceToDevice, s));
   } else {
     if (c > 1) buf[1] = DeviceBuffer<bf16>(buffer);
     if (c > 2) buf[0] = DeviceBuffer<bf16>(buffer);
@@ -102,9 +102,9 @@ void CudaRank::attend(int j, const EnqueueContext& ctx) {
   }
   ctx.timing(e.attn_end, s);
   if (sl.action == StepAction::merge) {
-    kernels::merge_partials(
-        kernels::MergeParams{o_acc.get(), lse_acc.get(), o_part.get(), lse_part.get(), sl.sq, cfg.heads, cfg.head_dim},
-        s);
+    kernels::merge_partials(kernels::MergeParams{o_acc.get(), lse_acc.get(), o_part.get(), lse_part.get(), sl.sq,
+                                                 cfg.heads, cfg.head_dim},
+                            s);
     ctx.label(s, rank, j, IntervalKind::compute, "compute", "merge");
   }
   ctx.timing(e.merge_end, s);
@@ -115,8 +115,10 @@ void CudaRank::compute_intervals(int j, const CudaEvent& ref, std::vector<Interv
   const StepEvents& e = ev.at(static_cast<std::size_t>(j));
   const auto a0 = ns_between(ref, e.attn_begin), a1 = ns_between(ref, e.attn_end), a2 = ns_between(ref, e.merge_end);
   const StepAction action = launches[static_cast<std::size_t>(j)].action;
-  if (action != StepAction::skip) out.push_back(Interval{rank, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
-  if (action == StepAction::merge) out.push_back(Interval{rank, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
+  if (action != StepAction::skip)
+    out.push_back(Interval{rank, IntervalKind::compute, "compute", "attention", j, 0, a0, a1});
+  if (action == StepAction::merge)
+    out.push_back(Interval{rank, IntervalKind::compute, "compute", "merge", j, 0, a1, a2});
 }
 
 std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {

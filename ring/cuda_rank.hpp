@@ -86,7 +86,7 @@ double cuda_rank_bytes(const Plan& plan);
 class L2Flush {
  public:
   L2Flush() = default;
-  explicit L2Flush(int device);  // sizes the buffer from the device's L2; allocates on it
+  explicit L2Flush(int device);        // sizes the buffer from the device's L2; allocates on it
   void enqueue(cudaStream_t s) const;  // ordered before what follows on s
   void now() const;                    // finished before it returns
  private:

@@ -19,8 +19,8 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
+#include "common/size_estimate.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
@@ -224,7 +224,7 @@ class CpuExecutor final : public Executor {
   void worker(int r, int lane) {
     const bool comm = lane >= 0;
     nvtx::name_current_thread(comm_threads_ > 1 && comm ? fmt::format("rank {} comm {}", r, lane)
-                                                         : fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
+                                                        : fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
     std::uint64_t seen = 0;
     while (true) {
       {
@@ -334,7 +334,9 @@ class CpuExecutor final : public Executor {
       if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = plan_.schedule.gathered;
       const int need = gathered ? (c_ > 1 ? 1 : 0) : j;
-      wait_until(rk, [&] { return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; }); });
+      wait_until(rk, [&] {
+        return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
+      });
       const StepLaunch& sl = rk.launches[j];
       if (sl.action == StepAction::skip) {
         publish(rk, rk.compute_done, j + 1);

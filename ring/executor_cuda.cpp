@@ -1,10 +1,10 @@
 // The CUDA backend with the local transport on one or several devices. Each virtual rank is a
 // CudaRank (ring/cuda_rank.hpp: its Q, step buffers, partial and accumulated O/LSE, a compute and a
 // comm stream); this file is the transport between them and the pass's schedule. Copies on one
-// device are stamped copy kernels, so the timeline holds each transfer twice: executing (comm, from the copies' %globaltimer stamps) and in flight (comm_in_flight, from the
-// events around it); copies between devices run on the copy engines and are seen in flight only.
-// A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the block's
-// arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
+// device are stamped copy kernels, so the timeline holds each transfer twice: executing (comm, from the copies'
+// %globaltimer stamps) and in flight (comm_in_flight, from the events around it); copies between devices run on the
+// copy engines and are seen in flight only. A pass is enqueued step-major by enqueue(): at step j the compute stream
+// waits for the block's arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
 // partials and merge, a step that sees no key is skipped: ring/step_launch.hpp), and records its
 // done event; the comm stream meanwhile copies the block for step j+1 into the other buffer, after
 // the step that last read that buffer is done (as the CPU backend's comm thread waits). The same
@@ -26,8 +26,8 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
+#include "common/size_estimate.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_buffer.hpp"
@@ -35,8 +35,8 @@
 #include "kernels/link_pace.cuh"
 #include "kernels/merge_partials.cuh"
 #include "kernels/stamped_copy.cuh"
-#include "ring/cuda_devices.hpp"
 #include "ring/backend_support.hpp"
+#include "ring/cuda_devices.hpp"
 #include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/cuda_rank.hpp"
@@ -154,9 +154,7 @@ class CudaExecutorImpl final : public CudaExecutorBase {
   }
 
  private:
-  std::int64_t kv_half() const {
-    return rows_ * plan_.config.kv_heads * plan_.config.head_dim;
-  }
+  std::int64_t kv_half() const { return rows_ * plan_.config.kv_heads * plan_.config.head_dim; }
   bool gathered() const { return plan_.schedule.gathered; }
   int lanes() const { return static_cast<int>(plan_.schedule.lanes.size()); }
   EnqueueContext ctx() { return EnqueueContext{capturing_, &labels_}; }
@@ -279,8 +277,7 @@ class CudaExecutorImpl final : public CudaExecutorBase {
       // the piece's origin rank, whose own block never changes.
       const Rank& from = concurrent ? ranks_[sch.sender(r, l, c_)] : ranks_[sch.origin(r, l, j + 1, c_)];
       const bf16* src = (concurrent ? from.block(j) : from.own.get()) + at;
-      copy(rk.block(j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l,
-           "kv_recv");
+      copy(rk.block(j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l, "kv_recv");
     }
     timing(ev.copy_end, s);
     RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
@@ -360,9 +357,7 @@ class CudaExecutorImpl final : public CudaExecutorBase {
     for (int d : devices_) flush_[d].now();
   }
   // The device of the stream rank r's pass forks from.
-  int origin_device(const Rank& rk) const {
-    return opts_.mode == CudaRankMode::concurrent ? opts_.device : rk.device;
-  }
+  int origin_device(const Rank& rk) const { return opts_.mode == CudaRankMode::concurrent ? opts_.device : rk.device; }
 
   std::vector<int> all_ranks() const {
     std::vector<int> v(c_);
@@ -546,9 +541,9 @@ class CudaExecutorImpl final : public CudaExecutorBase {
   std::int64_t rows_;
   std::vector<Rank> ranks_;
   std::vector<int> devices_;  // the devices the ranks live on (one, or a node's)
-  CudaStream origin_;          // concurrent mode; on opts_.device
+  CudaStream origin_;         // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_;
-  SampleClock clock_;          // concurrent mode; on opts_.device
+  SampleClock clock_;           // concurrent mode; on opts_.device
   std::vector<L2Flush> flush_;  // by device id
   std::vector<CudaGraph> graphs_;
   CudaGraphExec concurrent_exec_;

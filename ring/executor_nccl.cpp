@@ -40,8 +40,8 @@
 #include <nccl.h>
 
 #include "common/error.hpp"
-#include "common/size_estimate.hpp"
 #include "common/nvtx.hpp"
+#include "common/size_estimate.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
 #include "kernels/device_buffer.hpp"
@@ -79,14 +79,20 @@ int local_rank(int fallback) {
 // Yield first (a step is often microseconds away), then sleep: a long wait leaves the core to
 // NCCL's proxy thread.
 void backoff(int spin) {
-  if (spin < 200) std::this_thread::yield();
-  else std::this_thread::sleep_for(std::chrono::microseconds(20));
+  if (spin < 200)
+    std::this_thread::yield();
+  else
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
 }
 
 class NcclExecutor final : public CudaExecutorBase {
  public:
   NcclExecutor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group)
-      : CudaExecutorBase(plan, opts), group_(group), c_(plan.config.cp), r_(group.rank()), rows_(plan.ranks.at(0).tokens) {
+      : CudaExecutorBase(plan, opts),
+        group_(group),
+        c_(plan.config.cp),
+        r_(group.rank()),
+        rows_(plan.ranks.at(0).tokens) {
     const Config& cfg = plan_.config;
     // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
     // backend the caller's config names.
@@ -96,8 +102,7 @@ class NcclExecutor final : public CudaExecutorBase {
     if (cfg.link_gbps > 0)
       throw InputError("link_gbps", fmt::format("{}", cfg.link_gbps),
                        "the nccl transport measures the real link; the link model is for the local transport");
-    if (group_.size() != c_)
-      throw Error(fmt::format("nccl executor: {} processes for {} ranks", group_.size(), c_));
+    if (group_.size() != c_) throw Error(fmt::format("nccl executor: {} processes for {} ranks", group_.size(), c_));
     for (const auto& rp : plan_.ranks)
       if (rp.tokens != rows_) throw Error("nccl executor: ranks must hold equal token counts");
     int count = 0;
@@ -125,7 +130,8 @@ class NcclExecutor final : public CudaExecutorBase {
   ~NcclExecutor() override { teardown(aborted_ || dirty_); }
 
   std::vector<StreamLabel> streams() const override {
-    return {{rank_.compute.get(), r_, IntervalKind::compute, "compute"}, {rank_.comm.get(), r_, IntervalKind::comm, "comm"}};
+    return {{rank_.compute.get(), r_, IntervalKind::compute, "compute"},
+            {rank_.comm.get(), r_, IntervalKind::comm, "comm"}};
   }
 
   // The watchdog's path, from any thread. The host never blocks inside NCCL (the communicator is
@@ -424,7 +430,7 @@ class NcclExecutor final : public CudaExecutorBase {
     group_.barrier();
     nvtx::ScopedRange pass(nvtx::kRangeRankPass, r_);
     const cudaStream_t o = origin_.get();
-    dirty_ = true;  // until the pass is seen to finish: teardown must abort, not destroy
+    dirty_ = true;      // until the pass is seen to finish: teardown must abort, not destroy
     flush_.enqueue(o);  // a no-op without --l2-flush
     clock_.before(o);
     RB_CUDA_CHECK(cudaEventRecord(pass_begin_.get(), o));
@@ -442,7 +448,6 @@ class NcclExecutor final : public CudaExecutorBase {
   }
 
   // --- reading the events back ---------------------------------------------------------------
-
 
   // This rank's intervals, relative to the pass's begin event.
   std::vector<Interval> intervals() const {
@@ -493,9 +498,9 @@ class NcclExecutor final : public CudaExecutorBase {
   int c_, r_;
   std::int64_t rows_;
   CudaStream origin_;
-  CudaRank rank_;  // what this process's rank does on its GPU
-  L2Flush flush_;  // empty without --l2-flush
-  SampleClock clock_;       // around each pass on origin_
+  CudaRank rank_;      // what this process's rank does on its GPU
+  L2Flush flush_;      // empty without --l2-flush
+  SampleClock clock_;  // around each pass on origin_
   CudaEvent pass_begin_, pass_end_, fork_, join_;
   CudaGraph graph_;
   CudaGraphExec exec_;
@@ -511,9 +516,7 @@ class NcclExecutor final : public CudaExecutorBase {
 
 }  // namespace
 
-std::int64_t nccl_executor_bytes(const Plan& plan) {
-  return saturated_bytes(cuda_rank_bytes(plan));
-}
+std::int64_t nccl_executor_bytes(const Plan& plan) { return saturated_bytes(cuda_rank_bytes(plan)); }
 
 std::unique_ptr<CudaExecutor> make_nccl_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group) {
   return std::make_unique<NcclExecutor>(plan, opts, group);

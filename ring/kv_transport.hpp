@@ -21,8 +21,8 @@ class KvTransport {
   // returns when both are complete. `tag` tells apart the transfers of one pass (a step moves one
   // piece per lane of the schedule: tag = step · lanes + lane), so several may be between the same
   // two ranks. The span is the receive's data movement (not the wait for the peer).
-  virtual TransferSpan exchange(int self, int tag, std::span<const std::byte> send, int dst,
-                                std::span<std::byte> recv, int src) = 0;
+  virtual TransferSpan exchange(int self, int tag, std::span<const std::byte> send, int dst, std::span<std::byte> recv,
+                                int src) = 0;
   // Gather: `all` holds one block per rank, in rank order, each the size of `mine`; block `self`
   // is already in place. Returns the span of this rank's receives.
   virtual TransferSpan allgather(int self, std::span<const std::byte> mine, std::span<std::byte> all) = 0;

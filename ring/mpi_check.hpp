@@ -19,8 +19,8 @@ inline std::string mpi_error_text(int code) {
 
 }  // namespace rb::ring
 
-#define RB_MPI_CHECK(call)                                                                      \
-  do {                                                                                          \
-    const int rb_mpi_rc_ = (call);                                                              \
+#define RB_MPI_CHECK(call)                                                                         \
+  do {                                                                                             \
+    const int rb_mpi_rc_ = (call);                                                                 \
     RB_CHECK_API("MPI", rb_mpi_rc_ == MPI_SUCCESS, #call, ::rb::ring::mpi_error_text(rb_mpi_rc_)); \
   } while (0)

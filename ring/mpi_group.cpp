@@ -44,8 +44,8 @@ MpiGroup::MpiGroup(MPI_Comm parent, std::int64_t clock_offset_ns)
   RB_MPI_CHECK(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN));
   RB_MPI_CHECK(MPI_Comm_rank(comm_, &rank_));
   RB_MPI_CHECK(MPI_Comm_size(comm_, &size_));
-  RB_MPI_CHECK(MPI_Irecv(notice_.data(), static_cast<int>(notice_.size()), MPI_CHAR, MPI_ANY_SOURCE, kNoticeTag,
-                         comm_, &notice_req_));
+  RB_MPI_CHECK(MPI_Irecv(notice_.data(), static_cast<int>(notice_.size()), MPI_CHAR, MPI_ANY_SOURCE, kNoticeTag, comm_,
+                         &notice_req_));
 }
 
 MpiGroup::~MpiGroup() {
@@ -151,17 +151,20 @@ std::int64_t MpiGroup::min(std::int64_t v) { return reduce_i64(v, MPI_MIN); }
 void MpiGroup::sum(std::span<double> v) {
   auto buf = std::make_shared<std::vector<double>>(v.begin(), v.end());
   const int n = as_count(buf->size(), "sum");
-  collective([&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, buf->data(), n, MPI_DOUBLE, MPI_SUM, comm_, r); },
-             {buf}, "MPI_Iallreduce");
+  collective(
+      [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, buf->data(), n, MPI_DOUBLE, MPI_SUM, comm_, r); },
+      {buf}, "MPI_Iallreduce");
   std::copy(buf->begin(), buf->end(), v.begin());
 }
 
 std::vector<std::byte> MpiGroup::allgather(std::span<const std::byte> mine, std::vector<std::int64_t>& sizes) {
   auto mine_n = std::make_shared<std::int64_t>(static_cast<std::int64_t>(mine.size()));
   auto all_n = std::make_shared<std::vector<std::int64_t>>(static_cast<std::size_t>(size_));
-  collective([&](MPI_Request* r) {
-    return MPI_Iallgather(mine_n.get(), 1, MPI_INT64_T, all_n->data(), 1, MPI_INT64_T, comm_, r);
-  }, {mine_n, all_n}, "MPI_Iallgather");
+  collective(
+      [&](MPI_Request* r) {
+        return MPI_Iallgather(mine_n.get(), 1, MPI_INT64_T, all_n->data(), 1, MPI_INT64_T, comm_, r);
+      },
+      {mine_n, all_n}, "MPI_Iallgather");
   sizes = *all_n;
   std::vector<int> counts(sizes.size()), displs(sizes.size());
   std::int64_t total = 0;
@@ -172,10 +175,12 @@ std::vector<std::byte> MpiGroup::allgather(std::span<const std::byte> mine, std:
   }
   auto send = std::make_shared<std::vector<std::byte>>(mine.begin(), mine.end());
   auto all = std::make_shared<std::vector<std::byte>>(static_cast<std::size_t>(total));
-  collective([&](MPI_Request* r) {
-    return MPI_Iallgatherv(send->data(), counts[static_cast<std::size_t>(rank_)], MPI_BYTE, all->data(), counts.data(),
-                           displs.data(), MPI_BYTE, comm_, r);
-  }, {send, all}, "MPI_Iallgatherv");
+  collective(
+      [&](MPI_Request* r) {
+        return MPI_Iallgatherv(send->data(), counts[static_cast<std::size_t>(rank_)], MPI_BYTE, all->data(),
+                               counts.data(), displs.data(), MPI_BYTE, comm_, r);
+      },
+      {send, all}, "MPI_Iallgatherv");
   return std::move(*all);
 }
 

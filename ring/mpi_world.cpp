@@ -30,9 +30,10 @@ class MpiWorld final : public World {
     RB_MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
     if (provided < MPI_THREAD_SERIALIZED) {
       MPI_Finalize();
-      throw Error(fmt::format("mpi: the library gives thread level {}, ringbench needs MPI_THREAD_SERIALIZED or more "
-                              "(each rank's comm thread calls MPI)",
-                              provided));
+      throw Error(
+          fmt::format("mpi: the library gives thread level {}, ringbench needs MPI_THREAD_SERIALIZED or more "
+                      "(each rank's comm thread calls MPI)",
+                      provided));
     }
     thread_level_ = provided == MPI_THREAD_MULTIPLE ? "MPI_THREAD_MULTIPLE" : "MPI_THREAD_SERIALIZED";
     RB_MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank_));

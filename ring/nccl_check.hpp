@@ -26,9 +26,9 @@ inline std::string nccl_error_text(ncclResult_t r) {
 
 // RB_NCCL_CHECK_AS(result, text): checks a result already in hand (a settled asynchronous one, a
 // call made under a lock), reporting it as `text`.
-#define RB_NCCL_CHECK_AS(result, text)                                                           \
-  do {                                                                                           \
-    const ncclResult_t rb_nccl_rc_ = (result);                                                   \
+#define RB_NCCL_CHECK_AS(result, text)                                                                \
+  do {                                                                                                \
+    const ncclResult_t rb_nccl_rc_ = (result);                                                        \
     RB_CHECK_API("NCCL", rb_nccl_rc_ == ncclSuccess, text, ::rb::ring::nccl_error_text(rb_nccl_rc_)); \
   } while (0)
 

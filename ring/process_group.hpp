@@ -59,10 +59,10 @@ class World {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual int ranks_on_this_host() const = 0;
-  virtual const std::vector<std::string>& hosts() const = 0;  // per rank
+  virtual const std::vector<std::string>& hosts() const = 0;              // per rank
   virtual const std::vector<std::int64_t>& clock_offsets_ns() const = 0;  // per rank, against rank 0
   virtual const std::vector<std::int64_t>& clock_rtt_ns() const = 0;      // the ping-pong each offset came from
-  virtual std::string library() const = 0;  // the MPI library and its thread level
+  virtual std::string library() const = 0;                                // the MPI library and its thread level
   // Blocking, on every process: each process's string, in rank order.
   virtual std::vector<std::string> allgather_strings(const std::string& mine) = 0;
   virtual std::int64_t min(std::int64_t v) = 0;

@@ -14,8 +14,7 @@ namespace rb::ring {
 // `requested`: devices to use (0: every visible one); `visible`: devices the runtime sees;
 // `first`: the device used when only one is. Returns the device of each of the c ranks.
 inline std::vector<int> place_ranks(int c, int requested, int visible, int first) {
-  if (requested < 0)
-    throw InputError("devices", std::to_string(requested), "must be 0 (every visible device) or more");
+  if (requested < 0) throw InputError("devices", std::to_string(requested), "must be 0 (every visible device) or more");
   if (requested > visible)
     throw InputError("devices", std::to_string(requested),
                      "only " + std::to_string(visible) + " CUDA device(s) are visible to this process");

@@ -7,8 +7,6 @@ namespace rb::ring {
 
 Split SplitStriped::kind() const { return Split::striped; }
 std::int64_t SplitStriped::divisor(int c) const { return c; }
-SegmentList SplitStriped::segments(std::int64_t S, int c, int r) const {
-  return {Segment{r, c, S / c}};
-}
+SegmentList SplitStriped::segments(std::int64_t S, int c, int r) const { return {Segment{r, c, S / c}}; }
 
 }  // namespace rb::ring

@@ -26,11 +26,11 @@ std::string_view to_string(StepAction a);
 struct StepLaunch {
   int step = 0;
   StepAction action = StepAction::skip;
-  std::vector<kernels::BlockPair> pairs;    // step_block_pairs(plan, rank)[step]
-  kernels::tiling::AttentionWork work;      // empty when skipped
-  std::int64_t sq = 0;                      // Q/O rows: the rank's tokens
-  std::int64_t sk = 0;                      // K rows the pairs may index: a step buffer's, or c blocks gathered
-  std::int64_t unmasked = 0;                // the plan's unmasked pairs of this step, one head
+  std::vector<kernels::BlockPair> pairs;  // step_block_pairs(plan, rank)[step]
+  kernels::tiling::AttentionWork work;    // empty when skipped
+  std::int64_t sq = 0;                    // Q/O rows: the rank's tokens
+  std::int64_t sk = 0;                    // K rows the pairs may index: a step buffer's, or c blocks gathered
+  std::int64_t unmasked = 0;              // the plan's unmasked pairs of this step, one head
 };
 
 // One entry per step of `rank`'s plan. Throws rb::Error for a pair outside the buffers.

@@ -97,7 +97,8 @@ WorkMatrix allgather_from_ring(const WorkMatrix& ring) {
   m.config.variant = Variant::allgather;
   m.ranks = ring.ranks;
   m.steps = 1;
-  m.schedule = make_variant_scheme(Variant::allgather)->schedule(ring.ranks, ring.schedule.lanes.empty() ? 0 : ring.schedule.lanes.back().row_end);
+  m.schedule = make_variant_scheme(Variant::allgather)
+                   ->schedule(ring.ranks, ring.schedule.lanes.empty() ? 0 : ring.schedule.lanes.back().row_end);
   m.kv_bytes_per_token = ring.kv_bytes_per_token;
   m.unmasked.resize(ring.ranks);
   m.recv_bytes.resize(ring.ranks);

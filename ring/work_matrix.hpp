@@ -14,9 +14,9 @@ namespace rb::ring {
 
 struct WorkMatrix {
   Config config;
-  int ranks = 0;  // c
-  int steps = 0;  // the schedule's: c when blocks rotate, 1 when they are gathered
-  KvSchedule schedule;  // the variant's, as Plan::schedule
+  int ranks = 0;                        // c
+  int steps = 0;                        // the schedule's: c when blocks rotate, 1 when they are gathered
+  KvSchedule schedule;                  // the variant's, as Plan::schedule
   std::int64_t kv_bytes_per_token = 0;  // 2 * Hkv * D * element bytes, as Plan
   // Row-major [r * steps + j], the same numbers as make_plan's RankPlan::steps[j].
   std::vector<std::int64_t> unmasked;    // unmasked (query, key) pairs of one head

@@ -17,6 +17,7 @@ test_packages=(
   python3 python3-numpy python3-jsonschema python3-scipy
   clang libclang-rt-14-dev  # libFuzzer, for scripts/fuzz.sh
   chromium  # headless: renders report.html in tests/reports
+  clang-format  # scripts/check-format.sh
 )
 packages=("${build_packages[@]}")
 [ "${1:-}" = "--build" ] || packages+=("${test_packages[@]}")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds ringbench and runs every test this machine can run: the `ci` preset (everything found,
-# warnings as errors; all but the `gpu` label when there is no GPU), then the CPU tests again under
+# Builds ringbench and runs every test this machine can run: first the C++/CUDA formatting check
+# (scripts/check-format.sh, .clang-format), then the `ci` preset (everything found, warnings as
+# errors; all but the `gpu` label when there is no GPU), then the CPU tests again under
 # AddressSanitizer and UndefinedBehaviorSanitizer (`debug` preset), then each libFuzzer target for a
 # bounded time. Installs missing packages first.
 # Usage: bash scripts/test.sh [preset]   (default: ci, which also runs the sanitizer and fuzz stages)
@@ -8,6 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset="${1:-ci}"
 bash scripts/setup.sh
+if [ "$preset" = ci ]; then
+  echo "== format"
+  bash scripts/check-format.sh
+fi
 cmake --preset "$preset"
 cmake --build --preset "$preset"
 ctest --preset "$preset"

@@ -31,8 +31,8 @@ struct AcceptFlags {
 };
 
 int run_accept(const AcceptFlags& f) {
-  const auto profile =
-      reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"), f.profile);
+  const auto profile = reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"),
+                                                     f.profile);
   // The sweep is validated even with --results, so a broken profile never passes a node.
   const SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
   if (!f.junit.empty()) check_output_file("--junit", f.junit);
@@ -67,7 +67,8 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
   std::string metrics;
   for (const auto& [name, field] : reports::accept_metric_names()) metrics += (metrics.empty() ? "" : ", ") + name;
   CLI::App* sub = app.add_subcommand(
-      "accept", "Run an acceptance profile and check its thresholds (PASS/FAIL per check, JUnit XML); exit 1 on any FAIL");
+      "accept",
+      "Run an acceptance profile and check its thresholds (PASS/FAIL per check, JUnit XML); exit 1 on any FAIL");
   sub->footer("Check metrics: " + metrics + ". See docs/profiles.md.");
   sub->add_option("profile", f->profile, "Acceptance profile JSON: name, description, sweep, checks")
       ->required()

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <set>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <fmt/format.h>
@@ -46,7 +46,8 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
       if (e.is_regular_file() && (n.ends_with(".json") || n.ends_with(".json.gz"))) found.push_back(e.path());
     }
     if (ec) throw InputError(in, "a folder", "the trace folder must be readable: " + ec.message());
-    if (found.empty()) throw InputError(in, "a folder with no *.json or *.json.gz", "a trace folder holds one trace file per rank");
+    if (found.empty())
+      throw InputError(in, "a folder with no *.json or *.json.gz", "a trace folder holds one trace file per rank");
     auto key = [](const std::filesystem::path& p) {
       const std::string n = p.filename().string();
       std::size_t i = 0;
@@ -67,7 +68,8 @@ TraceReadOptions parse_roles(const std::vector<std::string>& roles) {
     const auto eq = r.rfind('=');
     const auto kind = eq == std::string::npos ? std::nullopt : parse_interval_kind(r.substr(eq + 1));
     if (eq == 0 || !kind) {
-      throw InputError("--stream-role", "'" + r + "'", "expected LANE=KIND with KIND one of compute, comm, memory, other");
+      throw InputError("--stream-role", "'" + r + "'",
+                       "expected LANE=KIND with KIND one of compute, comm, memory, other");
     }
     opt.stream_roles[r.substr(0, eq)] = *kind;
   }
@@ -77,8 +79,8 @@ TraceReadOptions parse_roles(const std::vector<std::string>& roles) {
 std::string pct(const std::optional<double>& f) { return f ? fmt::format("{:.1f}", *f * 100.0) : "n/a"; }
 
 void print_table(const Metrics& m) {
-  fmt::print("{:>5} {:>12} {:>12} {:>9} {:>15} {:>10}\n", "rank", "comm_ms", "compute_ms", "overlap%", "exposed_comm_ms",
-             "intervals");
+  fmt::print("{:>5} {:>12} {:>12} {:>9} {:>15} {:>10}\n", "rank", "comm_ms", "compute_ms", "overlap%",
+             "exposed_comm_ms", "intervals");
   for (const auto& r : m.per_rank) {
     fmt::print("{:>5} {:>12.3f} {:>12.3f} {:>9} {:>15.3f} {:>10}\n", r.rank, static_cast<double>(r.comm_ns) / 1e6,
                static_cast<double>(r.compute_ns) / 1e6, pct(r.overlap_fraction),
@@ -105,7 +107,8 @@ int run_analyze(const AnalyzeOptions& opts) {
     TraceFile tf = read_trace_file(o.files[i], read_opt);
     // A file with no device event measures nothing: an empty or foreign trace, not a rank that was idle.
     if (tf.timeline.intervals.empty() && tf.excluded_last_step == 0)
-      throw InputError(o.files[i], fmt::format("a trace with no device events ({} other events skipped)", tf.skipped_events),
+      throw InputError(o.files[i],
+                       fmt::format("a trace with no device events ({} other events skipped)", tf.skipped_events),
                        "analyze needs GPU kernel, memcpy or memset events (cat kernel, gpu_memcpy, gpu_memset) or "
                        "ringbench's own intervals");
     std::set<int> ranks;
@@ -115,9 +118,14 @@ int run_analyze(const AnalyzeOptions& opts) {
         throw InputError(o.files[i], fmt::format("rank {}", r), "each rank may come from one trace file only");
       }
     }
-    files.push_back({{"path", tf.source}, {"format", tf.format}, {"ranks", ranks}, {"intervals", tf.timeline.intervals.size()},
-                     {"skipped_events", tf.skipped_events}, {"role_classified", tf.role_classified},
-                     {"differing_by_name", tf.differing}, {"profiler_steps", tf.profiler_steps},
+    files.push_back({{"path", tf.source},
+                     {"format", tf.format},
+                     {"ranks", ranks},
+                     {"intervals", tf.timeline.intervals.size()},
+                     {"skipped_events", tf.skipped_events},
+                     {"role_classified", tf.role_classified},
+                     {"differing_by_name", tf.differing},
+                     {"profiler_steps", tf.profiler_steps},
                      {"excluded_last_profiler_step", tf.excluded_last_step}});
     differing += tf.differing;
     role_classified += tf.role_classified;
@@ -130,7 +138,8 @@ int run_analyze(const AnalyzeOptions& opts) {
 
   if (o.json) {
     nlohmann::json j = {{"files", files},
-                        {"classification", role_classified > 0 ? "stream role where known, else kernel name" : "kernel name"},
+                        {"classification",
+                         role_classified > 0 ? "stream role where known, else kernel name" : "kernel name"},
                         {"last_profiler_step", o.hta_drop_last_step ? "excluded (HTA's default)" : "included"},
                         {"metrics", m.to_json()}};
     j["by_kernel_name"] = m_name ? m_name->to_json() : nlohmann::json(nullptr);
@@ -139,7 +148,8 @@ int run_analyze(const AnalyzeOptions& opts) {
   }
   for (const auto& f : files) {
     fmt::print("{}: {} trace, {} intervals ({} other events skipped)\n", f["path"].get<std::string>(),
-               f["format"].get<std::string>(), f["intervals"].get<std::size_t>(), f["skipped_events"].get<std::size_t>());
+               f["format"].get<std::string>(), f["intervals"].get<std::size_t>(),
+               f["skipped_events"].get<std::size_t>());
     if (o.hta_drop_last_step) {
       const auto steps = f["profiler_steps"].get<std::size_t>();
       if (steps >= 2)
@@ -149,7 +159,8 @@ int run_analyze(const AnalyzeOptions& opts) {
         fmt::print("  {} ProfilerStep annotation(s): nothing excluded (HTA filters only with two or more)\n", steps);
     }
   }
-  fmt::print("\nclassified by {}:\n", role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)");
+  fmt::print("\nclassified by {}:\n",
+             role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)");
   print_table(m);
   if (m_name) {
     fmt::print("\n{} of {} intervals classify differently by kernel name (HTA's rule); by kernel name:\n", differing,
@@ -164,10 +175,12 @@ int run_analyze(const AnalyzeOptions& opts) {
 void add_analyze_command(CLI::App& app, CommandAction& action) {
   auto opts = std::make_shared<AnalyzeOptions>();
   CLI::App* sub = app.add_subcommand("analyze", "Compute comm/compute overlap, exposed comm and imbalance from traces");
-  sub->footer("Reads Chrome trace JSON written by `ringbench run --trace`, or PyTorch profiler (Kineto) traces, one file "
-              "per rank, plain or .gz. Metric definitions: docs/metrics.md.");
-  sub->add_option("files", opts->files,
-                  "trace files (.json or .json.gz), or folders of them (one file per rank, e.g. OUT/traces/<config id>)")
+  sub->footer(
+      "Reads Chrome trace JSON written by `ringbench run --trace`, or PyTorch profiler (Kineto) traces, one file "
+      "per rank, plain or .gz. Metric definitions: docs/metrics.md.");
+  sub->add_option(
+         "files", opts->files,
+         "trace files (.json or .json.gz), or folders of them (one file per rank, e.g. OUT/traces/<config id>)")
       ->required();
   sub->add_option("--stream-role", opts->stream_roles,
                   "LANE=KIND: classify a lane (e.g. 'stream 7') as compute, comm, memory or other; repeatable");

@@ -55,14 +55,15 @@ int run_compare(const CompareFlags& f) {
 
 void add_compare_command(CLI::App& app, CommandAction& action) {
   auto f = std::make_shared<CompareFlags>();
-  CLI::App* sub = app.add_subcommand(
-      "compare",
-      "Compare two results files run by run (matched by config id); exit 1 on a regression, 0 otherwise, 2 on bad input");
+  CLI::App* sub = app.add_subcommand("compare",
+                                     "Compare two results files run by run (matched by config id); exit 1 on a "
+                                     "regression, 0 otherwise, 2 on bad input");
   sub->add_option("base", f->base, "BASE results.json (or results.jsonl): the baseline")->required();
   sub->add_option("new", f->neu, "NEW results.json (or results.jsonl): the candidate")->required();
   sub->add_option("--metric", f->metric, "time (median, default), tflops, overlap, exposed_comm or imbalance")
       ->capture_default_str();
-  sub->add_option("--alpha", f->alpha, "Significance level of the two-sided Mann-Whitney U test")->capture_default_str();
+  sub->add_option("--alpha", f->alpha, "Significance level of the two-sided Mann-Whitney U test")
+      ->capture_default_str();
   sub->add_option("--threshold", f->threshold, "Relative change below which a run is SAME (5% or 0.05)")
       ->capture_default_str();
   sub->add_flag("--allow-different-devices", f->allow_different_devices,

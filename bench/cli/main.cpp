@@ -47,7 +47,8 @@ namespace {
 #else
 #define RB_FEATURE_NVTX ""
 #endif
-constexpr const char kBuildFeatures[] = " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX;
+constexpr const char kBuildFeatures[] =
+    " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX;
 
 // Rank 0 prints what every rank agreed on; other ranks print only what is their own.
 void print_error(const char* kind, const std::exception& e) {

@@ -10,9 +10,10 @@
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
-#include "bench/sweep/environment.hpp"
 #include "bench/cli/model_report.hpp"
+#include "bench/sweep/environment.hpp"
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 
 namespace rb::bench {
 namespace {
@@ -47,8 +48,10 @@ std::int64_t parse_int(const std::string& flag, const std::string& text, std::in
 std::int64_t parse_seq(const std::string& text) {
   std::string digits = text;
   std::int64_t scale = 1;
-  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K')) scale = 1024, digits.pop_back();
-  else if (!digits.empty() && digits.back() == 'M') scale = 1024 * 1024, digits.pop_back();
+  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
+    scale = 1024, digits.pop_back();
+  else if (!digits.empty() && digits.back() == 'M')
+    scale = 1024 * 1024, digits.pop_back();
   std::int64_t v = 0;
   const char* end = digits.data() + digits.size();
   auto [p, ec] = std::from_chars(digits.data(), end, v);
@@ -112,7 +115,9 @@ ModelRequest request_from(const ModelFlags& f) {
   return req;
 }
 
-std::string fraction(const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.1f}%", 100 * v.get<double>()); }
+std::string fraction(const json& v) {
+  return v.is_null() ? std::string("-") : fmt::format("{:.1f}%", 100 * v.get<double>());
+}
 
 void print_table(const json& rep) {
   const auto& in = rep["inputs"];
@@ -165,8 +170,9 @@ void print_table(const json& rep) {
 void add_model_command(CLI::App& app, CommandAction& action) {
   auto f = std::make_shared<ModelFlags>();
   auto* cmd = app.add_subcommand(
-      "model", "Analytic model (docs/design.md §9): activation memory, K/V traffic against attention compute, work per rank "
-               "and a ring simulation, per device and per layer");
+      "model",
+      "Analytic model (docs/design.md §9): activation memory, K/V traffic against attention compute, work per rank "
+      "and a ring simulation, per device and per layer");
   cmd->add_option("--preset", f->preset, "Model shape: llama3-8b, llama3-70b, llama3-405b")->type_name("NAME");
   cmd->add_option("--layers", f->layers, "Layers L (overrides the preset)")->type_name("INT");
   cmd->add_option("--hidden", f->hidden, "Hidden size h (overrides the preset)")->type_name("INT");
@@ -174,20 +180,44 @@ void add_model_command(CLI::App& app, CommandAction& action) {
   cmd->add_option("--kv-heads", f->kv_heads, "K/V heads Hkv (overrides the preset)")->type_name("INT");
   cmd->add_option("--head-dim", f->head_dim, "Head dimension D (overrides the preset)")->type_name("INT");
   cmd->add_option("--tp", f->tp, "Tensor parallelism t")->capture_default_str()->type_name("INT");
-  cmd->add_option("--pp", f->pp, "Pipeline parallelism p; a stage holds L/p layers")->capture_default_str()->type_name("INT");
-  cmd->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch b")->capture_default_str()->type_name("INT");
-  cmd->add_option("--cp", f->cp, "Context-parallel degrees c, comma-separated")->capture_default_str()->delimiter(',')->type_name("INT");
-  cmd->add_option("--seq", f->seq, "Sequence lengths S, comma-separated; k = 1024, M = 1024^2")->capture_default_str()
-      ->delimiter(',')->type_name("INT[k|M]");
-  cmd->add_option("--split", f->split, "Split schemes for work and simulation: contiguous, zigzag, striped")->capture_default_str()
-      ->delimiter(',')->type_name("NAME");
-  cmd->add_option("--variant", f->variant, "Variants to simulate: ring, allgather")->capture_default_str()->delimiter(',')->type_name("NAME");
-  cmd->add_option("--link", f->link, "Link: ib-ndr, ib-hdr, nvlink4, pcie5, or Gbit/s per direction")->capture_default_str()->type_name("NAME|GBPS");
-  cmd->add_option("--latency-us", f->latency_us, "Latency added to every transfer, microseconds")->capture_default_str()->type_name("US");
-  cmd->add_option("--peak", f->peak, "Device: h100-sxm, h200-sxm, a100-sxm, or dense TFLOP/s")->capture_default_str()->type_name("NAME|TFLOPS");
-  cmd->add_option("--efficiency", f->efficiency, "Fraction of the peak attention reaches")->capture_default_str()->type_name("FRACTION");
+  cmd->add_option("--pp", f->pp, "Pipeline parallelism p; a stage holds L/p layers")
+      ->capture_default_str()
+      ->type_name("INT");
+  cmd->add_option("--micro-batch", f->micro_batch, "Sequences per micro-batch b")
+      ->capture_default_str()
+      ->type_name("INT");
+  cmd->add_option("--cp", f->cp, "Context-parallel degrees c, comma-separated")
+      ->capture_default_str()
+      ->delimiter(',')
+      ->type_name("INT");
+  cmd->add_option("--seq", f->seq, "Sequence lengths S, comma-separated; k = 1024, M = 1024^2")
+      ->capture_default_str()
+      ->delimiter(',')
+      ->type_name("INT[k|M]");
+  cmd->add_option("--split", f->split, "Split schemes for work and simulation: " + split_names())
+      ->capture_default_str()
+      ->delimiter(',')
+      ->type_name("NAME");
+  cmd->add_option("--variant", f->variant, "Variants to simulate: " + variant_names())
+      ->capture_default_str()
+      ->delimiter(',')
+      ->type_name("NAME");
+  cmd->add_option("--link", f->link, "Link: ib-ndr, ib-hdr, nvlink4, pcie5, or Gbit/s per direction")
+      ->capture_default_str()
+      ->type_name("NAME|GBPS");
+  cmd->add_option("--latency-us", f->latency_us, "Latency added to every transfer, microseconds")
+      ->capture_default_str()
+      ->type_name("US");
+  cmd->add_option("--peak", f->peak, "Device: h100-sxm, h200-sxm, a100-sxm, or dense TFLOP/s")
+      ->capture_default_str()
+      ->type_name("NAME|TFLOPS");
+  cmd->add_option("--efficiency", f->efficiency, "Fraction of the peak attention reaches")
+      ->capture_default_str()
+      ->type_name("FRACTION");
   cmd->add_option("--memory-row", f->memory_row,
-                  "Row of Table 2 of arXiv:2205.05198: no-parallel, tp, tp-sp, tp-selective, tp-sp-selective")->capture_default_str()->type_name("NAME");
+                  "Row of Table 2 of arXiv:2205.05198: no-parallel, tp, tp-sp, tp-selective, tp-sp-selective")
+      ->capture_default_str()
+      ->type_name("NAME");
   cmd->add_flag("--no-flash", f->no_flash, "Count the attention score matrices (no FlashAttention)");
   cmd->add_flag("--non-causal", f->non_causal, "Full (non-causal) attention");
   cmd->add_flag("--no-simulate", f->no_simulate, "Skip the ring simulation");

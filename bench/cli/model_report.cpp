@@ -59,8 +59,7 @@ json memory_json(const model::ModelInputs& in, std::int64_t seq, int cp) {
   const auto shape = in.activation_shape(seq);
   json rows = json::object();
   for (auto row : model::kMemoryRows)
-    rows[std::string(to_string(row))] =
-        model::activation_bytes_per_device(row, shape, in.layers_per_stage(), cp);
+    rows[std::string(to_string(row))] = model::activation_bytes_per_device(row, shape, in.layers_per_stage(), cp);
   const double per_device = model::activation_bytes_per_device(in.memory_row, shape, in.layers_per_stage(), cp);
   return {{"row", to_string(in.memory_row)},
           {"bytes_per_layer", model::activation_bytes_per_layer(in.memory_row, shape) / cp},
@@ -70,8 +69,12 @@ json memory_json(const model::ModelInputs& in, std::int64_t seq, int cp) {
 }
 
 json comm_compute_json(const model::CommCompute& cc) {
-  return {{"variant", to_string(cc.variant)}, {"transfers", cc.transfers}, {"bytes_per_layer", cc.bytes},
-          {"transfer_s", cc.transfer_s},      {"flops_per_layer", cc.flops}, {"compute_s", cc.compute_s},
+  return {{"variant", to_string(cc.variant)},
+          {"transfers", cc.transfers},
+          {"bytes_per_layer", cc.bytes},
+          {"transfer_s", cc.transfer_s},
+          {"flops_per_layer", cc.flops},
+          {"compute_s", cc.compute_s},
           {"ratio", cc.ratio}};
 }
 
@@ -107,12 +110,13 @@ void validate(const ModelRequest& req) {
   for (auto c : req.cps) {
     const std::int64_t need = model_point_bytes(c, req.simulate);
     if (req.memory_limit_bytes > 0 && need > req.memory_limit_bytes)
-      throw InputError("--cp", std::to_string(c),
-                       fmt::format("the model's per-rank, per-step tables grow as c^2 and would need an estimated {:.1f} "
-                                   "GiB{}; {:.1f} GiB may be used",
-                                   static_cast<double>(need) / 1073741824.0,
-                                   req.simulate ? " (--no-simulate needs a third of that)" : "",
-                                   static_cast<double>(req.memory_limit_bytes) / 1073741824.0));
+      throw InputError(
+          "--cp", std::to_string(c),
+          fmt::format("the model's per-rank, per-step tables grow as c^2 and would need an estimated {:.1f} "
+                      "GiB{}; {:.1f} GiB may be used",
+                      static_cast<double>(need) / 1073741824.0,
+                      req.simulate ? " (--no-simulate needs a third of that)" : "",
+                      static_cast<double>(req.memory_limit_bytes) / 1073741824.0));
   }
 }
 
@@ -161,7 +165,8 @@ nlohmann::json model_report(const ModelRequest& req) {
       mem_cp.push_back(cp);
       mem_bytes.push_back(point["memory"]["bytes_per_device"]);
       json cc = json::array();
-      for (auto v : {Variant::ring, Variant::allgather}) cc.push_back(comm_compute_json(model::comm_compute(in, seq, cp, v)));
+      for (auto v : {Variant::ring, Variant::allgather})
+        cc.push_back(comm_compute_json(model::comm_compute(in, seq, cp, v)));
       point["comm_compute"] = cc;
 
       json work = json::array(), sims = json::array(), split_series = json::object();
@@ -181,8 +186,9 @@ nlohmann::json model_report(const ModelRequest& req) {
                         {"flops_per_rank_max", mx},
                         {"flops_per_rank_mean", mean},
                         {"imbalance", wm.work_imbalance()}});
-        split_series[std::string(to_string(split))] = {
-            {"flops_per_rank", flops}, {"relative_to_mean", relative}, {"imbalance", wm.work_imbalance()}};
+        split_series[std::string(to_string(split))] = {{"flops_per_rank", flops},
+                                                       {"relative_to_mean", relative},
+                                                       {"imbalance", wm.work_imbalance()}};
         if (!req.simulate) continue;
         for (auto v : req.variants) {
           // The all-gather's matrix follows from the ring's without recounting pairs; others are counted.

@@ -12,8 +12,8 @@
 #include "bench/cli/command.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
-#include "reports/html/html_report.hpp"
 #include "reports/compare/trend.hpp"
+#include "reports/html/html_report.hpp"
 #include "reports/results/results_reader.hpp"
 
 namespace rb::bench {
@@ -29,8 +29,8 @@ struct ReportFlags {
 };
 
 int run_report(const ReportFlags& f) {
-  const std::filesystem::path out =
-      f.out.empty() ? std::filesystem::path(f.results).parent_path() / "report.html" : std::filesystem::path(f.out);
+  const std::filesystem::path out = f.out.empty() ? std::filesystem::path(f.results).parent_path() / "report.html"
+                                                  : std::filesystem::path(f.out);
   check_output_file("--out", out);
   const reports::ResultsFile results = reports::read_results(f.results);
   for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);

@@ -13,6 +13,7 @@
 #include "bench/sweep/sweep_pipeline.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
+#include "common/scheme_table.hpp"
 #include "reports/compare/mann_whitney.hpp"
 #include "ring/cuda_options.hpp"
 
@@ -30,13 +31,13 @@ struct AxisFlag {
 
 struct RunFlags {
   std::string profile;
-  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},          {"--cp", "cp", true, {}},
-                             {"--split", "split", true, {}},      {"--variant", "variant", true, {}},
-                             {"--heads", "heads", true, {}},      {"--kv-heads", "kv_heads", true, {}},
+  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},           {"--cp", "cp", true, {}},
+                             {"--split", "split", true, {}},       {"--variant", "variant", true, {}},
+                             {"--heads", "heads", true, {}},       {"--kv-heads", "kv_heads", true, {}},
                              {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
-                             {"--backend", "backend", false, {}}, {"--transport", "transport", false, {}},
-                             {"--seed", "seed", false, {}},       {"--repeats", "repeats", false, {}},
-                             {"--warmup", "warmup", false, {}},   {"--link-gbps", "link_gbps", false, {}}};
+                             {"--backend", "backend", false, {}},  {"--transport", "transport", false, {}},
+                             {"--seed", "seed", false, {}},        {"--repeats", "repeats", false, {}},
+                             {"--warmup", "warmup", false, {}},    {"--link-gbps", "link_gbps", false, {}}};
   std::string out = "results";
   std::string dump;
   bool skip_invalid = false;
@@ -81,7 +82,8 @@ nlohmann::json flag_value(const AxisFlag& a) {
     std::size_t from = 0;
     for (;;) {
       const auto comma = text.find(',', from);
-      items.push_back(flag_item(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from), a.flag));
+      items.push_back(flag_item(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from),
+                                a.flag));
       if (comma == std::string::npos) break;
       from = comma + 1;
     }
@@ -91,9 +93,9 @@ nlohmann::json flag_value(const AxisFlag& a) {
   return a.list ? items : items.at(0);
 }
 
-constexpr double kMaxTimeoutS = 1e6;             // 11.6 days
+constexpr double kMaxTimeoutS = 1e6;            // 11.6 days
 constexpr double kMaxMemoryLimitGib = 1048576;  // 1 PiB
-constexpr double kMaxRecoveryMs = 60000;          // a GPU that has not recovered in a minute will not
+constexpr double kMaxRecoveryMs = 60000;        // a GPU that has not recovered in a minute will not
 
 // Bounds that keep a duration or size finite once converted to integer nanoseconds or bytes.
 double bounded(double v, double hi, const char* flag, const char* unit, const char* zero_means) {
@@ -140,8 +142,8 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
                        std::to_string(spec.repeats),
                        fmt::format("with {0} samples against {0}, compare's U test can never reach p < {1} (its "
                                    "smallest p is {2:.3g}): take at least {3} repeats",
-                                   spec.repeats, f.require_power,
-                                   reports::min_attainable_p(spec.repeats, spec.repeats), need));
+                                   spec.repeats, f.require_power, reports::min_attainable_p(spec.repeats, spec.repeats),
+                                   need));
   }
   if (f.full_check_limit < 0)
     throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
@@ -160,8 +162,9 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.check_sample = f.check_sample;
   opts.argv = f.argv;
   opts.timeout_s = bounded(f.timeout_s, kMaxTimeoutS, "--timeout", "seconds", "none");
-  opts.memory_limit_bytes = static_cast<std::int64_t>(
-      bounded(f.memory_limit_gib, kMaxMemoryLimitGib, "--memory-limit", "GiB", "90% of available") * 1073741824.0);
+  opts.memory_limit_bytes = static_cast<std::int64_t>(bounded(f.memory_limit_gib, kMaxMemoryLimitGib, "--memory-limit",
+                                                              "GiB", "90% of available") *
+                                                      1073741824.0);
   opts.fault = parse_fault(f.inject_fault);
   opts.trace = f.trace;
   if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
@@ -172,7 +175,8 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.l2_flush = f.l2_flush;
   if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
   if (f.given("--max-noise") && !(f.max_noise_pct > 0 && f.max_noise_pct <= 1000))
-    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct), "must be a relative standard deviation in (0, 1000] %");
+    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct),
+                     "must be a relative standard deviation in (0, 1000] %");
   if (!f.given("--max-noise") && (f.given("--min-samples") || f.given("--max-time")))
     throw InputError(f.given("--min-samples") ? "--min-samples" : "--max-time", "given",
                      "stops noise-based sampling, which needs --max-noise");
@@ -206,7 +210,9 @@ int run(const RunFlags& f) {
   const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
   if (!is_primary()) return rc;  // rank 0 writes and says where
   fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
-             res.interrupted_by ? " (interrupted)" : res.fatal ? " (stopped by a fatal error)" : "");
+             res.interrupted_by ? " (interrupted)"
+             : res.fatal        ? " (stopped by a fatal error)"
+                                : "");
   if (!res.report_html.empty()) fmt::print("report: {}\n", std::filesystem::absolute(res.report_html).string());
   fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
   return rc;
@@ -227,8 +233,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   };
   axis("--seq", "Sequence lengths S (comma-separated, at most 2^40)");
   axis("--cp", "CP degrees c");
-  axis("--split", "Split schemes: contiguous, zigzag, striped");
-  axis("--variant", "Variants: ring, allgather");
+  axis("--split", "Split schemes: " + split_names());
+  axis("--variant", "Variants: " + variant_names());
   axis("--heads", "Query heads Hq");
   axis("--kv-heads", "Key/value heads Hkv (Hq % Hkv == 0)");
   axis("--head-dim", "Head dimension D");
@@ -256,7 +262,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_flag("--no-interleave", f->no_interleave,
                 "Run each configuration's rounds back to back instead of round 1 of every configuration, then "
                 "round 2, ... (interleaved rounds spread a shared machine's bursts over many configurations)");
-  sub->add_flag("--trace", f->trace, "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
+  sub->add_flag("--trace", f->trace,
+                "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
   sub->add_flag("--no-cupti", f->no_cupti,
                 "cuda: skip the CUPTI-traced pass and leave CUPTI off, so Nsight Systems can attach "
                 "(the CPU backend never uses CUPTI)");
@@ -298,7 +305,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
   sub->add_option("--memory-limit", f->memory_limit_gib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");
-  sub->add_option("--inject-fault", f->inject_fault, "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
+  sub->add_option("--inject-fault", f->inject_fault,
+                  "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
       ->group("");  // hidden: for the failure-isolation tests
   sub->callback([f, &action, &app] {
     f->argv = command_line();

@@ -9,8 +9,8 @@
 #include "common/json_input.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
-#include "reports/results/results_reader.hpp"
 #include "reports/compare/trend.hpp"
+#include "reports/results/results_reader.hpp"
 
 namespace rb::bench {
 namespace {
@@ -48,14 +48,17 @@ int run_trend(const TrendFlags& f) {
 
 void add_trend_command(CLI::App& app, CommandAction& action) {
   auto f = std::make_shared<TrendFlags>();
-  CLI::App* sub = app.add_subcommand("trend", "Draw each metric against the date from a history directory of results files");
-  sub->add_option("history", f->dir, "Directory of results files named YYYY-MM-DD*.json (scripts/nightly.sh)")->required();
+  CLI::App* sub = app.add_subcommand("trend",
+                                     "Draw each metric against the date from a history directory of results files");
+  sub->add_option("history", f->dir, "Directory of results files named YYYY-MM-DD*.json (scripts/nightly.sh)")
+      ->required();
   sub->add_option("-o,--out", f->out, "The HTML page to write")->capture_default_str();
   sub->add_option("--title", f->title, "Page title")->capture_default_str();
   sub->add_flag("--json", f->json, "Also print the series and the steps found as JSON on stdout");
   sub->add_option("--compare", f->compare, "Tonight's `compare --json-out` file: its verdicts lead the page")
       ->check(CLI::ExistingFile);
-  sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")->check(CLI::ExistingFile);
+  sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")
+      ->check(CLI::ExistingFile);
   sub->add_option("--threshold", f->threshold, "A step in the history counts beyond this relative change (5% or 0.05)")
       ->capture_default_str();
   sub->callback([f, &action] { action = [f] { return run_trend(*f); }; });

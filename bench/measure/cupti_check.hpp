@@ -14,9 +14,9 @@ inline const char* cupti_error_name(CUptiResult r) {
 }
 }  // namespace rb::bench::detail
 
-#define RB_CUPTI_CHECK(call)                                                                        \
-  do {                                                                                              \
-    const CUptiResult rb_cupti_status_ = (call);                                                    \
-    RB_CHECK_API("CUPTI", rb_cupti_status_ == CUPTI_SUCCESS, #call,                                 \
-                 ::rb::bench::detail::cupti_error_name(rb_cupti_status_));                           \
+#define RB_CUPTI_CHECK(call)                                               \
+  do {                                                                     \
+    const CUptiResult rb_cupti_status_ = (call);                           \
+    RB_CHECK_API("CUPTI", rb_cupti_status_ == CUPTI_SUCCESS, #call,        \
+                 ::rb::bench::detail::cupti_error_name(rb_cupti_status_)); \
   } while (0)

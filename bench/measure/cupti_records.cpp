@@ -129,7 +129,8 @@ void CuptiRecordConverter::add(const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY2: {
       const auto* c = reinterpret_cast<const CuptiPeerCopyRecord*>(record);
       add_interval(c->deviceId, c->streamId,
-                   fmt::format("Memcpy {} (device {} -> {})", memcpy_kind_name(c->copyKind), c->srcDeviceId, c->dstDeviceId),
+                   fmt::format("Memcpy {} (device {} -> {})", memcpy_kind_name(c->copyKind), c->srcDeviceId,
+                               c->dstDeviceId),
                    c->start, c->end, static_cast<std::int64_t>(c->bytes), c->graphNodeId);
       break;
     }

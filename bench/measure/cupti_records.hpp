@@ -23,11 +23,11 @@
 namespace rb::bench {
 
 // The record structures CUPTI 13 delivers for the activity kinds ringbench enables.
-using CuptiKernelRecord = CUpti_ActivityKernel10;    // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
-using CuptiMemcpyRecord = CUpti_ActivityMemcpy6;     // CUPTI_ACTIVITY_KIND_MEMCPY
+using CuptiKernelRecord = CUpti_ActivityKernel10;       // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+using CuptiMemcpyRecord = CUpti_ActivityMemcpy6;        // CUPTI_ACTIVITY_KIND_MEMCPY
 using CuptiPeerCopyRecord = CUpti_ActivityMemcpyPtoP4;  // CUPTI_ACTIVITY_KIND_MEMCPY2
-using CuptiMemsetRecord = CUpti_ActivityMemset4;     // CUPTI_ACTIVITY_KIND_MEMSET
-using CuptiMarkerRecord = CUpti_ActivityMarker2;     // CUPTI_ACTIVITY_KIND_MARKER
+using CuptiMemsetRecord = CUpti_ActivityMemset4;        // CUPTI_ACTIVITY_KIND_MEMSET
+using CuptiMarkerRecord = CUpti_ActivityMarker2;        // CUPTI_ACTIVITY_KIND_MARKER
 
 // What the executor knows about one stream: whose it is and what it is for.
 struct CuptiStreamRole {

@@ -32,7 +32,7 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
 }
 
 void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint8_t* buffer, std::size_t /*size*/,
-                              std::size_t valid_size) {
+                               std::size_t valid_size) {
   {
     std::lock_guard lock(g_active_mu);
     if (g_active) g_active->on_buffer(ctx, stream_id, buffer, valid_size);
@@ -132,7 +132,8 @@ namespace {
 void CUPTIAPI on_resource(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* cbdata) {
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || cbid != CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(cbdata);
-  static_cast<CuptiCloneRecorder*>(userdata)->on_cloned(*static_cast<const CUpti_GraphData*>(resource->resourceDescriptor));
+  static_cast<CuptiCloneRecorder*>(userdata)->on_cloned(
+      *static_cast<const CUpti_GraphData*>(resource->resourceDescriptor));
 }
 
 }  // namespace
@@ -163,7 +164,8 @@ void CuptiCloneRecorder::on_cloned(const CUpti_GraphData& graph) noexcept {
 
 std::multimap<std::uint64_t, std::uint64_t> CuptiCloneRecorder::clones() const {
   std::lock_guard lock(mu_);
-  if (!callback_error_.empty()) throw Error(fmt::format("recording CUDA graph node clones failed: {}", callback_error_));
+  if (!callback_error_.empty())
+    throw Error(fmt::format("recording CUDA graph node clones failed: {}", callback_error_));
   return clones_;
 }
 

@@ -119,7 +119,7 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
       case IntervalKind::comm_in_flight:
         rs.in_flight.push_back(s);
         rs.in_flight_bytes += iv.bytes;
-        continue;  // a bracket around a transfer, not work of its own, and not a step's start
+        continue;                          // a bracket around a transfer, not work of its own, and not a step's start
       case IntervalKind::other: continue;  // markers and host annotations are not GPU work
     }
     note_step(rs.step_first_begin, iv.step, s.begin, true);
@@ -158,10 +158,12 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     all_work.insert(all_work.end(), work.begin(), work.end());
     m.comm_bytes = rs.comm_bytes;
     m.overlap_fraction = ratio(static_cast<double>(m.overlap_ns), static_cast<double>(m.comm_ns));
-    if (m.comm_bytes > 0) m.comm_bandwidth_gbyte_per_s = ratio(static_cast<double>(m.comm_bytes), static_cast<double>(m.comm_ns));
+    if (m.comm_bytes > 0)
+      m.comm_bandwidth_gbyte_per_s = ratio(static_cast<double>(m.comm_bytes), static_cast<double>(m.comm_ns));
     if (rank >= 0 && static_cast<std::size_t>(rank) < inputs.flops_per_rank.size()) {
       // FLOP per ns = GFLOP/s; / 1e3 = TFLOP/s.
-      if (auto v = ratio(inputs.flops_per_rank[rank], static_cast<double>(m.attention_ns))) m.attention_tflops = *v / 1e3;
+      if (auto v = ratio(inputs.flops_per_rank[rank], static_cast<double>(m.attention_ns)))
+        m.attention_tflops = *v / 1e3;
     }
     finish_steps(rs, m);
     for (std::size_t k = 0; k < m.steps.size(); ++k) {
@@ -231,13 +233,15 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     }
   }
   for (const auto& m : out.per_rank)
-    if (m.attention_tflops && (!out.attention_tflops_slowest_rank || *m.attention_tflops < *out.attention_tflops_slowest_rank)) {
+    if (m.attention_tflops &&
+        (!out.attention_tflops_slowest_rank || *m.attention_tflops < *out.attention_tflops_slowest_rank)) {
       out.attention_tflops_slowest_rank = m.attention_tflops;
       out.slowest_rank = m.rank;
     }
   out.busy_ns = total_length(union_of(std::move(all_work)));
   if (inputs.pass_time_ns > 0) out.launch_overhead_ns = inputs.pass_time_ns - out.busy_ns;
-  if (inputs.pass_time_ns > 0 && inputs.eager_time_ns > 0) out.eager_minus_graph_ns = inputs.eager_time_ns - inputs.pass_time_ns;
+  if (inputs.pass_time_ns > 0 && inputs.eager_time_ns > 0)
+    out.eager_minus_graph_ns = inputs.eager_time_ns - inputs.pass_time_ns;
   return out;
 }
 

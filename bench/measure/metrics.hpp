@@ -29,23 +29,23 @@ struct MetricsInputs {
 
 struct RankMetrics {
   int rank = 0;
-  std::size_t interval_count = 0;     // after clipping, empty ones dropped
-  std::int64_t comm_ns = 0;           // |U(comm)|: executing, or in flight where comm_basis says so
-  std::int64_t comm_in_flight_ns = 0; // |U(comm ∪ comm_in_flight)|: issued until done
-  std::optional<std::string> comm_basis;  // "execution" or "in_flight"; nullopt without comm
-  std::int64_t compute_ns = 0;        // |U(compute)|
-  std::int64_t memory_ns = 0;         // |U(memory)|
-  std::int64_t overlap_ns = 0;        // |U(comm) ∩ U(compute)|
-  std::int64_t exposed_comm_ns = 0;   // comm_ns - overlap_ns
-  std::int64_t attention_ns = 0;      // A_r: |U(compute named "attention")|, or compute_ns if none
-  std::int64_t busy_ns = 0;           // |U(compute ∪ comm ∪ memory)|
-  std::int64_t comm_bytes = 0;        // bytes of comm intervals (each interval counted once)
-  std::optional<double> overlap_fraction;   // overlap / comm; nullopt without comm
+  std::size_t interval_count = 0;          // after clipping, empty ones dropped
+  std::int64_t comm_ns = 0;                // |U(comm)|: executing, or in flight where comm_basis says so
+  std::int64_t comm_in_flight_ns = 0;      // |U(comm ∪ comm_in_flight)|: issued until done
+  std::optional<std::string> comm_basis;   // "execution" or "in_flight"; nullopt without comm
+  std::int64_t compute_ns = 0;             // |U(compute)|
+  std::int64_t memory_ns = 0;              // |U(memory)|
+  std::int64_t overlap_ns = 0;             // |U(comm) ∩ U(compute)|
+  std::int64_t exposed_comm_ns = 0;        // comm_ns - overlap_ns
+  std::int64_t attention_ns = 0;           // A_r: |U(compute named "attention")|, or compute_ns if none
+  std::int64_t busy_ns = 0;                // |U(compute ∪ comm ∪ memory)|
+  std::int64_t comm_bytes = 0;             // bytes of comm intervals (each interval counted once)
+  std::optional<double> overlap_fraction;  // overlap / comm; nullopt without comm
   std::optional<double> comm_bandwidth_gbyte_per_s;
-  std::optional<double> attention_tflops;   // flops_per_rank[r] / attention time
-  std::vector<int> steps;                   // step numbers seen on this rank, ascending
-  std::vector<std::int64_t> step_ns;        // time of each of `steps` on this rank
-  std::int64_t tail_ns = 0;                 // compute after the last step ends (final merges)
+  std::optional<double> attention_tflops;  // flops_per_rank[r] / attention time
+  std::vector<int> steps;                  // step numbers seen on this rank, ascending
+  std::vector<std::int64_t> step_ns;       // time of each of `steps` on this rank
+  std::int64_t tail_ns = 0;                // compute after the last step ends (final merges)
 };
 
 struct Metrics {
@@ -58,13 +58,13 @@ struct Metrics {
   double exposed_comm_ns_mean = 0;
   std::int64_t exposed_comm_ns_max = 0;
   std::optional<double> overlap_fraction;
-  std::optional<double> imbalance;     // max_r A_r / mean_r A_r
-  bool imbalance_from_attention = false;  // A_r from "attention" intervals (else all compute)
-  std::optional<double> work_imbalance;   // the same over flops_per_rank
-  std::vector<int> steps;                 // union of the ranks' steps, ascending
-  std::vector<std::int64_t> step_time_ns; // max over ranks, per entry of `steps`
+  std::optional<double> imbalance;               // max_r A_r / mean_r A_r
+  bool imbalance_from_attention = false;         // A_r from "attention" intervals (else all compute)
+  std::optional<double> work_imbalance;          // the same over flops_per_rank
+  std::vector<int> steps;                        // union of the ranks' steps, ascending
+  std::vector<std::int64_t> step_time_ns;        // max over ranks, per entry of `steps`
   std::optional<std::int64_t> critical_path_ns;  // Σ step_time + max_r tail; nullopt without steps
-  std::int64_t pass_time_ns = 0;          // inputs.pass_time_ns, or the window's length
+  std::int64_t pass_time_ns = 0;                 // inputs.pass_time_ns, or the window's length
   // The headline: what one rank (one GPU) sustains, flops / c / pass time, to hold against one
   // device's peak; c = flops_per_rank.size(), else the ranks the timeline shows.
   std::optional<double> attention_tflops;
@@ -73,7 +73,7 @@ struct Metrics {
   std::optional<int> slowest_rank;                      // the rank that gives it
   std::int64_t comm_bytes = 0;
   std::optional<double> comm_bandwidth_gbyte_per_s;  // Σ bytes / Σ comm time
-  std::int64_t busy_ns = 0;               // |U(all work of all ranks)|
+  std::int64_t busy_ns = 0;                          // |U(all work of all ranks)|
   std::optional<std::int64_t> launch_overhead_ns;    // pass time − busy; only with a measured pass time
   std::optional<std::int64_t> eager_minus_graph_ns;
 

@@ -38,8 +38,8 @@ SampleStats summarize(std::span<const double> samples) {
 }
 
 nlohmann::json to_json(const SampleStats& s) {
-  return {{"count", s.count}, {"min", s.min},   {"median", s.median}, {"mean", s.mean},          {"p90", s.p90},
-          {"p99", s.p99},     {"max", s.max},   {"stdev", s.stdev},   {"noise_pct", s.noise_pct}};
+  return {{"count", s.count}, {"min", s.min}, {"median", s.median}, {"mean", s.mean},          {"p90", s.p90},
+          {"p99", s.p99},     {"max", s.max}, {"stdev", s.stdev},   {"noise_pct", s.noise_pct}};
 }
 
 }  // namespace rb::bench

@@ -7,9 +7,9 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <zlib.h>
+#include <nlohmann/json.hpp>
 
 #include "bench/measure/kernel_classify.hpp"
 #include "common/error.hpp"
@@ -22,7 +22,8 @@ using nlohmann::json;
 
 // Kineto's device-side categories (older Kineto wrote "Kernel", "Memcpy", "Memset").
 bool is_gpu_category(std::string cat) {
-  std::transform(cat.begin(), cat.end(), cat.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(cat.begin(), cat.end(), cat.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "memcpy" || cat == "memset";
 }
 
@@ -73,14 +74,17 @@ class Reader {
     if (v.is_number_integer()) {
       const auto us = v.get<std::int64_t>();
       if (std::abs(static_cast<double>(us)) > kMaxUs || (non_negative && us < 0)) {
-        fail(pointer, shown(v), non_negative ? "must be a non-negative time in µs below 9e15" : "must be a time in µs below 9e15");
+        fail(pointer, shown(v),
+             non_negative ? "must be a non-negative time in µs below 9e15" : "must be a time in µs below 9e15");
       }
       return us * 1000;
     }
     if (!v.is_number()) fail(pointer, v.is_null() ? "missing" : shown(v), "must be a number (µs)");
     const double us = v.get<double>();
     if (!std::isfinite(us) || std::abs(us) > kMaxUs || (non_negative && us < 0)) {
-      fail(pointer, shown(v), non_negative ? "must be a finite, non-negative time in µs below 9e15" : "must be a finite time in µs below 9e15");
+      fail(pointer, shown(v),
+           non_negative ? "must be a finite, non-negative time in µs below 9e15"
+                        : "must be a finite time in µs below 9e15");
     }
     const double whole = std::floor(us);
     return static_cast<std::int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
@@ -126,10 +130,12 @@ class Reader {
         if (!m->is_array()) fail("/otherData/ranks", shown(*m), "must be a list of {pid, rank}");
         for (std::size_t i = 0; i < m->size(); ++i) {
           const json& e = (*m)[i];
-          const json pid = e.is_object() ? e.value("pid", json()) : json(), rank = e.is_object() ? e.value("rank", json()) : json();
+          const json pid = e.is_object() ? e.value("pid", json()) : json(),
+                     rank = e.is_object() ? e.value("rank", json()) : json();
           if (!pid.is_number_integer() || !rank.is_number_integer() || rank.get<std::int64_t>() < 0 ||
               rank.get<std::int64_t>() > std::numeric_limits<int>::max())
-            fail(fmt::format("/otherData/ranks/{}", i), shown(e), "must be {\"pid\": integer, \"rank\": non-negative integer}");
+            fail(fmt::format("/otherData/ranks/{}", i), shown(e),
+                 "must be {\"pid\": integer, \"rank\": non-negative integer}");
           rank_of_pid[pid.get<std::int64_t>()] = rank.get<int>();
         }
       }
@@ -149,7 +155,8 @@ class Reader {
     // Version 1 of ringbench's traces had pid = rank; version 2 states the rank in metadata.
     const bool rank_from_pid = ours && out.trace_version < 2 && !file_has_rank;
     if (ours && out.trace_version >= 2 && !file_has_rank && rank_of_pid.empty())
-      fail("/otherData/ranks", "missing", "a ringbench trace of version 2 names its ranks (otherData.ranks or distributedInfo.rank)");
+      fail("/otherData/ranks", "missing",
+           "a ringbench trace of version 2 names its ranks (otherData.ranks or distributedInfo.rank)");
 
     // Lane names from thread_name metadata, keyed by (pid, tid) as dumped JSON; the ProfilerStep
     // annotations and the launching CPU event of each correlation id, for the last-step filter.
@@ -161,11 +168,13 @@ class Reader {
       const std::string at = fmt::format("{}/{}", events_ptr, i);
       if (!ev.is_object()) fail(at, shown(ev), "every trace event must be a JSON object");
       auto ph = ev.find("ph");
-      if (ph == ev.end() || !ph->is_string()) fail(at + "/ph", ph == ev.end() ? "missing" : shown(*ph), "every trace event needs a string 'ph'");
+      if (ph == ev.end() || !ph->is_string())
+        fail(at + "/ph", ph == ev.end() ? "missing" : shown(*ph), "every trace event needs a string 'ph'");
       if (*ph == "M" && string_member(ev, "name") == "thread_name") {
         const json* args = ev.contains("args") ? &ev["args"] : nullptr;
         if (args && args->is_object() && args->contains("name") && (*args)["name"].is_string()) {
-          thread_names[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] = trim((*args)["name"].get<std::string>());
+          thread_names[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] =
+              trim((*args)["name"].get<std::string>());
         }
       }
       if (*ph != "X" || !opt_.exclude_last_profiler_step) continue;
@@ -185,8 +194,9 @@ class Reader {
     }
     out.profiler_steps = step_starts.size();
     const bool filter_steps = opt_.exclude_last_profiler_step && step_starts.size() >= 2;
-    const std::int64_t last_step_start =
-        step_starts.empty() ? 0 : *std::max_element(step_starts.begin(), step_starts.end());
+    const std::int64_t last_step_start = step_starts.empty()
+                                             ? 0
+                                             : *std::max_element(step_starts.begin(), step_starts.end());
 
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 0; i < events->size(); ++i) {
@@ -216,7 +226,7 @@ class Reader {
       if (filter_steps) {
         const auto c = args->find("correlation");
         const auto launch = c != args->end() && c->is_number_integer() ? launch_ts.find(c->get<std::int64_t>())
-                                                                        : launch_ts.end();
+                                                                       : launch_ts.end();
         if (launch == launch_ts.end() || launch->second >= last_step_start) {
           ++out.excluded_last_step;
           continue;
@@ -225,23 +235,28 @@ class Reader {
 
       Interval iv;
       auto name = ev.find("name");
-      if (name == ev.end() || !name->is_string()) fail(at + "/name", name == ev.end() ? "missing" : shown(*name), "an interval needs a string name");
+      if (name == ev.end() || !name->is_string())
+        fail(at + "/name", name == ev.end() ? "missing" : shown(*name), "an interval needs a string name");
       iv.name = name->get<std::string>();
       // A ringbench per-rank file names comm for HTA (ncclKernel_ringbench_...): HTA's rule reads that
       // name, the timeline keeps ringbench's own.
       const IntervalKind by_name = classify_kernel_name(iv.name);
-      if (auto rn = args->find("ringbench_name"); ours && rn != args->end() && rn->is_string()) iv.name = rn->get<std::string>();
+      if (auto rn = args->find("ringbench_name"); ours && rn != args->end() && rn->is_string())
+        iv.name = rn->get<std::string>();
       iv.begin_ns = origin + micros_to_ns(ev.value("ts", json()), at + "/ts", false);
       iv.end_ns = iv.begin_ns + micros_to_ns(ev.value("dur", json()), at + "/dur", true);
 
       const json pid = ev.value("pid", json()), tid = ev.value("tid", json());
       if (rank_from_pid) {
-        if (!pid.is_number_integer() || pid.get<std::int64_t>() < 0 || pid.get<std::int64_t>() > std::numeric_limits<int>::max())
-          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "pid is the rank (trace version 1): a non-negative integer");
+        if (!pid.is_number_integer() || pid.get<std::int64_t>() < 0 ||
+            pid.get<std::int64_t>() > std::numeric_limits<int>::max())
+          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid),
+               "pid is the rank (trace version 1): a non-negative integer");
         iv.rank = pid.get<int>();
       } else if (ours && !file_has_rank) {
         const auto r = pid.is_number_integer() ? rank_of_pid.find(pid.get<std::int64_t>()) : rank_of_pid.end();
-        if (r == rank_of_pid.end()) fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "must be a pid that otherData.ranks names");
+        if (r == rank_of_pid.end())
+          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "must be a pid that otherData.ranks names");
         iv.rank = r->second;
       } else {
         iv.rank = file_rank;
@@ -258,10 +273,12 @@ class Reader {
         iv.step = s->get<int>();
       }
       if (auto b = args->find("bytes"); b != args->end()) {
-        if (!b->is_number_integer() || b->get<std::int64_t>() < 0) fail(at + "/args/bytes", shown(*b), "bytes must be a non-negative integer");
+        if (!b->is_number_integer() || b->get<std::int64_t>() < 0)
+          fail(at + "/args/bytes", shown(*b), "bytes must be a non-negative integer");
         iv.bytes = b->get<std::int64_t>();
       }
-      if (auto g = args->find("graph_node_id"); g != args->end() && g->is_number_unsigned()) iv.graph_node_id = g->get<std::uint64_t>();
+      if (auto g = args->find("graph_node_id"); g != args->end() && g->is_number_unsigned())
+        iv.graph_node_id = g->get<std::uint64_t>();
 
       std::optional<IntervalKind> role;
       if (has_role_kind) {

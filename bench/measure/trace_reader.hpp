@@ -33,16 +33,16 @@ struct TraceReadOptions {
 };
 
 struct TraceFile {
-  std::string source;        // the path, as given
-  std::string format;        // "ringbench" (ours) or "kineto" (any other Chrome trace)
-  Timeline timeline;         // kind by stream role where known, else by kernel name
-  Timeline by_name;          // the same intervals, every kind by kernel name (HTA's rule)
-  std::size_t role_classified = 0;  // intervals whose kind came from a role (args.kind or stream_roles)
-  std::size_t differing = 0;        // of those, how many the kernel-name rule classifies otherwise
-  std::size_t skipped_events = 0;   // events that are not GPU/timeline intervals
-  std::size_t profiler_steps = 0;   // ProfilerStep#N annotations seen
+  std::string source;                  // the path, as given
+  std::string format;                  // "ringbench" (ours) or "kineto" (any other Chrome trace)
+  Timeline timeline;                   // kind by stream role where known, else by kernel name
+  Timeline by_name;                    // the same intervals, every kind by kernel name (HTA's rule)
+  std::size_t role_classified = 0;     // intervals whose kind came from a role (args.kind or stream_roles)
+  std::size_t differing = 0;           // of those, how many the kernel-name rule classifies otherwise
+  std::size_t skipped_events = 0;      // events that are not GPU/timeline intervals
+  std::size_t profiler_steps = 0;      // ProfilerStep#N annotations seen
   std::size_t excluded_last_step = 0;  // device events dropped by exclude_last_profiler_step
-  int trace_version = 0;            // otherData.ringbench_trace_version of a ringbench trace (1 when absent)
+  int trace_version = 0;               // otherData.ringbench_trace_version of a ringbench trace (1 when absent)
 };
 
 // Throws rb::InputError naming the file, the JSON path (as file#/json/pointer), the value and the

@@ -33,8 +33,8 @@ void CudaPassC8(benchmark::State& state) {
   // them (the aggregate) would exceed the device's peak.
   state.counters["TFLOP/s per GPU"] = benchmark::Counter(ex->plan().flops() / cfg.cp * 1e-12,
                                                          benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["TFLOP/s aggregate"] =
-      benchmark::Counter(ex->plan().flops() * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["TFLOP/s aggregate"] = benchmark::Counter(ex->plan().flops() * 1e-12,
+                                                           benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(std::string(to_string(opts.launch)) + "/" + std::string(to_string(opts.mode)));
 }
 BENCHMARK(CudaPassC8)
@@ -71,8 +71,8 @@ void CudaStampedCopy(benchmark::State& state) {
   RB_CUDA_CHECK(cudaMemsetAsync(stamp.get(), 0, stamp.bytes(), s.get()));
   for (auto _ : state)
     state.SetIterationTime(time_on_gpu(s.get(), [&] {
-      kernels::stamped_copy(
-          kernels::StampedCopyParams{b.get(), a.get(), static_cast<std::int64_t>(bytes), stamp.get()}, s.get());
+      kernels::stamped_copy(kernels::StampedCopyParams{b.get(), a.get(), static_cast<std::int64_t>(bytes), stamp.get()},
+                            s.get());
     }));
   state.counters["GB/s"] = benchmark::Counter(2.0 * static_cast<double>(bytes) * 1e-9,
                                               benchmark::Counter::kIsIterationInvariantRate);

@@ -23,7 +23,8 @@ rb::Timeline ring_like_timeline(std::size_t n) {
       const int step = static_cast<int>(i / 2 % 64);
       const std::int64_t len = 5000 + jitter(rng);
       if (i % 2 == 0) {
-        t.intervals.push_back(rb::Interval{r, rb::IntervalKind::compute, "compute", "attention", step, 0, clock, clock + len});
+        t.intervals.push_back(rb::Interval{r, rb::IntervalKind::compute, "compute", "attention", step, 0, clock,
+                                           clock + len});
       } else {  // a transfer starting during the attention, sometimes outlasting it
         t.intervals.push_back(rb::Interval{r, rb::IntervalKind::comm, "comm", "kv_recv", step + 1, 1 << 20,
                                            clock - len + jitter(rng), clock + jitter(rng)});

@@ -27,10 +27,11 @@ void check_transport(const Config& cfg, const ring::World* w) {
   const std::string transport(to_string(cfg.transport));
   if (cfg.transport == Transport::local) {
     if (procs > 1)
-      throw InputError("transport", transport,
-                       fmt::format("launched as {} MPI processes, the local transport would run {} copies of one sweep: "
-                                   "use --transport mpi (cpu backend) or nccl (cuda backend)",
-                                   procs, procs));
+      throw InputError(
+          "transport", transport,
+          fmt::format("launched as {} MPI processes, the local transport would run {} copies of one sweep: "
+                      "use --transport mpi (cpu backend) or nccl (cuda backend)",
+                      procs, procs));
     return;
   }
 #ifndef RINGBENCH_HAVE_MPI
@@ -61,7 +62,8 @@ void check_backend(const Config& cfg, const ring::World* world) {
   check_transport(cfg, world);
   if (cfg.backend == Backend::cuda) {
 #ifdef RINGBENCH_HAVE_CUDA
-    if (!ring::cuda_device_available()) throw InputError("backend", "cuda", "no CUDA device is available on this machine");
+    if (!ring::cuda_device_available())
+      throw InputError("backend", "cuda", "no CUDA device is available on this machine");
 #else
     throw InputError("backend", "cuda", "this build has no CUDA backend (nvcc was not found when it was configured)");
 #endif

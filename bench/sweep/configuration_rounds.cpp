@@ -38,7 +38,8 @@ ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts
       index_(index),
       plan_(std::move(plan)),
       plan_json_(plan_to_json(plan_)),
-      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
+      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds
+                                       : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
       probe_(cfg_.backend == Backend::cpu) {
   // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
   // count / rounds samples) holds for any number of rounds.
@@ -88,8 +89,8 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   // depend on the host's cores), so that a neighbour's burst shows in the probe as well as in the
   // samples (bench/sweep/machine_probe.hpp, docs/compare.md).
   if (probe_ && !first) probe_machine();
-  // The traced pass runs on the last round's executor; CUPTI must watch that one capture and
-  // instantiate its graphs to tell which clones its node labels became (cupti_tracer.hpp).
+    // The traced pass runs on the last round's executor; CUPTI must watch that one capture and
+    // instantiate its graphs to tell which clones its node labels became (cupti_tracer.hpp).
 #ifdef RINGBENCH_HAVE_CUPTI
   const bool traced = (adaptive() ? first : last) && cfg_.backend == Backend::cuda && opts_.cupti;
   std::multimap<std::uint64_t, std::uint64_t> clones;
@@ -124,10 +125,10 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   if (!throttle_)
     throttle_.emplace(opts_.throttle, injected_clock ? std::optional<double>(1000.0) : exec->nominal_sm_clock_mhz(),
                       injected_clock ? "injected (--inject-fault throttle): 1000 MHz nominal, 500 MHz in the rounds hit"
-                                     : group ? "clock64 cycles over %globaltimer ns, probed in each process's stream "
-                                               "before and after its pass; the slowest process's"
-                                             : "clock64 cycles over %globaltimer ns, probed in the stream before and "
-                                               "after each rank's pass; the slowest device's");
+                      : group        ? "clock64 cycles over %globaltimer ns, probed in each process's stream "
+                                       "before and after its pass; the slowest process's"
+                                     : "clock64 cycles over %globaltimer ns, probed in the stream before and "
+                                       "after each rank's pass; the slowest device's");
 
   if (first && cfg_.backend == Backend::cuda) gpu_start_ = gpu_states();
   if (first) {
@@ -184,8 +185,9 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   prune_candidates();
 #ifdef RINGBENCH_HAVE_CUPTI
   if (traced)
-    cupti_ = cupti_traced_pass(*exec, [&] { return pass(false); }, clones, clone_error, metrics_in_,
-                               summarize(samples_ms_).median);  // 0 while every sample was dropped
+    cupti_ = cupti_traced_pass(
+        *exec, [&] { return pass(false); }, clones, clone_error, metrics_in_,
+        summarize(samples_ms_).median);  // 0 while every sample was dropped
 #endif
   // The median pass so far: one file for Perfetto (rank 0's process), and one file per rank for HTA
   // in OUT/traces/<config id>/, each written by the process that hosts the rank.
@@ -197,8 +199,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
       std::filesystem::create_directories(dir);
       reports::write_chrome_trace(dir / (id + ".json"), {tl});
     }
-    const std::string backend =
-        fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
+    const std::string backend = fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
     for (int r = 0; r < cfg_.cp; ++r)
       if (group == nullptr || r == group->rank())
         reports::write_kineto_rank_trace(dir / id, tl, reports::KinetoRankInfo{r, cfg_.cp, backend});
@@ -228,8 +229,8 @@ void ConfigurationRounds::prune_candidates() {
   if (adaptive() && !finished() && stopped_by_.empty()) return;  // the final count is not known yet
   // Dropped samples never come back, so they leave the planned count.
   const int dropped = throttle_ ? throttle_->dropped() : 0;
-  const std::size_t planned =
-      adaptive() ? samples_ms_.size() : static_cast<std::size_t>(std::max(cfg_.repeats - dropped, 1));
+  const std::size_t planned = adaptive() ? samples_ms_.size()
+                                         : static_cast<std::size_t>(std::max(cfg_.repeats - dropped, 1));
   const std::size_t known = samples_ms_.size();
   const std::size_t missing = planned > known ? planned - known : 0;
   const std::size_t m = std::max(planned, known) / 2;

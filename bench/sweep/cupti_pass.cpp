@@ -57,8 +57,8 @@ json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecor
     for (const auto& iv : tl.intervals) by_node += iv.graph_node_id != 0 && labelled.contains(iv.graph_node_id);
     return {{"traced_pass_ms", traced_ms},
             {"clean_median_ms", clean_median_ms},
-            {"overhead_pct", clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0)
-                                                 : json(nullptr)},
+            {"overhead_pct",
+             clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0) : json(nullptr)},
             {"window_ms", static_cast<double>(after - before) / 1e6},
             {"dropped_records", tracer->dropped_records()},
             {"ignored_records", tracer->ignored_records()},

@@ -4,8 +4,8 @@
 #include <numeric>
 
 #include "kernels/fill_inputs_ref.hpp"
-#include "reports/results/config_json.hpp"
 #include "reports/exports/npy_writer.hpp"
+#include "reports/results/config_json.hpp"
 
 namespace rb::bench {
 

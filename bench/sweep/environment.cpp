@@ -29,8 +29,10 @@ std::string shell_word(const std::string& a) {
     return a;
   std::string q(1, '\'');
   for (char c : a) {
-    if (c == '\'') q.append("'\\''");
-    else q.push_back(c);
+    if (c == '\'')
+      q.append("'\\''");
+    else
+      q.push_back(c);
   }
   q.push_back('\'');
   return q;

@@ -86,10 +86,15 @@ const Nvml& nvml() {
 }  // namespace
 
 std::vector<std::string> clock_event_reason_names(unsigned long long bits) {
-  static const std::pair<unsigned long long, const char*> kNames[] = {
-      {0x1, "gpu_idle"},           {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
-      {0x8, "hw_slowdown"},        {0x10, "sync_boost"},                 {0x20, "sw_thermal_slowdown"},
-      {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"},  {0x100, "display_clock_setting"}};
+  static const std::pair<unsigned long long, const char*> kNames[] = {{0x1, "gpu_idle"},
+                                                                      {0x2, "applications_clocks_setting"},
+                                                                      {0x4, "sw_power_cap"},
+                                                                      {0x8, "hw_slowdown"},
+                                                                      {0x10, "sync_boost"},
+                                                                      {0x20, "sw_thermal_slowdown"},
+                                                                      {0x40, "hw_thermal_slowdown"},
+                                                                      {0x80, "hw_power_brake_slowdown"},
+                                                                      {0x100, "display_clock_setting"}};
   std::vector<std::string> out;
   unsigned long long known = 0;
   for (const auto& [bit, name] : kNames) {
@@ -100,9 +105,7 @@ std::vector<std::string> clock_event_reason_names(unsigned long long bits) {
   return out;
 }
 
-bool thermal_or_power_limited(unsigned long long bits) {
-  return (bits & (0x4 | 0x8 | 0x20 | 0x40 | 0x80)) != 0;
-}
+bool thermal_or_power_limited(unsigned long long bits) { return (bits & (0x4 | 0x8 | 0x20 | 0x40 | 0x80)) != 0; }
 
 json nvml_device_state(const std::string& pci_bus_id) {
   static std::mutex mu;  // NVML is thread-safe, but one sampler at a time keeps the records apart

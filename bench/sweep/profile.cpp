@@ -57,7 +57,8 @@ class FieldReader {
 
   // A field that may hold one value or a non-empty list of values.
   template <typename T>
-  std::vector<T> list(const json& v, const std::string& path, const std::function<T(const json&, const std::string&)>& one) const {
+  std::vector<T> list(const json& v, const std::string& path,
+                      const std::function<T(const json&, const std::string&)>& one) const {
     std::vector<T> out;
     if (v.is_array()) {
       if (v.empty()) fail(path, v, "must not be an empty list");
@@ -85,35 +86,47 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
   const std::string path = "/sweep/" + key;
   constexpr std::int64_t kMaxInt = std::numeric_limits<int>::max();
   auto as_int = [&](std::int64_t hi) {
-    return std::function<int(const json&, const std::string&)>(
-        [&rd, hi](const json& v, const std::string& p) { return static_cast<int>(rd.integer(v, p, 1, hi)); });
+    return std::function<int(const json&, const std::string&)>([&rd, hi](const json& v, const std::string& p) {
+      return static_cast<int>(rd.integer(v, p, 1, hi));
+    });
   };
   // Names go through the parsers in common/config, which know every valid value.
   auto name = [&](auto parse) {
     return [&rd, parse](const json& v, const std::string& p) { return parse(rd.string(v, p), rd.where(p)); };
   };
   if (key == "seq")
-    s.seq = rd.list<std::int64_t>(val, path, [&](const json& v, const std::string& p) {
-      return rd.integer(v, p, 1, kMaxSeq);
-    });
-  else if (key == "cp") s.cp = rd.list<int>(val, path, as_int(kMaxCp));
-  else if (key == "heads") s.heads = rd.list<int>(val, path, as_int(kMaxInt));
-  else if (key == "kv_heads") s.kv_heads = rd.list<int>(val, path, as_int(kMaxInt));
-  else if (key == "head_dim") s.head_dim = rd.list<int>(val, path, as_int(kMaxInt));
-  else if (key == "split") s.split = rd.list<Split>(val, path, name(parse_split));
-  else if (key == "variant") s.variant = rd.list<Variant>(val, path, name(parse_variant));
-  else if (key == "dtype") s.dtype = rd.list<DType>(val, path, name(parse_dtype));
+    s.seq = rd.list<std::int64_t>(val, path,
+                                  [&](const json& v, const std::string& p) { return rd.integer(v, p, 1, kMaxSeq); });
+  else if (key == "cp")
+    s.cp = rd.list<int>(val, path, as_int(kMaxCp));
+  else if (key == "heads")
+    s.heads = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "kv_heads")
+    s.kv_heads = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "head_dim")
+    s.head_dim = rd.list<int>(val, path, as_int(kMaxInt));
+  else if (key == "split")
+    s.split = rd.list<Split>(val, path, name(parse_split));
+  else if (key == "variant")
+    s.variant = rd.list<Variant>(val, path, name(parse_variant));
+  else if (key == "dtype")
+    s.dtype = rd.list<DType>(val, path, name(parse_dtype));
   else if (key == "causal")
     s.causal = rd.list<bool>(val, path, [&](const json& v, const std::string& p) {
       if (!v.is_boolean()) rd.fail(p, v, "must be true or false");
       return v.get<bool>();
     });
-  else if (key == "backend") s.backend = parse_backend(rd.string(rd.scalar(val, path), path), rd.where(path));
-  else if (key == "transport") s.transport = parse_transport(rd.string(rd.scalar(val, path), path), rd.where(path));
+  else if (key == "backend")
+    s.backend = parse_backend(rd.string(rd.scalar(val, path), path), rd.where(path));
+  else if (key == "transport")
+    s.transport = parse_transport(rd.string(rd.scalar(val, path), path), rd.where(path));
   else if (key == "seed")
-    s.seed = static_cast<std::uint64_t>(rd.integer(rd.scalar(val, path), path, 0, std::numeric_limits<std::int64_t>::max()));
-  else if (key == "repeats") s.repeats = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
-  else if (key == "warmup") s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
+    s.seed = static_cast<std::uint64_t>(rd.integer(rd.scalar(val, path), path, 0,
+                                                   std::numeric_limits<std::int64_t>::max()));
+  else if (key == "repeats")
+    s.repeats = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
+  else if (key == "warmup")
+    s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
   else if (key == "link_gbps")
     s.link_gbps = rd.number(rd.scalar(val, path), path, 0, 1e6, " Gbit/s (0: unpaced)");
   else
@@ -124,14 +137,20 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
   const FieldReader rd(FieldOrigin{source, ""});
-  if (!doc.is_object()) rd.fail("", doc.is_discarded() ? json("<not JSON>") : json(doc.type_name()), "a profile must be a JSON object");
+  if (!doc.is_object())
+    rd.fail("", doc.is_discarded() ? json("<not JSON>") : json(doc.type_name()), "a profile must be a JSON object");
   SweepSpec s;
   for (const auto& [key, val] : doc.items()) {
-    if (key == "name") s.name = rd.string(val, "/name");
-    else if (key == "description") s.description = rd.string(val, "/description");
-    else if (key == "sweep") continue;
-    else if (key == "$comment") continue;
-    else rd.fail("/" + key, val, "unknown field; a profile has name, description and sweep");
+    if (key == "name")
+      s.name = rd.string(val, "/name");
+    else if (key == "description")
+      s.description = rd.string(val, "/description");
+    else if (key == "sweep")
+      continue;
+    else if (key == "$comment")
+      continue;
+    else
+      rd.fail("/" + key, val, "unknown field; a profile has name, description and sweep");
   }
   if (!doc.contains("sweep")) rd.fail("/sweep", json(nullptr), "a profile needs a sweep object");
   const json& sw = doc.at("sweep");

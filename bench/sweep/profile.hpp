@@ -45,8 +45,8 @@ inline constexpr int kMaxCp = 1 << 20;
 // Where a sweep field came from, for its errors: a profile names the file and the JSON path
 // ("p.json: /sweep/seq/1"); a flag names itself ("--seq").
 struct FieldOrigin {
-  std::string source;     // the file, or empty for a flag
-  std::string flag;       // "--seq" for a flag, empty for a profile
+  std::string source;  // the file, or empty for a flag
+  std::string flag;    // "--seq" for a flag, empty for a profile
 };
 
 // The one validator of a sweep axis, shared by profiles and `run` flags: sets the field `key` (a

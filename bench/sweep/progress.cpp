@@ -31,8 +31,8 @@ void Progress::line(int index, const std::string& verdict, const std::string& la
   if (!out_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const int width = static_cast<int>(fmt::formatted_size("{}", total_));
-  fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_, verdict,
-             label, detail, secs);
+  fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_,
+             verdict, label, detail, secs);
   std::fflush(out_);
 }
 

@@ -99,8 +99,7 @@ json timeline_to_json(const Timeline& tl) {
 // pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
 // contending with compute) that the model leaves out.
 json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
-  const auto table =
-      model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant, plan.schedule);
+  const auto table = model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant, plan.schedule);
   const auto sim = model::simulate(table);
   const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
   return {{"kind", "ring_simulator"},

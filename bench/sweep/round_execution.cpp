@@ -32,7 +32,10 @@ struct RankOutcome {
 // the same decision to stop. The cause named is the first rank whose failure was its own, not a
 // peer's echo.
 std::string reconcile(ring::World& w, const RankOutcome& mine, bool& fatal, int& signal) {
-  const json j{{"threw", mine.threw}, {"induced", mine.induced}, {"fatal", mine.fatal}, {"signal", mine.signal},
+  const json j{{"threw", mine.threw},
+               {"induced", mine.induced},
+               {"fatal", mine.fatal},
+               {"signal", mine.signal},
                {"reason", mine.reason}};
   const auto all = w.allgather_strings(j.dump());
   int cause = -1;
@@ -103,11 +106,9 @@ RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache
   };
   try {
     nvtx::ScopedRange range(fmt::format("{} {} round {}", nvtx::kRangeConfig, cfg.label(), round + 1));
-    rounds.run_round(
-        [&](const ring::CheckRows& rows) -> const std::vector<double>& {
-          return references.rows(cfg, rows, group.get());
-        },
-        group.get());
+    rounds.run_round([&](const ring::CheckRows& rows)
+                         -> const std::vector<double>& { return references.rows(cfg, rows, group.get()); },
+                     group.get());
   } catch (const FatalError& e) {
     mine.fatal = true;
     failed_here(fmt::format("fatal: {}", e.what()));

@@ -11,7 +11,8 @@ FaultSpec parse_fault(const std::string& s) {
   if (s.empty()) return {};
   const auto at = s.find('@');
   const std::string kind = s.substr(0, at);
-  if (at == std::string::npos || (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal" && kind != "throttle"))
+  if (at == std::string::npos ||
+      (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal" && kind != "throttle"))
     throw InputError("--inject-fault", s,
                      "must be KIND@N or KIND@N/R with KIND one of throw, hang, corrupt, fatal, throttle");
   auto number = [&](const std::string& text, int least, const char* rule) {

@@ -33,14 +33,14 @@ FaultSpec parse_fault(const std::string& s);
 struct RunOptions {
   std::filesystem::path out_dir = "results";
   std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
-  bool skip_invalid = false;  // record configurations that break a rule as skipped instead of exiting 2
+  bool skip_invalid = false;             // record configurations that break a rule as skipped instead of exiting 2
   std::int64_t full_check_limit = 8192;  // check every row up to this S
   std::int64_t check_sample = 512;       // rows checked above it
   std::vector<std::string> argv;         // recorded in results.json
   double timeout_s = 0;                  // per configuration; 0: none
   std::int64_t memory_limit_bytes = 0;   // skip configurations estimated above this; 0: 90% of MemAvailable
   FaultSpec fault;
-  int rounds = 3;      // fresh executors per configuration; the repeats are spread over them
+  int rounds = 3;  // fresh executors per configuration; the repeats are spread over them
   // Round-robin: round 1 of every configuration, then round 2, ... (asv's interleaved rounds), so a
   // burst on a shared machine hits a round of several configurations, not every round of one.
   // --no-interleave runs each configuration's rounds back to back (one at a time, e.g. under nsys).

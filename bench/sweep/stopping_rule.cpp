@@ -7,7 +7,8 @@
 
 namespace rb::bench {
 
-std::string stop_reason(const StoppingRule& rule, std::span<const double> samples_ms, int rounds_done, double elapsed_s) {
+std::string stop_reason(const StoppingRule& rule, std::span<const double> samples_ms, int rounds_done,
+                        double elapsed_s) {
   const double noise = samples_ms.empty() ? 0.0 : summarize(samples_ms).noise_pct;
   const bool enough = static_cast<int>(samples_ms.size()) >= rule.min_samples && rounds_done >= rule.min_rounds;
   if (enough && noise <= rule.max_noise_pct) return fmt::format("noise {:.2f}% <= {:.2f}%", noise, rule.max_noise_pct);

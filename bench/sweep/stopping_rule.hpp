@@ -23,6 +23,7 @@ struct StoppingRule {
 // Why sampling stops after a round that brought the samples to `samples_ms` over `rounds_done`
 // rounds in `elapsed_s`, or "" to take another round: "noise 0.41% <= 0.50%", "max-time 60 s
 // (noise 2.13%)", "max rounds 1000 (noise 0.9%)". Only for an adaptive rule.
-std::string stop_reason(const StoppingRule& rule, std::span<const double> samples_ms, int rounds_done, double elapsed_s);
+std::string stop_reason(const StoppingRule& rule, std::span<const double> samples_ms, int rounds_done,
+                        double elapsed_s);
 
 }  // namespace rb::bench

@@ -29,7 +29,8 @@ std::vector<std::string> validate_configurations(const std::vector<Config>& conf
       (void)ring::make_plan(configs[i]);
     } catch (const InputError& e) {
       if (!opts.skip_invalid)
-        throw AgreedInputError(e.where(), e.value(), fmt::format("{} (configuration {})", e.rule(), configs[i].label()));
+        throw AgreedInputError(e.where(), e.value(),
+                               fmt::format("{} (configuration {})", e.rule(), configs[i].label()));
       invalid[i] = e.what();
     }
   }

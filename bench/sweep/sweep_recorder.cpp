@@ -28,8 +28,8 @@ std::string ok_detail(const json& rec) {
   const json& noise = t["noise_pct"];
   return fmt::format("median {:.3f} ms ±{}%  {} TFLOP/s per {} (slowest rank {})  max_err {:.2e}",
                      t["median_ms"].get<double>(), noise.is_number() ? fmt::format("{:.1f}", noise.get<double>()) : "-",
-                     num(m["attention_tflops"]),
-                     gpu ? "GPU" : "rank", num(m.value("attention_tflops_slowest_rank", json(nullptr))),
+                     num(m["attention_tflops"]), gpu ? "GPU" : "rank",
+                     num(m.value("attention_tflops_slowest_rank", json(nullptr))),
                      rec["correctness"]["max_abs_err"].get<double>());
 }
 
@@ -104,8 +104,8 @@ void SweepRecorder::record_round(ConfigurationSlot& slot, std::size_t i, int rou
     // A failure in a later round keeps the earlier rounds' timing beside its reason.
     json rec = done > 0 ? run.record() : failed_record(configs_[i], result.failure);
     rec["status"] = "failed";
-    rec["reason"] =
-        done > 0 ? fmt::format("round {} of {}: {}", round + 1, run.rounds(), result.failure) : result.failure;
+    rec["reason"] = done > 0 ? fmt::format("round {} of {}: {}", round + 1, run.rounds(), result.failure)
+                             : result.failure;
     close(slot, i, rec, true, "FAILED", rec["reason"].get<std::string>());
   } else {
     const json rec = run.record();
@@ -119,16 +119,19 @@ void SweepRecorder::record_round(ConfigurationSlot& slot, std::size_t i, int rou
   }
 }
 
-SweepOutcome SweepRecorder::finish(std::vector<ConfigurationSlot>& slots, const SweepStop& stop,
-                                   const SweepSpec& spec, const RunOptions& opts) {
+SweepOutcome SweepRecorder::finish(std::vector<ConfigurationSlot>& slots, const SweepStop& stop, const SweepSpec& spec,
+                                   const RunOptions& opts) {
   SweepOutcome outcome;
   outcome.fatal = stop.fatal;
   outcome.interrupted_by = stop.signal;
   for (auto& slot : slots) {
     if (slot.status.empty() && slot.rounds) slot.status = slot.rounds->record()["status"].get<std::string>();
-    if (slot.status == "ok") ++outcome.ok;
-    else if (slot.status == "skipped") ++outcome.skipped;
-    else ++outcome.failed;
+    if (slot.status == "ok")
+      ++outcome.ok;
+    else if (slot.status == "skipped")
+      ++outcome.skipped;
+    else
+      ++outcome.failed;
   }
   if (!writer_) return outcome;
   json header{{"tool", tool_info(opts.argv)},

@@ -8,7 +8,8 @@ namespace rb::bench {
 using nlohmann::json;
 
 ThrottleFilter::ThrottleFilter(ThrottleRule rule, std::optional<double> nominal_mhz, std::string method)
-    : rule_(rule), nominal_mhz_(nominal_mhz && *nominal_mhz > 0 ? nominal_mhz : std::nullopt),
+    : rule_(rule),
+      nominal_mhz_(nominal_mhz && *nominal_mhz > 0 ? nominal_mhz : std::nullopt),
       method_(std::move(method)) {}
 
 std::optional<double> ThrottleFilter::threshold_mhz() const {

@@ -30,9 +30,10 @@ std::string Watchdog::reason() const {
 void Watchdog::loop(double timeout_s, double used_s) {
   using clock = std::chrono::steady_clock;
   const double left_s = std::max(0.0, timeout_s - used_s);
-  const auto deadline = timeout_s > 0 ? clock::now() + std::chrono::duration_cast<clock::duration>(
-                                                           std::chrono::duration<double>(left_s))
-                                      : clock::time_point::max();
+  const auto deadline = timeout_s > 0
+                            ? clock::now() +
+                                  std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(left_s))
+                            : clock::time_point::max();
   std::unique_lock lk(mu_);
   while (!done_) {
     cv_.wait_for(lk, std::chrono::milliseconds(50));

@@ -21,7 +21,7 @@ using nlohmann::json;
   throw InputError(fmt::format("{}: {}", source, path), value.dump(), rule);
 }
 
-const std::set<std::string> kWhereFields{"seq",   "cp",      "split",   "variant",   "heads",    "kv_heads",
+const std::set<std::string> kWhereFields{"seq",      "cp",     "split", "variant", "heads",     "kv_heads",
                                          "head_dim", "causal", "dtype", "backend", "transport", "link_gbps"};
 
 std::optional<double> number_at(const json& run, const char* obj, const char* key) {
@@ -79,8 +79,9 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
     return std::nullopt;
   }
   if (c.metric == "gpu_throttled")
-    return gpu_throttle(run).measured ? std::nullopt
-                                      : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
+    return gpu_throttle(run).measured
+               ? std::nullopt
+               : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
   if (c.metric == "dropped_sample_fraction") {
     const GpuThrottle t = gpu_throttle(run);
     if (!t.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
@@ -114,11 +115,16 @@ void check_where_value(const std::string& field, const json& v, const std::strin
     if (!v.is_string()) throw InputError(where, v.dump(), "must be a name");
     parse(v.get<std::string>(), where);
   };
-  if (field == "split") name(parse_split);
-  else if (field == "variant") name(parse_variant);
-  else if (field == "dtype") name(parse_dtype);
-  else if (field == "backend") name(parse_backend);
-  else if (field == "transport") name(parse_transport);
+  if (field == "split")
+    name(parse_split);
+  else if (field == "variant")
+    name(parse_variant);
+  else if (field == "dtype")
+    name(parse_dtype);
+  else if (field == "backend")
+    name(parse_backend);
+  else if (field == "transport")
+    name(parse_transport);
   else if (field == "causal") {
     if (!v.is_boolean()) throw InputError(where, v.dump(), "must be true or false");
   } else if (field == "link_gbps") {
@@ -132,7 +138,9 @@ bool matches(const json& where, const json& config) {
   for (const auto& [key, want] : where.items()) {
     if (!config.contains(key)) return false;
     const json& have = config.at(key);
-    auto equal = [&](const json& w) { return w.is_number() && have.is_number() ? w.get<double>() == have.get<double>() : w == have; };
+    auto equal = [&](const json& w) {
+      return w.is_number() && have.is_number() ? w.get<double>() == have.get<double>() : w == have;
+    };
     bool any = false;
     if (want.is_array()) {
       for (const auto& w : want) any = any || equal(w);
@@ -153,7 +161,8 @@ const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
       {"correctness", "status ok and correctness.passed (no bounds)"},
       {"attention_tflops", "metrics.attention_tflops: plan FLOPs / c / pass time, what one rank (GPU) sustains"},
       {"attention_tflops_per_rank", "the same as attention_tflops (its name when that was the sum over ranks)"},
-      {"attention_tflops_slowest_rank", "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},
+      {"attention_tflops_slowest_rank",
+       "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},
       {"attention_tflops_aggregate", "metrics.attention_tflops_aggregate: plan FLOPs / pass time, summed over ranks"},
       {"overlap_fraction", "metrics.overlap_fraction"},
       {"exposed_comm_ms", "metrics.exposed_comm_ms"},
@@ -220,10 +229,11 @@ std::vector<CheckSpec> parse_checks(const json& checks, const std::string& sourc
             fail(source, kp + "/" + wk, wv,
                  "unknown config field; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, "
                  "backend, transport, link_gbps");
-          const bool ok = wv.is_array() ? !wv.empty() && std::all_of(wv.begin(), wv.end(), [](const json& x) {
-            return x.is_primitive() && !x.is_null();
-          })
-                                        : wv.is_primitive() && !wv.is_null();
+          const bool ok = wv.is_array()
+                              ? !wv.empty() &&
+                                    std::all_of(wv.begin(), wv.end(),
+                                                [](const json& x) { return x.is_primitive() && !x.is_null(); })
+                              : wv.is_primitive() && !wv.is_null();
           if (!ok) fail(source, kp + "/" + wk, wv, "must be a value or a non-empty list of values");
           const json items = wv.is_array() ? wv : json::array({wv});
           for (std::size_t k = 0; k < items.size(); ++k)
@@ -235,8 +245,9 @@ std::vector<CheckSpec> parse_checks(const json& checks, const std::string& sourc
       }
     }
     if (s.metric == "correctness") {
-      if (s.min || s.max) fail(source, p + (s.min ? "/min" : "/max"), c.at(s.min ? "min" : "max"),
-                               "the correctness check takes no bounds: every matching run must pass");
+      if (s.min || s.max)
+        fail(source, p + (s.min ? "/min" : "/max"), c.at(s.min ? "min" : "max"),
+             "the correctness check takes no bounds: every matching run must pass");
     } else if (!s.min && !s.max) {
       fail(source, p, c, "a numeric check needs min, max or both");
     } else if (s.min && s.max && *s.min > *s.max) {
@@ -260,8 +271,10 @@ AcceptProfile parse_accept_profile(const json& doc, const std::string& source) {
   p.sweep_doc = json::object();
   for (const auto& [key, val] : doc.items()) {
     if (key == "checks") continue;
-    if (key == "name" || key == "description" || key == "sweep" || key == "$comment") p.sweep_doc[key] = val;
-    else fail(source, "/" + key, val, "unknown field; an acceptance profile has name, description, sweep and checks");
+    if (key == "name" || key == "description" || key == "sweep" || key == "$comment")
+      p.sweep_doc[key] = val;
+    else
+      fail(source, "/" + key, val, "unknown field; an acceptance profile has name, description, sweep and checks");
   }
   if (!doc.contains("checks")) fail(source, "/checks", json(nullptr), "an acceptance profile needs a checks list");
   p.checks = parse_checks(doc.at("checks"), source);
@@ -309,7 +322,8 @@ bool AcceptReport::pass() const { return failed_checks() == 0 && verdict_reason(
 std::string AcceptReport::verdict_reason() const {
   for (const auto& c : checks)
     if (c.spec.metric == "correctness" && c.na()) return fmt::format("the correctness check '{}' is N/A", c.spec.name);
-  if (!checks.empty() && na_checks() == static_cast<int>(checks.size())) return "every check is N/A: nothing was measured";
+  if (!checks.empty() && na_checks() == static_cast<int>(checks.size()))
+    return "every check is N/A: nothing was measured";
   return {};
 }
 
@@ -325,7 +339,8 @@ int AcceptReport::na_checks() const {
   return n;
 }
 
-AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks, const ResultsFile& results) {
+AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks,
+                             const ResultsFile& results) {
   AcceptReport rep;
   rep.profile = profile;
   rep.results_path = results.path.string();
@@ -339,7 +354,9 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
       o.run_label = config_label(run.at("config"));
       if (auto med = number_at(run, "timing", "median_ms")) o.seconds = *med / 1e3;
       const std::string status = run.at("status").get<std::string>();
-      const std::string reason = run.contains("reason") && run.at("reason").is_string() ? run.at("reason").get<std::string>() : "";
+      const std::string reason = run.contains("reason") && run.at("reason").is_string()
+                                     ? run.at("reason").get<std::string>()
+                                     : "";
       if (const auto why = not_applicable(spec, run); why && status == "ok") {
         o.na = true;
         o.measured = "N/A: " + *why;
@@ -375,14 +392,27 @@ nlohmann::json AcceptReport::to_json() const {
   for (const auto& c : checks) {
     json os = json::array();
     for (const auto& o : c.outcomes)
-      os.push_back({{"id", o.run_id}, {"label", o.run_label}, {"pass", o.pass}, {"na", o.na}, {"measured", o.measured},
+      os.push_back({{"id", o.run_id},
+                    {"label", o.run_label},
+                    {"pass", o.pass},
+                    {"na", o.na},
+                    {"measured", o.measured},
                     {"value", o.value ? json(*o.value) : json(nullptr)}});
-    cs.push_back({{"name", c.spec.name}, {"metric", c.spec.metric}, {"required", c.spec.required_text()},
-                  {"where", c.spec.where}, {"pass", c.pass()}, {"result", c.result()}, {"runs", os}});
+    cs.push_back({{"name", c.spec.name},
+                  {"metric", c.spec.metric},
+                  {"required", c.spec.required_text()},
+                  {"where", c.spec.where},
+                  {"pass", c.pass()},
+                  {"result", c.result()},
+                  {"runs", os}});
   }
   const std::string why = verdict_reason();
-  return {{"schema", "ringbench.accept"}, {"profile", profile}, {"results", results_path}, {"pass", pass()},
-          {"reason", why.empty() ? json(nullptr) : json(why)}, {"checks", cs}};
+  return {{"schema", "ringbench.accept"},
+          {"profile", profile},
+          {"results", results_path},
+          {"pass", pass()},
+          {"reason", why.empty() ? json(nullptr) : json(why)},
+          {"checks", cs}};
 }
 
 std::string format_accept_text(const AcceptReport& rep) {
@@ -402,7 +432,8 @@ std::string format_accept_text(const AcceptReport& rep) {
     if (!c.pass() && !w.run_id.empty())
       for (const auto& o : c.outcomes)
         if (!o.pass && !o.na)
-          out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured, c.spec.required_text());
+          out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured,
+                             c.spec.required_text());
   }
   const std::string why = rep.verdict_reason();
   out += fmt::format("{}: {} of {} checks passed, {} N/A{}\n", rep.pass() ? "PASS" : "FAIL",

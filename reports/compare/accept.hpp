@@ -20,13 +20,13 @@
 namespace rb::reports {
 
 struct CheckSpec {
-  std::string name;         // unique within the profile; names the JUnit testsuite
-  std::string metric;       // one of accept_metric_names()
-  std::optional<double> min, max;  // inclusive bounds; none for "correctness"
+  std::string name;                                 // unique within the profile; names the JUnit testsuite
+  std::string metric;                               // one of accept_metric_names()
+  std::optional<double> min, max;                   // inclusive bounds; none for "correctness"
   nlohmann::json where = nlohmann::json::object();  // config field -> value or list of values
-  std::optional<double> link_gbps;  // comm_bandwidth_fraction: the link, Gbit/s (else config.link_gbps)
+  std::optional<double> link_gbps;                  // comm_bandwidth_fraction: the link, Gbit/s (else config.link_gbps)
   std::string description;
-  std::string json_path;    // "/checks/3", for messages
+  std::string json_path;              // "/checks/3", for messages
   std::string required_text() const;  // ">= 0.5", "<= 1.05", "in [a, b]", "pass"
 };
 
@@ -47,19 +47,19 @@ std::vector<CheckSpec> parse_checks(const nlohmann::json& checks, const std::str
 struct CheckOutcome {
   std::string run_id, run_label;  // empty when the check matched no run
   bool pass = false;
-  bool na = false;        // the run cannot measure this check (`measured` says why); neither pass nor fail
+  bool na = false;  // the run cannot measure this check (`measured` says why); neither pass nor fail
   std::optional<double> value;
-  std::string measured;  // "0.734", "passed", "run failed: <reason>", "not measured"
+  std::string measured;           // "0.734", "passed", "run failed: <reason>", "not measured"
   std::optional<double> seconds;  // the run's median pass time, for JUnit's time attribute
 };
 
 struct CheckResult {
   CheckSpec spec;
   std::vector<CheckOutcome> outcomes;  // one per matching run, or one failure when none matched
-  bool pass() const;  // no failure (N/A outcomes are not failures)
-  bool na() const;    // every outcome N/A: the check measured nothing
+  bool pass() const;                   // no failure (N/A outcomes are not failures)
+  bool na() const;                     // every outcome N/A: the check measured nothing
   int failures() const;
-  int skipped() const;  // N/A outcomes
+  int skipped() const;              // N/A outcomes
   std::string_view result() const;  // "PASS", "FAIL" or "N/A"
   // The outcome furthest from passing (the smallest value under a min, the largest over a max).
   const CheckOutcome& worst() const;
@@ -76,7 +76,8 @@ struct AcceptReport {
   nlohmann::json to_json() const;
 };
 
-AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks, const ResultsFile& results);
+AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks,
+                             const ResultsFile& results);
 
 // PASS/FAIL per check with measured against required, and the failing runs under a failing check.
 std::string format_accept_text(const AcceptReport& report);

@@ -131,7 +131,8 @@ double parse_threshold(const std::string& s, const std::string& flag) {
 CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
   for (std::size_t i = 0; i < std::size(kMetrics); ++i)
     if (kMetrics[i].name == s) return static_cast<CompareMetric>(i);
-  throw InputError(std::string(where), std::string(s), "must be one of: time, tflops, overlap, exposed_comm, imbalance");
+  throw InputError(std::string(where), std::string(s),
+                   "must be one of: time, tflops, overlap, exposed_comm, imbalance");
 }
 
 const MetricInfo& info(CompareMetric m) { return kMetrics[static_cast<std::size_t>(m)]; }
@@ -152,7 +153,9 @@ std::string_view to_string(Verdict v) {
 }
 
 std::string config_label(const json& c) {
-  auto s = [&](const char* k) { return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?"; };
+  auto s = [&](const char* k) {
+    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?";
+  };
   const bool causal = !c.contains("causal") || c.at("causal") == true;
   return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {}", s("seq"), s("cp"), s("split"), s("variant"), s("heads"),
                      s("kv_heads"), s("head_dim"), s("dtype"), causal ? "causal" : "full");
@@ -179,8 +182,8 @@ MetricValue read_metric(const json& run, CompareMetric m) {
   if (const json& t = field(run, "timing");
       t.is_object() && t.contains("machine_probe_version") && t.at("machine_probe_version").is_number_integer())
     mv.machine_probe_version = t.at("machine_probe_version").get<int>();
-  if (const json& t = field(run, "timing"); t.is_object() && t.contains("machine_probe_core_spread") &&
-                                            t.at("machine_probe_core_spread").is_array()) {
+  if (const json& t = field(run, "timing");
+      t.is_object() && t.contains("machine_probe_core_spread") && t.at("machine_probe_core_spread").is_array()) {
     std::vector<double> v;
     for (const auto& x : t.at("machine_probe_core_spread"))
       if (x.is_number() && std::isfinite(x.get<double>())) v.push_back(x.get<double>());
@@ -350,29 +353,32 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
-    } else if (*rc.p_value < opts.alpha && rc.change && cores >= 2 * opts.threshold && std::fabs(*rc.change) <= 3 * cores &&
-               ranges_overlap && !fast_end_moved) {
+    } else if (*rc.p_value < opts.alpha && rc.change && cores >= 2 * opts.threshold &&
+               std::fabs(*rc.change) <= 3 * cores && ranges_overlap && !fast_end_moved) {
       rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to "
-                            "three times that with the core it runs on",
-                            100 * cores);
+      rc.note = fmt::format(
+          "the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to "
+          "three times that with the core it runs on",
+          100 * cores);
     } else if (*rc.p_value < opts.alpha && machine_moved) {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("the machine itself was {:.1f}% {} (machine probe): not evidence of a different build",
                             100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
     } else if (*rc.p_value < opts.alpha && !rounds_apart) {
       rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
-                            "{:+.1f}%",
-                            100 * *closest);
+      rc.note = fmt::format(
+          "not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
+          "{:+.1f}%",
+          100 * *closest);
     } else if (*rc.p_value < opts.alpha) {
       rc.verdict = direction;
     } else if (const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn)); floor >= opts.alpha) {
       // Not noise: the gate cannot see. A run with this many samples passes whatever happened.
       rc.verdict = Verdict::underpowered;
-      rc.note = fmt::format("too few samples ({} vs {}): p cannot go below {:.3g} >= alpha {:.3g}; take at least {} "
-                            "repeats",
-                            nb, nn, floor, opts.alpha, min_samples_for(opts.alpha));
+      rc.note = fmt::format(
+          "too few samples ({} vs {}): p cannot go below {:.3g} >= alpha {:.3g}; take at least {} "
+          "repeats",
+          nb, nn, floor, opts.alpha, min_samples_for(opts.alpha));
     } else {
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
@@ -383,9 +389,10 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     if (rc.verdict == Verdict::noisy && !(*rc.p_value < opts.alpha) && fast_half_moved && !rc.base.gpu_held_down &&
         !rc.neu.gpu_held_down) {
       rc.verdict = direction;
-      rc.note = fmt::format("the fast half of the samples moved {:+.1f}% too (p = {:.3g}), though over all samples "
-                            "p = {:.3g}: every pass changed, not only those the machine slowed",
-                            100 * fast_change, fast_u.p_value, *rc.p_value);
+      rc.note = fmt::format(
+          "the fast half of the samples moved {:+.1f}% too (p = {:.3g}), though over all samples "
+          "p = {:.3g}: every pass changed, not only those the machine slowed",
+          100 * fast_change, fast_u.p_value, *rc.p_value);
     }
   } else {
     // A single-valued metric has no distribution to test: the threshold alone decides.
@@ -401,8 +408,7 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     rc.note = fmt::format("the GPU was throttled in {}: {}", rc.base.gpu_held_down ? "BASE" : "NEW",
                           rc.base.gpu_held_down ? *rc.base.gpu_held_down : *rc.neu.gpu_held_down);
   }
-  rc.regression =
-      rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);
+  rc.regression = rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);
 }
 
 void check_same_device(const ResultsFile& base, const ResultsFile& neu) {
@@ -413,7 +419,8 @@ void check_same_device(const ResultsFile& base, const ResultsFile& neu) {
 }
 
 Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, const CompareOptions& opts) {
-  if (!(opts.alpha > 0 && opts.alpha < 1)) throw InputError("--alpha", fmt::format("{}", opts.alpha), "must be in (0, 1)");
+  if (!(opts.alpha > 0 && opts.alpha < 1))
+    throw InputError("--alpha", fmt::format("{}", opts.alpha), "must be in (0, 1)");
   if (!(opts.threshold >= 0)) throw InputError("--threshold", fmt::format("{}", opts.threshold), "must be >= 0");
   if (!opts.allow_different_devices) check_same_device(base, neu);
   Comparison cmp;
@@ -518,7 +525,8 @@ json Comparison::to_json() const {
           {"schema_version", "0.2.0"},  // 0.2.0: the UNDERPOWERED verdict
           {"base", base_path},
           {"new", new_path},
-          {"metric", {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},
+          {"metric",
+           {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},
           {"alpha", options.alpha},
           {"threshold", options.threshold},
           {"summary", summary},

@@ -23,8 +23,8 @@ double parse_threshold(const std::string& s, const std::string& flag);
 std::string_view to_string(CompareMetric m);
 
 struct MetricInfo {
-  std::string_view name;    // as on the command line
-  std::string_view field;   // where it is read from in a run, for the output and the docs
+  std::string_view name;   // as on the command line
+  std::string_view field;  // where it is read from in a run, for the output and the docs
   std::string_view unit;
   bool lower_is_better;
 };

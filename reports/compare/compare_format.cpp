@@ -58,15 +58,16 @@ std::string format_compare_text(const Comparison& cmp) {
   std::vector<std::array<std::string, 8>> rows;
   rows.push_back({"verdict", "change", "base" + unit, "new" + unit, "p", "n", "configuration", "note"});
   for (const auto& r : cmp.runs)
-    rows.push_back({std::string(to_string(r.verdict)), change_text(r), value_text(r.base.value), value_text(r.neu.value),
-                    p_text(r), n_text(r), r.label, r.note});
+    rows.push_back({std::string(to_string(r.verdict)), change_text(r), value_text(r.base.value),
+                    value_text(r.neu.value), p_text(r), n_text(r), r.label, r.note});
   std::array<std::size_t, 8> width{};
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out = fmt::format("compare {}: {} → {}\n", mi.name, cmp.base_path, cmp.new_path);
-  out += fmt::format("rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else "
-                     "NOISY (UNDERPOWERED when too few samples could ever give it)\n",
-                     cmp.options.threshold * 100.0, cmp.options.alpha);
+  out += fmt::format(
+      "rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else "
+      "NOISY (UNDERPOWERED when too few samples could ever give it)\n",
+      cmp.options.threshold * 100.0, cmp.options.alpha);
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -97,17 +98,19 @@ std::string format_compare_html(const Comparison& cmp) {
   h += fmt::format("<h1>ringbench compare — {}</h1>\n", xml_escape(mi.name));
   h += fmt::format("<p>BASE <code>{}</code><br>NEW <code>{}</code></p>\n", xml_escape(cmp.base_path),
                    xml_escape(cmp.new_path));
-  h += fmt::format("<p>Metric <code>{}</code> ({} is better). Rule: SAME within ±{:.3g}%; beyond it FASTER or SLOWER "
-                   "when the two-sided Mann–Whitney U test gives p &lt; {:.3g}, otherwise NOISY.</p>\n",
-                   xml_escape(mi.field), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0,
-                   cmp.options.alpha);
+  h += fmt::format(
+      "<p>Metric <code>{}</code> ({} is better). Rule: SAME within ±{:.3g}%; beyond it FASTER or SLOWER "
+      "when the two-sided Mann–Whitney U test gives p &lt; {:.3g}, otherwise NOISY.</p>\n",
+      xml_escape(mi.field), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0, cmp.options.alpha);
   h += fmt::format("<p><b>{}</b>{}</p>\n", xml_escape(summary_line(cmp)),
                    cmp.regression() ? " — <b style=\"color:#cf222e\">regression</b>" : "");
   h += "<table><tr><th>verdict</th><th>change</th><th></th><th>base</th><th>new</th><th>p</th><th>n</th>"
        "<th>configuration</th><th>note</th></tr>\n";
   for (const auto& r : cmp.runs) {
     // A centred bar: right of the middle when the value went up, coloured by the verdict.
-    std::string bar = "<svg width=\"120\" height=\"12\" role=\"img\"><line x1=\"60\" y1=\"0\" x2=\"60\" y2=\"12\" stroke=\"#8c959f\"/>";
+    std::string bar =
+        "<svg width=\"120\" height=\"12\" role=\"img\"><line x1=\"60\" y1=\"0\" x2=\"60\" y2=\"12\" "
+        "stroke=\"#8c959f\"/>";
     if (r.change) {
       const double w = std::min(std::fabs(*r.change) / scale, 1.0) * 58.0;
       const double x = *r.change >= 0 ? 60.0 : 60.0 - w;
@@ -117,7 +120,8 @@ std::string format_compare_html(const Comparison& cmp) {
     bar += "</svg>";
     h += fmt::format(
         "<tr><td class=\"v\" style=\"color:{}\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td title=\"{}\">{}</td><td>{}</td></tr>\n",
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "title=\"{}\">{}</td><td>{}</td></tr>\n",
         verdict_colour(r.verdict), to_string(r.verdict), xml_escape(change_text(r)), bar, value_text(r.base.value),
         value_text(r.neu.value), p_text(r), n_text(r), xml_escape(r.id), xml_escape(r.label), xml_escape(r.note));
   }

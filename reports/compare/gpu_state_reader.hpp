@@ -13,11 +13,11 @@
 namespace rb::reports {
 
 struct GpuThrottle {
-  bool measured = false;  // NVML answered for at least one GPU, before or after
+  bool measured = false;                 // NVML answered for at least one GPU, before or after
   std::optional<std::string> held_down;  // which GPU, when and why, if heat or power held a clock down
-  bool clock_measured = false;  // sm_clock with a threshold: samples could be dropped
-  int dropped = 0, taken = 0;   // timed samples under the threshold, and all timed samples
-  std::optional<std::string> sampled;  // "3 of 20 samples under 1485 MHz", when any was dropped
+  bool clock_measured = false;           // sm_clock with a threshold: samples could be dropped
+  int dropped = 0, taken = 0;            // timed samples under the threshold, and all timed samples
+  std::optional<std::string> sampled;    // "3 of 20 samples under 1485 MHz", when any was dropped
 };
 
 GpuThrottle gpu_throttle(const nlohmann::json& run);

@@ -27,8 +27,9 @@ std::string junit_xml(const AcceptReport& rep) {
   for (const auto& c : rep.checks) {
     double seconds = 0;
     for (const auto& o : c.outcomes) seconds += o.seconds.value_or(0.0);
-    x += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.6f}\">\n",
-                     xml_escape(c.spec.name), c.outcomes.size(), c.failures(), c.skipped(), seconds);
+    x += fmt::format(
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.6f}\">\n",
+        xml_escape(c.spec.name), c.outcomes.size(), c.failures(), c.skipped(), seconds);
     x += "    <properties>\n";
     x += fmt::format("      <property name=\"metric\" value=\"{}\"/>\n", xml_escape(c.spec.metric));
     x += fmt::format("      <property name=\"required\" value=\"{}\"/>\n", xml_escape(c.spec.required_text()));
@@ -39,7 +40,8 @@ std::string junit_xml(const AcceptReport& rep) {
     const std::string classname = xml_escape("ringbench.accept." + c.spec.name);
     for (const auto& o : c.outcomes) {
       const std::string name = o.run_id.empty() ? "no matching run" : o.run_label + " [" + o.run_id + "]";
-      const std::string line = fmt::format("{}: measured {}, required {}", c.spec.name, o.measured, c.spec.required_text());
+      const std::string line = fmt::format("{}: measured {}, required {}", c.spec.name, o.measured,
+                                           c.spec.required_text());
       x += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.6f}\">\n", classname, xml_escape(name),
                        o.seconds.value_or(0.0));
       if (o.na)
@@ -56,7 +58,8 @@ std::string junit_xml(const AcceptReport& rep) {
     x += "  <testsuite name=\"profile\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0\">\n";
     x += fmt::format("    <testcase classname=\"ringbench.accept.profile\" name=\"{}\" time=\"0\">\n",
                      xml_escape(rep.profile));
-    x += fmt::format("      <failure type=\"not-measured\" message=\"{}\">{}</failure>\n", xml_escape(why), xml_escape(why));
+    x += fmt::format("      <failure type=\"not-measured\" message=\"{}\">{}</failure>\n", xml_escape(why),
+                     xml_escape(why));
     x += "    </testcase>\n  </testsuite>\n";
   }
   x += "</testsuites>\n";

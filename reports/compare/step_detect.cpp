@@ -42,9 +42,7 @@ class RunningL1 {
       lo_sum_ += t;
     }
   }
-  double median() const {
-    return lo_.size() > hi_.size() ? lo_.top() : 0.5 * (lo_.top() + hi_.top());
-  }
+  double median() const { return lo_.size() > hi_.size() ? lo_.top() : 0.5 * (lo_.top() + hi_.top()); }
   double cost() const {
     const double m = lo_.top();  // any point between the middle two minimises the sum
     return (m * static_cast<double>(lo_.size()) - lo_sum_) + (hi_sum_ - m * static_cast<double>(hi_.size()));

@@ -12,7 +12,7 @@
 namespace rb::reports {
 
 struct LevelStep {
-  std::size_t at = 0;  // index of the first point of the new level
+  std::size_t at = 0;            // index of the first point of the new level
   double before = 0, after = 0;  // the medians of the pieces on either side
   // (after - before) / |before|; 0 when before is 0 and after too
   double change() const;

@@ -75,7 +75,8 @@ std::optional<long> parse_date(const std::string& s) {
 
 namespace {
 
-// The steps of one series: every level change the fit finds, marked against the threshold. The fit covers the last kMaxStepNights nights at most (its cost grows as n^2).
+// The steps of one series: every level change the fit finds, marked against the threshold. The fit covers the last
+// kMaxStepNights nights at most (its cost grows as n^2).
 std::vector<TrendStep> series_steps(const TrendSeries& s, const History& h) {
   constexpr std::size_t kMaxStepNights = 1000;
   const std::size_t skip = s.points.size() > kMaxStepNights ? s.points.size() - kMaxStepNights : 0;
@@ -108,7 +109,7 @@ History build_history(std::vector<DatedResults> files, double threshold) {
   std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.date < b.date; });
   History h;
   h.threshold = threshold;
-  std::map<std::string, std::size_t> index;  // config id -> position in h.configs
+  std::map<std::string, std::size_t> index;                  // config id -> position in h.configs
   std::vector<std::vector<std::vector<TrendPoint>>> points;  // [config][metric] -> points
   for (const auto& f : files) {
     h.dates.push_back(f.date);
@@ -128,8 +129,10 @@ History build_history(std::vector<DatedResults> files, double threshold) {
       for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m) {
         auto& series = points[it->second][m];
         if (auto p = point_of(run, f.date, m)) {
-          if (!series.empty() && series.back().date == f.date) series.back() = *p;  // last run of the day wins
-          else series.push_back(*p);
+          if (!series.empty() && series.back().date == f.date)
+            series.back() = *p;  // last run of the day wins
+          else
+            series.push_back(*p);
         }
       }
     }
@@ -137,8 +140,12 @@ History build_history(std::vector<DatedResults> files, double threshold) {
   for (std::size_t c = 0; c < h.configs.size(); ++c)
     for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
       if (!points[c][m].empty()) {
-        TrendSeries s{kTrendMetrics[m].name, kTrendMetrics[m].unit, kTrendMetrics[m].lower_is_better,
-                      std::move(points[c][m]), {}, std::nullopt};
+        TrendSeries s{kTrendMetrics[m].name,
+                      kTrendMetrics[m].unit,
+                      kTrendMetrics[m].lower_is_better,
+                      std::move(points[c][m]),
+                      {},
+                      std::nullopt};
         s.steps = series_steps(s, h);
         h.configs[c].series.push_back(std::move(s));
       }

@@ -24,7 +24,7 @@
 namespace rb::reports {
 
 struct TrendPoint {
-  std::string date;              // YYYY-MM-DD
+  std::string date;  // YYYY-MM-DD
   double value = 0;
   std::optional<double> lo, hi;  // spread of the samples that day, where the metric has samples
 };
@@ -37,7 +37,7 @@ struct TrendStep {
   double before = 0, after = 0;  // the levels (medians of the nights on either side)
   double change = 0;             // (after - before) / |before|
   bool beyond_threshold = false;
-  bool regression = false;       // beyond the threshold, in the metric's worse direction
+  bool regression = false;  // beyond the threshold, in the metric's worse direction
 };
 
 struct TrendSeries {
@@ -55,7 +55,7 @@ struct TrendConfig {
 };
 
 struct History {
-  std::vector<std::string> dates;    // ascending, one per results file
+  std::vector<std::string> dates;  // ascending, one per results file
   std::vector<std::string> files;
   std::vector<std::string> commits;  // per date: tool.git_sha, or "unknown"
   std::vector<TrendConfig> configs;  // in order of first appearance

@@ -66,9 +66,11 @@ std::string chart(const TrendSeries& s, long first_day, long last_day, double th
   auto Y = [&](double v) { return T + (hi - to_y(v)) / (hi - lo) * (H - T - B); };
   auto from_y = [&](double y) { return relative ? median * (1 + y) : y; };
 
-  std::string g = fmt::format("<svg class=\"rbt-chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", W, H);
+  std::string g =
+      fmt::format("<svg class=\"rbt-chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", W, H);
   g += fmt::format("<text x=\"{}\" y=\"11\" class=\"rbt-title\">{}{}{}</text>", L, xml_escape(s.metric),
-                   s.unit.empty() ? "" : " (" + xml_escape(s.unit) + ")", s.lower_is_better ? " ↓ better" : " ↑ better");
+                   s.unit.empty() ? "" : " (" + xml_escape(s.unit) + ")",
+                   s.lower_is_better ? " ↓ better" : " ↑ better");
   if (relative)  // the band within which a change is SAME
     g += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" class=\"rbt-band\"/>", L,
                      Y(median * (1 + threshold)), W - L - R, Y(median * (1 - threshold)) - Y(median * (1 + threshold)));
@@ -81,30 +83,35 @@ std::string chart(const TrendSeries& s, long first_day, long last_day, double th
     const double v = from_y(t);
     std::string label = xml_escape(tick(v, s.unit));
     if (relative && t != 0.0) label = fmt::format("{} {}", label, pct(t));
-    g += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, Y(v) + 3, label);
+    g += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, Y(v) + 3,
+                     label);
   }
   g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\">{}</text>", L, H - 5, xml_escape(s.points.front().date));
   if (s.points.size() > 1)
     g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", W - R, H - 5,
                      xml_escape(s.points.back().date));
   if (s.baseline)
-    g += fmt::format("<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"rbt-base\"><title>baseline: {3}</title></line>",
-                     L, Y(*s.baseline), W - R, xml_escape(fmt_num(*s.baseline)));
+    g += fmt::format(
+        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"rbt-base\"><title>baseline: "
+        "{3}</title></line>",
+        L, Y(*s.baseline), W - R, xml_escape(fmt_num(*s.baseline)));
   for (const auto& t : s.steps) {
     const double x = (X(t.previous_date) + X(t.date)) / 2;
-    g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"{3}\"><title>step {4} on {5} "
-                     "({6}..{7})</title></line>",
-                     x, T, H - B, t.regression ? "rbt-step rbt-reg" : "rbt-step", pct(t.change), xml_escape(t.date),
-                     xml_escape(t.previous_commit), xml_escape(t.commit));
+    g += fmt::format(
+        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"{3}\"><title>step {4} on {5} "
+        "({6}..{7})</title></line>",
+        x, T, H - B, t.regression ? "rbt-step rbt-reg" : "rbt-step", pct(t.change), xml_escape(t.date),
+        xml_escape(t.previous_commit), xml_escape(t.commit));
   }
   std::string path;
-  for (const auto& p : s.points) path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", X(p.date), Y(p.value));
+  for (const auto& p : s.points)
+    path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", X(p.date), Y(p.value));
   g += fmt::format("<path d=\"{}\" class=\"rbt-line\"/>", path);
   for (const auto& p : s.points) {
     const double x = X(p.date);
     if (p.lo && p.hi)
-      g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"rbt-bar\"/>", x, Y(*p.hi),
-                       Y(*p.lo));
+      g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"rbt-bar\"/>", x,
+                       Y(*p.hi), Y(*p.lo));
     std::string tip = fmt::format("{}: {}", p.date, fmt_num(p.value));
     if (p.lo && p.hi) tip += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
     g += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" class=\"rbt-pt\"><title>{}</title></circle>", x,
@@ -132,16 +139,19 @@ std::string tonight_table(const History& h) {
   t += "<table class=\"rbt-top\"><tr><th>verdict</th><th>change</th><th>configuration</th><th>note</th></tr>";
   for (const json* r : rows) {
     const std::string id = r->at("id").get<std::string>();
-    const std::string label = r->contains("label") && r->at("label").is_string() ? r->at("label").get<std::string>() : id;
+    const std::string label = r->contains("label") && r->at("label").is_string() ? r->at("label").get<std::string>()
+                                                                                 : id;
     const auto it = by_id.find(id);
     const std::string name = it == by_id.end() ? xml_escape(label)
                                                : fmt::format("<a href=\"#{}\">{}</a>", xml_escape(anchor(*it->second)),
                                                              xml_escape(label));
     const json& change = r->contains("change") ? r->at("change") : json();
     t += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                     r->value("regression", false) ? "rbt-regression" : "", xml_escape(r->at("verdict").get<std::string>()),
+                     r->value("regression", false) ? "rbt-regression" : "",
+                     xml_escape(r->at("verdict").get<std::string>()),
                      change.is_number() ? pct(change.get<double>()) : "-", name,
-                     xml_escape(r->contains("note") && r->at("note").is_string() ? r->at("note").get<std::string>() : ""));
+                     xml_escape(r->contains("note") && r->at("note").is_string() ? r->at("note").get<std::string>()
+                                                                                 : ""));
   }
   return t + "</table>";
 }
@@ -168,7 +178,9 @@ std::string steps_table(const History& h) {
 
 // Configurations of one shape (everything but how it is split and spread) share a heading.
 std::string shape_of(const json& c) {
-  auto s = [&](const char* k) { return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?"; };
+  auto s = [&](const char* k) {
+    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?";
+  };
   const bool causal = !c.contains("causal") || c.at("causal") == true;
   return fmt::format("S={} Hq={} Hkv={} D={} {} {} {}", s("seq"), s("heads"), s("kv_heads"), s("head_dim"), s("dtype"),
                      causal ? "causal" : "full", s("backend"));
@@ -182,28 +194,30 @@ std::string trend_fragment(const History& h) {
     first = parse_date(h.dates.front()).value_or(0);
     last = parse_date(h.dates.back()).value_or(first);
   }
-  std::string f = "<section class=\"rb-trend\">\n<style>"
-                  ".rb-trend .rbt-cfg{margin:0 0 1em}.rb-trend h4{font-size:13px;margin:.6em 0 .2em}"
-                  ".rb-trend .rbt-charts{display:flex;flex-wrap:wrap;gap:6px}"
-                  ".rb-trend .rbt-axis{stroke:#8c959f}.rb-trend .rbt-line{fill:none;stroke:#0969da;stroke-width:1.5}"
-                  ".rb-trend .rbt-bar{stroke:#54aeff;stroke-width:3;opacity:.6}.rb-trend .rbt-pt{fill:#0969da}"
-                  ".rb-trend .rbt-band{fill:#eaeef2}.rb-trend .rbt-base{stroke:#8250df;stroke-dasharray:4 3}"
-                  ".rb-trend .rbt-step{stroke:#9a6700;stroke-dasharray:2 2}.rb-trend .rbt-reg{stroke:#cf222e}"
-                  ".rb-trend .rbt-title{font:11px sans-serif;fill:#24292f}.rb-trend .rbt-tick{font:9px sans-serif;fill:#57606a}"
-                  ".rb-trend table.rbt-top{border-collapse:collapse;font-size:13px}"
-                  ".rb-trend .rbt-top td,.rb-trend .rbt-top th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
-                  ".rb-trend tr.rbt-regression td{color:#cf222e}.rb-trend .rbt-flat{color:#57606a;font-size:12px}"
-                  "</style>\n";
+  std::string f =
+      "<section class=\"rb-trend\">\n<style>"
+      ".rb-trend .rbt-cfg{margin:0 0 1em}.rb-trend h4{font-size:13px;margin:.6em 0 .2em}"
+      ".rb-trend .rbt-charts{display:flex;flex-wrap:wrap;gap:6px}"
+      ".rb-trend .rbt-axis{stroke:#8c959f}.rb-trend .rbt-line{fill:none;stroke:#0969da;stroke-width:1.5}"
+      ".rb-trend .rbt-bar{stroke:#54aeff;stroke-width:3;opacity:.6}.rb-trend .rbt-pt{fill:#0969da}"
+      ".rb-trend .rbt-band{fill:#eaeef2}.rb-trend .rbt-base{stroke:#8250df;stroke-dasharray:4 3}"
+      ".rb-trend .rbt-step{stroke:#9a6700;stroke-dasharray:2 2}.rb-trend .rbt-reg{stroke:#cf222e}"
+      ".rb-trend .rbt-title{font:11px sans-serif;fill:#24292f}.rb-trend .rbt-tick{font:9px sans-serif;fill:#57606a}"
+      ".rb-trend table.rbt-top{border-collapse:collapse;font-size:13px}"
+      ".rb-trend .rbt-top td,.rb-trend .rbt-top th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
+      ".rb-trend tr.rbt-regression td{color:#cf222e}.rb-trend .rbt-flat{color:#57606a;font-size:12px}"
+      "</style>\n";
   f += fmt::format("<h2>Trend</h2>\n<p>{} nights, {} to {}; {} configurations.</p>\n", h.dates.size(),
                    h.dates.empty() ? "-" : h.dates.front(), h.dates.empty() ? "-" : h.dates.back(), h.configs.size());
   f += "<div id=\"what-changed\"><h2>What changed</h2>";
   if (!h.tonight.is_null()) f += tonight_table(h);
   f += steps_table(h) + "</div>\n";
-  f += fmt::format("<h2>Charts</h2>\n<p>Each chart is one metric against the date, relative to the configuration's "
-                   "median: the grey band is ±{0:.0f}% (a change within it is SAME), widened only as far as the nights "
-                   "need. The median time carries a bar from the fastest sample to the 90th percentile; a dashed purple "
-                   "line is the baseline, a dashed vertical line a step (red: a regression).</p>\n",
-                   100 * h.threshold);
+  f += fmt::format(
+      "<h2>Charts</h2>\n<p>Each chart is one metric against the date, relative to the configuration's "
+      "median: the grey band is ±{0:.0f}% (a change within it is SAME), widened only as far as the nights "
+      "need. The median time carries a bar from the fastest sample to the 90th percentile; a dashed purple "
+      "line is the baseline, a dashed vertical line a step (red: a regression).</p>\n",
+      100 * h.threshold);
   std::vector<std::string> shapes;
   std::map<std::string, std::vector<const TrendConfig*>> by_shape;
   for (const auto& c : h.configs) {

@@ -21,8 +21,10 @@ inline std::string xml_escape(std::string_view s) {
       case '\'': out += "&apos;"; break;
       default:
         // XML 1.0 forbids most control characters even when escaped; a stray one becomes '?'.
-        if (c < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') out += '?';
-        else out += ch;
+        if (c < 0x20 && ch != '\n' && ch != '\t' && ch != '\r')
+          out += '?';
+        else
+          out += ch;
     }
   }
   return out;

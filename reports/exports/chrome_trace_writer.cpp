@@ -47,7 +47,11 @@ void write_chrome_trace(std::ostream& os, const std::vector<Timeline>& timelines
   for (int r : ranks) {
     const int pid = trace_pid(r);
     rank_of_pid.push_back({{"pid", pid}, {"rank", r}});
-    emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", "rank " + std::to_string(r)}}}});
+    emit({{"ph", "M"},
+          {"name", "process_name"},
+          {"pid", pid},
+          {"tid", 0},
+          {"args", {{"name", "rank " + std::to_string(r)}}}});
     emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"tid", 0}, {"args", {{"sort_index", r}}}});
   }
   for (const auto& [key, tid] : tids.all()) {

@@ -73,28 +73,57 @@ void write_kineto_rank_trace(std::ostream& os, const Timeline& t, const KinetoRa
     first = false;
     os << ev.dump();
   };
-  emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", fmt::format("rank {}", info.rank)}}}});
+  emit({{"ph", "M"},
+        {"name", "process_name"},
+        {"pid", pid},
+        {"tid", 0},
+        {"args", {{"name", fmt::format("rank {}", info.rank)}}}});
   for (const auto& [key, tid] : tids.all())
     emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", key.second}}}});
   emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", host}, {"args", {{"name", "host"}}}});
-  emit({{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#0"}, {"pid", pid}, {"tid", host},
-        {"ts", trace_us(lo - origin)}, {"dur", trace_dur_us(lo - origin, hi - origin)}});
-  emit({{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#1"}, {"pid", pid}, {"tid", host},
-        {"ts", trace_us(hi - origin)}, {"dur", 0}});
+  emit({{"ph", "X"},
+        {"cat", "user_annotation"},
+        {"name", "ProfilerStep#0"},
+        {"pid", pid},
+        {"tid", host},
+        {"ts", trace_us(lo - origin)},
+        {"dur", trace_dur_us(lo - origin, hi - origin)}});
+  emit({{"ph", "X"},
+        {"cat", "user_annotation"},
+        {"name", "ProfilerStep#1"},
+        {"pid", pid},
+        {"tid", host},
+        {"ts", trace_us(hi - origin)},
+        {"dur", 0}});
   std::int64_t correlation = 0;
   for (const Interval* iv : device) {
     ++correlation;
     const int tid = tids.find(info.rank, iv->lane);
     const double ts = trace_us(iv->begin_ns - origin);
-    json args = {{"device", info.rank},         {"stream", tid},          {"correlation", correlation},
-                 {"External id", correlation},  {"ringbench_name", iv->name},
-                 {"kind", to_string(iv->kind)}, {"step", iv->step}, {"bytes", iv->bytes}};
-    emit({{"ph", "X"}, {"cat", kineto_category(*iv)}, {"name", kineto_event_name(*iv)}, {"pid", pid}, {"tid", tid},
-          {"ts", ts}, {"dur", trace_dur_us(iv->begin_ns - origin, iv->end_ns - origin)}, {"args", std::move(args)}});
-    emit({{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "ringbench_launch"}, {"pid", pid}, {"tid", host}, {"ts", ts},
-          {"dur", 0}, {"args", {{"correlation", correlation}, {"External id", correlation}}}});
+    json args = {{"device", info.rank},        {"stream", tid},
+                 {"correlation", correlation}, {"External id", correlation},
+                 {"ringbench_name", iv->name}, {"kind", to_string(iv->kind)},
+                 {"step", iv->step},           {"bytes", iv->bytes}};
+    emit({{"ph", "X"},
+          {"cat", kineto_category(*iv)},
+          {"name", kineto_event_name(*iv)},
+          {"pid", pid},
+          {"tid", tid},
+          {"ts", ts},
+          {"dur", trace_dur_us(iv->begin_ns - origin, iv->end_ns - origin)},
+          {"args", std::move(args)}});
+    emit({{"ph", "X"},
+          {"cat", "cuda_runtime"},
+          {"name", "ringbench_launch"},
+          {"pid", pid},
+          {"tid", host},
+          {"ts", ts},
+          {"dur", 0},
+          {"args", {{"correlation", correlation}, {"External id", correlation}}}});
   }
-  json other = {{"producer", "ringbench"}, {"ringbench_trace_version", kChromeTraceVersion}, {"origin_ns", origin},
+  json other = {{"producer", "ringbench"},
+                {"ringbench_trace_version", kChromeTraceVersion},
+                {"origin_ns", origin},
                 {"rank", info.rank}};
   if (t.window_end_ns > t.window_begin_ns) {
     other["window_begin_ns"] = t.window_begin_ns;

@@ -16,9 +16,13 @@ namespace {
 template <typename T>
 constexpr const char* descr();
 template <>
-constexpr const char* descr<double>() { return "<f8"; }
+constexpr const char* descr<double>() {
+  return "<f8";
+}
 template <>
-constexpr const char* descr<float>() { return "<f4"; }
+constexpr const char* descr<float>() {
+  return "<f4";
+}
 
 }  // namespace
 
@@ -35,14 +39,23 @@ void write_npy(const std::filesystem::path& path, std::span<const T> data, const
   const std::size_t prefix = 10;  // magic (6) + version (2) + header length (2)
   header.append((64 - (prefix + header.size() + 1) % 64) % 64, ' ');
   header.push_back('\n');
-  const char prefix_bytes[10] = {'\x93', 'N', 'U', 'M', 'P', 'Y', '\x01', '\x00', static_cast<char>(header.size() & 0xff),
+  const char prefix_bytes[10] = {'\x93',
+                                 'N',
+                                 'U',
+                                 'M',
+                                 'P',
+                                 'Y',
+                                 '\x01',
+                                 '\x00',
+                                 static_cast<char>(header.size() & 0xff),
                                  static_cast<char>(header.size() >> 8)};
   write_output_file("--dump", path,
                     {std::string_view(prefix_bytes, sizeof prefix_bytes), header,
                      std::string_view(reinterpret_cast<const char*>(data.data()), data.size_bytes())});
 }
 
-template void write_npy<double>(const std::filesystem::path&, std::span<const double>, const std::vector<std::int64_t>&);
+template void write_npy<double>(const std::filesystem::path&, std::span<const double>,
+                                const std::vector<std::int64_t>&);
 template void write_npy<float>(const std::filesystem::path&, std::span<const float>, const std::vector<std::int64_t>&);
 
 }  // namespace rb::reports

@@ -93,8 +93,10 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   const json profile = doc.contains("profile") ? doc["profile"] : json();
   const json tool = doc.contains("tool") ? doc["tool"] : json();
   const std::string profile_name = scalar(profile, "name");
-  const std::string title =
-      !opt.title.empty() ? opt.title : "ringbench: " + (profile_name.empty() ? results.path.filename().string() : profile_name);
+  const std::string title = !opt.title.empty()
+                                ? opt.title
+                                : "ringbench: " +
+                                      (profile_name.empty() ? results.path.filename().string() : profile_name);
   std::size_t ok = 0, failed = 0, skipped = 0;
   for (const auto& r : runs) (r.status == "ok" ? ok : r.status == "failed" ? failed : skipped) += 1;
 
@@ -111,16 +113,18 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += "<title>" + html_escape(title) + "</title><style>" + kStyle + "</style></head><body>";
   html += "<header><h1 id=\"title\">" + html_escape(title) + "</h1>";
   if (const std::string d = scalar(profile, "description"); !d.empty()) html += "<p>" + html_escape(d) + "</p>";
-  html += fmt::format("<p class=\"counts\" id=\"counts\"><span>{} configurations</span><span class=\"ok\">{} ok</span>"
-                      "<span class=\"failed\">{} failed</span><span class=\"skipped\">{} skipped</span><span>{} {}, "
-                      "git {}</span></p>",
-                      runs.size(), ok, failed, skipped, html_escape(scalar(tool, "name")),
-                      html_escape(scalar(tool, "version")), html_escape(scalar(tool, "git_sha")));
-  html += "<nav><a href=\"#summary\">summary</a><a href=\"#failures\">failures</a><a href=\"#time-vs-seq\">time vs "
-          "S</a><a href=\"#rank-bars\">work per rank</a><a href=\"#overlap\">overlap</a><a "
-          "href=\"#timelines\">timelines</a><a href=\"#samples\">samples</a><a href=\"#model\">model</a><a "
-          "href=\"#environment\">environment</a></nav>"
-          "</header><main>";
+  html += fmt::format(
+      "<p class=\"counts\" id=\"counts\"><span>{} configurations</span><span class=\"ok\">{} ok</span>"
+      "<span class=\"failed\">{} failed</span><span class=\"skipped\">{} skipped</span><span>{} {}, "
+      "git {}</span></p>",
+      runs.size(), ok, failed, skipped, html_escape(scalar(tool, "name")), html_escape(scalar(tool, "version")),
+      html_escape(scalar(tool, "git_sha")));
+  html +=
+      "<nav><a href=\"#summary\">summary</a><a href=\"#failures\">failures</a><a href=\"#time-vs-seq\">time vs "
+      "S</a><a href=\"#rank-bars\">work per rank</a><a href=\"#overlap\">overlap</a><a "
+      "href=\"#timelines\">timelines</a><a href=\"#samples\">samples</a><a href=\"#model\">model</a><a "
+      "href=\"#environment\">environment</a></nav>"
+      "</header><main>";
   html += section_summary(runs, anchors);
   html += section_failures(runs);
   html += section_time_vs_seq(runs, opt);
@@ -130,7 +134,8 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += timelines;
   html += section_samples(runs, opt);
   html += section_model(runs);
-  if (!opt.trend_html.empty()) html += "<div id=\"trend\"><h2>Trend over the nightly history</h2>" + opt.trend_html + "</div>";
+  if (!opt.trend_html.empty())
+    html += "<div id=\"trend\"><h2>Trend over the nightly history</h2>" + opt.trend_html + "</div>";
   html += section_environment(doc, results.path.string());
   html += "</main><script>";
   html += kScript;

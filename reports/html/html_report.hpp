@@ -17,12 +17,12 @@ struct ReportOptions {
   std::string title;  // default: "ringbench: <profile name>"
   // Per-rank timelines are the bulk of a report; these keep a 500-configuration sweep well under
   // 5 MB. Configurations beyond them are listed with the flag that draws them.
-  std::size_t max_timelines = 24;                   // configurations that get a timeline
-  std::size_t timeline_budget_bytes = 1'500'000;    // total SVG markup of the timelines
-  std::size_t open_timelines = 2;                   // shown expanded without JavaScript
-  std::vector<std::string> timeline_ids;            // drawn first, whatever the caps say
-  std::size_t max_shape_charts = 12;                // "time against S" charts (one per shape)
-  std::size_t max_rank_panels = 6;                  // per-rank bar panels
+  std::size_t max_timelines = 24;                 // configurations that get a timeline
+  std::size_t timeline_budget_bytes = 1'500'000;  // total SVG markup of the timelines
+  std::size_t open_timelines = 2;                 // shown expanded without JavaScript
+  std::vector<std::string> timeline_ids;          // drawn first, whatever the caps say
+  std::size_t max_shape_charts = 12;              // "time against S" charts (one per shape)
+  std::size_t max_rank_panels = 6;                // per-rank bar panels
   // A trend view over a nightly history (reports/compare/trend.hpp's trend_fragment), embedded as is after
   // the model section; empty: no trend section.
   std::string trend_html;

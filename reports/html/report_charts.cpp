@@ -30,29 +30,34 @@ std::vector<Shape> shapes_of(const std::vector<RunView>& runs) {
   }
   std::vector<Shape> out;
   for (auto& [k, s] : by) out.push_back(std::move(s));
-  std::stable_sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) { return a.runs.size() > b.runs.size(); });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Shape& a, const Shape& b) { return a.runs.size() > b.runs.size(); });
   return out;
 }
 
-// Split schemes keep one look across charts: contiguous solid circles, zigzag dashed squares,
-// striped diamonds.
+// Split schemes keep one look across charts, the one the table of schemes gives them
+// (common/scheme_table.cpp): contiguous solid circles, zigzag dashed squares, striped diamonds.
+// Colour stays the caller's (charts colour by c where the split is the marker).
 void style_split(Series& s, const std::string& split) {
-  if (split == "zigzag") s.dashed = true, s.marker = Marker::square;
-  if (split == "striped") s.marker = Marker::diamond;
+  const int color = s.color;
+  apply_style(s, split_style(split));
+  s.color = color;
 }
-int split_color(const std::string& split) { return split == "contiguous" ? 0 : split == "zigzag" ? 1 : split == "striped" ? 4 : 7; }
+int split_color(const std::string& split) { return split_style(split).color; }
 
 std::string omitted(std::size_t n, const char* what) {
-  return n ? fmt::format("<p class=\"note\">{} more {} not drawn (cap); the summary table lists every run.</p>", n, what)
+  return n ? fmt::format("<p class=\"note\">{} more {} not drawn (cap); the summary table lists every run.</p>", n,
+                         what)
            : std::string();
 }
 
 }  // namespace
 
 std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOptions& opt) {
-  std::string s = "<section id=\"time-vs-seq\"><h2>Time against sequence length</h2><p class=\"note\">Median pass "
-                  "time of each configuration that ran, log-log; one line per (c, split), one chart per shape. Colour "
-                  "is c; solid circles contiguous, dashed squares zig-zag, diamonds striped.</p><div class=\"grid\">";
+  std::string s =
+      "<section id=\"time-vs-seq\"><h2>Time against sequence length</h2><p class=\"note\">Median pass "
+      "time of each configuration that ran, log-log; one line per (c, split), one chart per shape. Colour "
+      "is c; solid circles contiguous, dashed squares zig-zag, diamonds striped.</p><div class=\"grid\">";
   const auto shapes = shapes_of(runs);
   std::size_t drawn = 0, skipped = 0;
   for (const auto& shape : shapes) {
@@ -90,10 +95,11 @@ std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOp
 }
 
 std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOptions& opt) {
-  std::string s = "<section id=\"rank-bars\"><h2>Work per rank: contiguous against zig-zag</h2><p class=\"note\">The "
-                  "plate's right-hand chart, from this sweep. Left: each rank's planned causal work (unmasked pairs "
-                  "\u00d7 Hq, from the plan) relative to the mean; the dashed line is perfect balance. Right: each "
-                  "rank's measured attention time in the median pass. The busiest rank sets the pass time.</p>";
+  std::string s =
+      "<section id=\"rank-bars\"><h2>Work per rank: contiguous against zig-zag</h2><p class=\"note\">The "
+      "plate's right-hand chart, from this sweep. Left: each rank's planned causal work (unmasked pairs "
+      "\u00d7 Hq, from the plan) relative to the mean; the dashed line is perfect balance. Right: each "
+      "rank's measured attention time in the median pass. The busiest rank sets the pass time.</p>";
   // Panels: per shape, at its largest S, the largest c values that hold more than one rank.
   std::vector<std::vector<const RunView*>> panels;
   for (const auto& shape : shapes_of(runs)) {
@@ -142,7 +148,8 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
       for (const auto& x : r->rank_work)
         if (x) sum += *x, ++n;
       const double mean = n ? sum / n : 0;
-      for (const auto& x : r->rank_work) w.values.push_back(x && mean > 0 ? std::optional<double>(*x / mean) : std::nullopt);
+      for (const auto& x : r->rank_work)
+        w.values.push_back(x && mean > 0 ? std::optional<double>(*x / mean) : std::nullopt);
       a.values = r->rank_attention_ms;
       any_measured |= std::any_of(a.values.begin(), a.values.end(), [](auto& v) { return v.has_value(); });
       if (r->work_imbalance) w.name += fmt::format(" (max/mean {})", format_number(*r->work_imbalance, 3));
@@ -159,10 +166,11 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
 }
 
 std::string section_overlap(const std::vector<RunView>& runs) {
-  std::string s = "<section id=\"overlap\"><h2>Overlap, exposed communication and imbalance against c</h2><p "
-                  "class=\"note\">At each shape's largest S. Overlap = |U(comm) \u2229 U(compute)| / |U(comm)| "
-                  "(HTA's definition); exposed comm = comm time with no compute under it, mean over ranks "
-                  "(docs/design.md \u00a76). Imbalance: measured (solid) and planned work (dashed), max/mean over ranks.</p>";
+  std::string s =
+      "<section id=\"overlap\"><h2>Overlap, exposed communication and imbalance against c</h2><p "
+      "class=\"note\">At each shape's largest S. Overlap = |U(comm) \u2229 U(compute)| / |U(comm)| "
+      "(HTA's definition); exposed comm = comm time with no compute under it, mean over ranks "
+      "(docs/design.md \u00a76). Imbalance: measured (solid) and planned work (dashed), max/mean over ranks.</p>";
   bool any_overlap = false;
   std::string charts;
   std::size_t shapes_drawn = 0;
@@ -174,7 +182,8 @@ std::string section_overlap(const std::vector<RunView>& runs) {
     for (const auto* r : shape.runs) {
       if (r->status != "ok" || r->seq != smax) continue;
       const double c = r->cp;
-      auto add = [&](std::map<std::string, Series>& m, const std::optional<double>& v, const std::string& suffix, bool planned) {
+      auto add = [&](std::map<std::string, Series>& m, const std::optional<double>& v, const std::string& suffix,
+                     bool planned) {
         if (!v) return;
         auto& ser = m[r->split];
         if (ser.name.empty()) {
@@ -221,8 +230,9 @@ std::string section_overlap(const std::vector<RunView>& runs) {
     charts += "</div>";
   }
   if (!any_overlap)
-    s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms (the measurement layer's "
-                      "metrics, docs/design.md \u00a76); only imbalance is drawn.");
+    s += not_measured(
+        "No run carries metrics.overlap_fraction or metrics.exposed_comm_ms (the measurement layer's "
+        "metrics, docs/design.md \u00a76); only imbalance is drawn.");
   return s + charts + "</section>";
 }
 

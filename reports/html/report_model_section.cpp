@@ -38,8 +38,10 @@ void numeric_leaves(const json& j, const std::string& prefix, int depth, std::ma
   if (!j.is_object() || depth > 2) return;
   for (const auto& [k, v] : j.items()) {
     const std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_number()) out[key] = v.get<double>();
-    else if (v.is_object()) numeric_leaves(v, key, depth + 1, out);
+    if (v.is_number())
+      out[key] = v.get<double>();
+    else if (v.is_object())
+      numeric_leaves(v, key, depth + 1, out);
   }
 }
 
@@ -54,13 +56,15 @@ std::string model_table(const std::vector<RunView>& runs) {
     rows.emplace_back(&r, std::move(leaves));
   }
   if (rows.empty())
-    return not_measured("No run carries a `model` prediction of its own (runs[].model is null), so the model is "
-                        "shown only through the chart above.");
+    return not_measured(
+        "No run carries a `model` prediction of its own (runs[].model is null), so the model is "
+        "shown only through the chart above.");
   std::vector<std::pair<std::string, std::size_t>> keys(key_count.begin(), key_count.end());
   std::stable_sort(keys.begin(), keys.end(), [](auto& a, auto& b) { return a.second > b.second; });
   if (keys.size() > kMaxModelColumns) keys.resize(kMaxModelColumns);
-  std::string s = "<div class=\"scroll\"><table id=\"model-table\"><caption>The runs' own model predictions "
-                  "(runs[].model, numeric fields)</caption><thead><tr><th>configuration</th>";
+  std::string s =
+      "<div class=\"scroll\"><table id=\"model-table\"><caption>The runs' own model predictions "
+      "(runs[].model, numeric fields)</caption><thead><tr><th>configuration</th>";
   for (const auto& [k, n] : keys) s += "<th>" + html_escape(k) + "</th>";
   s += "</tr></thead><tbody>";
   for (std::size_t i = 0; i < rows.size() && i < kMaxModelRows; ++i) {
@@ -74,7 +78,8 @@ std::string model_table(const std::vector<RunView>& runs) {
   }
   s += "</tbody></table></div>";
   if (rows.size() > kMaxModelRows)
-    s += fmt::format("<p class=\"note\">{} more runs with a model prediction not listed.</p>", rows.size() - kMaxModelRows);
+    s += fmt::format("<p class=\"note\">{} more runs with a model prediction not listed.</p>",
+                     rows.size() - kMaxModelRows);
   return s;
 }
 
@@ -95,11 +100,11 @@ std::string predicted_vs_measured(const std::vector<RunView>& runs) {
     auto& ser = by_split[r.split];
     ser.name = r.split;
     ser.lines = false;
-    ser.color = r.split == "contiguous" ? 0 : r.split == "zigzag" ? 1 : 4;
-    ser.marker = r.split == "zigzag" ? Marker::square : r.split == "striped" ? Marker::diamond : Marker::circle;
+    apply_style(ser, split_style(r.split));
+    ser.dashed = false;  // points only
     ser.points.push_back({*predicted, *r.median_ms,
-                          fmt::format("{}: model {} ms, measured {} ms", run_label(r, true), format_number(*predicted, 4),
-                                      format_number(*r.median_ms, 4))});
+                          fmt::format("{}: model {} ms, measured {} ms", run_label(r, true),
+                                      format_number(*predicted, 4), format_number(*r.median_ms, 4))});
     const double a = std::min(*predicted, *r.median_ms), b = std::max(*predicted, *r.median_ms);
     lo = lo == 0 ? a : std::min(lo, a);
     hi = std::max(hi, b);
@@ -113,8 +118,9 @@ std::string predicted_vs_measured(const std::vector<RunView>& runs) {
   diag.points = {{lo, lo}, {hi, hi}};
   c.series.push_back(std::move(diag));
   for (auto& [k, ser] : by_split) c.series.push_back(std::move(ser));
-  c.note = "Each ok run with a model prediction of its own; above the dashed line the run was slower than the model "
-           "predicts from its own measured step times.";
+  c.note =
+      "Each ok run with a model prediction of its own; above the dashed line the run was slower than the model "
+      "predicts from its own measured step times.";
   return render_line_chart(c);
 }
 
@@ -172,14 +178,17 @@ std::string section_model(const std::vector<RunView>& runs) {
   }
   if (!marks.points.empty()) c.series.push_back(std::move(marks));
   c.note = fmt::format(
-      "{} (L={}, h={}), t={}, p={} ({} layers per stage), FlashAttention, Korthikanti et al. row {}: activations of one "
-      "sequence per device, divided by c (docs/design.md \u00a79, docs/model.md). Rings mark the sweep's configurations{}.",
+      "{} (L={}, h={}), t={}, p={} ({} layers per stage), FlashAttention, Korthikanti et al. row {}: "
+      "activations of one sequence per device, divided by c (docs/design.md \u00a79, docs/model.md). Rings "
+      "mark the sweep's configurations{}.",
       in.shape.name, in.shape.layers, in.shape.hidden, in.tp, in.pp, format_number(in.layers_per_stage(), 4),
       model::to_string(in.memory_row),
-      from_runs ? " at their runs' own model predictions where they have one" : " at the model's value for their S and c");
-  std::string s = "<section id=\"model\"><h2>The model</h2><p class=\"note\">What the analytic model predicts for "
-                  "the plate's model at this sweep's sequence lengths. The plate's right-hand chart, work per rank "
-                  "by split, is drawn from the plans above (Work per rank).</p><div class=\"grid\">";
+      from_runs ? " at their runs' own model predictions where they have one"
+                : " at the model's value for their S and c");
+  std::string s =
+      "<section id=\"model\"><h2>The model</h2><p class=\"note\">What the analytic model predicts for "
+      "the plate's model at this sweep's sequence lengths. The plate's right-hand chart, work per rank "
+      "by split, is drawn from the plans above (Work per rank).</p><div class=\"grid\">";
   s += render_line_chart(c) + predicted_vs_measured(runs) + "</div>" + model_table(runs);
   return s + "</section>";
 }

@@ -74,14 +74,16 @@ RunView view_run(const json& run, std::size_t index) {
   v.backend = str(cfg, "backend");
   v.transport = str(cfg, "transport");
   v.causal = !(cfg.contains("causal") && cfg["causal"].is_boolean()) || cfg["causal"].get<bool>();
-  const std::string link =
-      number_at(cfg, {"link_gbps"}).value_or(0) > 0 ? fmt::format(" link {} Gb/s", format_number(*number_at(cfg, {"link_gbps"}))) : "";
+  const std::string link = number_at(cfg, {"link_gbps"}).value_or(0) > 0
+                               ? fmt::format(" link {} Gb/s", format_number(*number_at(cfg, {"link_gbps"})))
+                               : "";
   v.shape_label = fmt::format("{} Hq={} Hkv={} D={} {} {} {}/{}{}", v.variant, v.heads, v.kv_heads, v.head_dim,
                               v.causal ? "causal" : "full", v.dtype, v.backend, v.transport, link);
   v.shape_key = v.shape_label;
 
   const json& corr = run.contains("correctness") ? run["correctness"] : json();
-  if (corr.is_object() && corr.contains("passed") && corr["passed"].is_boolean()) v.correct = corr["passed"].get<bool>();
+  if (corr.is_object() && corr.contains("passed") && corr["passed"].is_boolean())
+    v.correct = corr["passed"].get<bool>();
   v.max_abs_err = number_at(corr, {"max_abs_err"});
   const json& timing = run.contains("timing") ? run["timing"] : json();
   v.median_ms = number_at(timing, {"median_ms"});
@@ -91,7 +93,8 @@ RunView view_run(const json& run, std::size_t index) {
   v.tflops_slowest = number_at(m, {"attention_tflops_slowest_rank"});
   v.comm_ms = number_at(m, {"comm_time_ms"});
   v.comm_in_flight_ms = number_at(m, {"comm_in_flight_ms"});
-  if (m.is_object() && m.contains("comm_basis") && m["comm_basis"].is_string()) v.comm_basis = m["comm_basis"].get<std::string>();
+  if (m.is_object() && m.contains("comm_basis") && m["comm_basis"].is_string())
+    v.comm_basis = m["comm_basis"].get<std::string>();
   if (const json& c = run.contains("cupti") ? run["cupti"] : json(); c.is_object()) {
     if (c.contains("error") && c["error"].is_string()) v.cupti_error = c["error"].get<std::string>();
     v.cupti_traced_ms = number_at(c, {"traced_pass_ms"});

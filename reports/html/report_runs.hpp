@@ -28,10 +28,10 @@ struct RunView {
 
   std::optional<bool> correct;  // correctness.passed
   std::optional<double> max_abs_err, median_ms, noise_pct;
-  std::optional<double> tflops;          // metrics.attention_tflops: per rank (per GPU)
-  std::optional<double> tflops_slowest;  // metrics.attention_tflops_slowest_rank
+  std::optional<double> tflops;                      // metrics.attention_tflops: per rank (per GPU)
+  std::optional<double> tflops_slowest;              // metrics.attention_tflops_slowest_rank
   std::optional<double> comm_ms, comm_in_flight_ms;  // metrics.comm_time_ms, comm_in_flight_ms
-  std::string comm_basis;                // metrics.comm_basis: execution, in_flight, mixed, or empty
+  std::string comm_basis;                            // metrics.comm_basis: execution, in_flight, mixed, or empty
   // The CUPTI-traced pass (cuda): its time against the timed median, and its comm figures.
   std::optional<double> cupti_traced_ms, cupti_clean_ms, cupti_overhead_pct, cupti_comm_ms, cupti_overlap,
       cupti_exposed_ms;
@@ -39,9 +39,9 @@ struct RunView {
   std::optional<double> overlap;          // metrics.overlap_fraction (pooled over ranks)
   std::optional<double> exposed_comm_ms;  // metrics.exposed_comm_ms (mean over ranks)
   std::optional<double> exposed_comm_max_ms;
-  std::optional<double> imbalance;        // metrics.imbalance, else max/mean of per-rank attention time
-  bool imbalance_derived = false;         // computed here from per-rank attention times
-  std::optional<double> work_imbalance;   // plan.work_imbalance
+  std::optional<double> imbalance;                       // metrics.imbalance, else max/mean of per-rank attention time
+  bool imbalance_derived = false;                        // computed here from per-rank attention times
+  std::optional<double> work_imbalance;                  // plan.work_imbalance
   std::vector<std::optional<double>> rank_attention_ms;  // measured A_r, by rank
   std::vector<std::optional<double>> rank_work;          // plan work (pairs × Hq), by rank
   bool has_timeline = false;

@@ -64,12 +64,14 @@ std::string charts_for(const RunView& r, const ClockSamples& cs) {
   Series clock_dropped{"dropped", {}, false, false, kDropped, Marker::ring};
   for (std::size_t i = 0; i < cs.ms.size(); ++i) {
     const double x = static_cast<double>(i + 1);
-    (cs.dropped[i] ? dropped : kept).points.push_back({x, cs.ms[i], fmt::format("sample {}: {:.4g} ms{}", i + 1, cs.ms[i],
-                                                                               cs.dropped[i] ? " (dropped)" : "")});
+    (cs.dropped[i] ? dropped : kept)
+        .points.push_back({x, cs.ms[i],
+                           fmt::format("sample {}: {:.4g} ms{}", i + 1, cs.ms[i], cs.dropped[i] ? " (dropped)" : "")});
     if (cs.mhz[i])
       (cs.dropped[i] ? clock_dropped : clock_kept)
-          .points.push_back({x, *cs.mhz[i], fmt::format("sample {}: {:.0f} MHz{}", i + 1, *cs.mhz[i],
-                                                        cs.dropped[i] ? " (dropped)" : "")});
+          .points.push_back({x, *cs.mhz[i],
+                             fmt::format("sample {}: {:.0f} MHz{}", i + 1, *cs.mhz[i],
+                                         cs.dropped[i] ? " (dropped)" : "")});
   }
   // One chart per quantity over the same x axis: the kept samples joined, the dropped ones marked.
   auto per_sample = [&](const std::string& kind, const char* title, const char* y, const Series& k, const Series& d) {
@@ -85,42 +87,48 @@ std::string charts_for(const RunView& r, const ClockSamples& cs) {
   };
   const LineChart time = per_sample("ms", "Time per sample, in the order taken", "pass time (ms)", kept, dropped);
   LineChart clock = per_sample("mhz", "SM clock per sample", "MHz", clock_kept, clock_dropped);
-  if (cs.threshold) clock.series.push_back(level(fmt::format("threshold {:.0f} MHz", *cs.threshold), *cs.threshold,
-                                                 cs.ms.size(), kDropped));
-  if (cs.nominal) clock.series.push_back(level(fmt::format("nominal {:.0f} MHz", *cs.nominal), *cs.nominal,
-                                               cs.ms.size(), kLimit));
+  if (cs.threshold)
+    clock.series.push_back(level(fmt::format("threshold {:.0f} MHz", *cs.threshold), *cs.threshold, cs.ms.size(),
+                                 kDropped));
+  if (cs.nominal)
+    clock.series.push_back(level(fmt::format("nominal {:.0f} MHz", *cs.nominal), *cs.nominal, cs.ms.size(), kLimit));
   clock.note = clock_kept.points.empty() && clock_dropped.points.empty()
                    ? "No sample's clock could be read (the probes' counters disagreed)."
                    : "How the clock was read: " + (cs.method.empty() ? std::string("not recorded") : cs.method) + ".";
-  return fmt::format("<div class=\"samples\" id=\"samples-{}\"><h3>{}{}</h3>{}{}</div>", id, html_escape(run_label(r, true)),
-                     cs.dropped_count > 0 ? html_escape(fmt::format(": {} of {} samples dropped", cs.dropped_count,
-                                                                    cs.ms.size()))
-                                          : "",
+  return fmt::format("<div class=\"samples\" id=\"samples-{}\"><h3>{}{}</h3>{}{}</div>", id,
+                     html_escape(run_label(r, true)),
+                     cs.dropped_count > 0
+                         ? html_escape(fmt::format(": {} of {} samples dropped", cs.dropped_count, cs.ms.size()))
+                         : "",
                      render_line_chart(time), render_line_chart(clock));
 }
 
 }  // namespace
 
 std::string section_samples(const std::vector<RunView>& runs, const ReportOptions& opt) {
-  std::string s = "<section id=\"samples\"><h2>Samples and the SM clock</h2><p class=\"note\">Every timed sample of a "
-                  "configuration that read its GPU's clock, and the clock beneath it. Samples under the throttle "
-                  "threshold (--throttle-threshold, a share of the clock the runtime reports) are left out of the "
-                  "statistics and marked; configurations that dropped samples come first.</p>";
+  std::string s =
+      "<section id=\"samples\"><h2>Samples and the SM clock</h2><p class=\"note\">Every timed sample of a "
+      "configuration that read its GPU's clock, and the clock beneath it. Samples under the throttle "
+      "threshold (--throttle-threshold, a share of the clock the runtime reports) are left out of the "
+      "statistics and marked; configurations that dropped samples come first.</p>";
   std::vector<std::pair<const RunView*, ClockSamples>> drawn;
   for (const auto& r : runs)
     if (auto cs = clock_samples(*r.run)) drawn.emplace_back(&r, std::move(*cs));
   if (drawn.empty())
-    return s + not_measured("No run read a per-sample SM clock (the CPU backend reads none; results before 1.2.0 "
-                            "carry none).") +
+    return s +
+           not_measured(
+               "No run read a per-sample SM clock (the CPU backend reads none; results before 1.2.0 "
+               "carry none).") +
            "</section>";
   std::stable_sort(drawn.begin(), drawn.end(),
                    [](const auto& a, const auto& b) { return a.second.dropped_count > b.second.dropped_count; });
   const std::size_t shown = std::min(drawn.size(), opt.max_timelines);
   for (std::size_t i = 0; i < shown; ++i) s += charts_for(*drawn[i].first, drawn[i].second);
   if (shown < drawn.size())
-    s += fmt::format("<p class=\"note\">{} more configurations read a clock; --max-timelines limits how many are "
-                     "drawn.</p>",
-                     drawn.size() - shown);
+    s += fmt::format(
+        "<p class=\"note\">{} more configurations read a clock; --max-timelines limits how many are "
+        "drawn.</p>",
+        drawn.size() - shown);
   return s + "</section>";
 }
 

@@ -40,7 +40,8 @@ std::string lower(std::string s) {
 // the CUDA backend's field names are not fixed yet, and a report should show them whatever they are.
 std::vector<std::string> find_keys(const json& doc, const std::string& needle, const std::string& unless = "") {
   std::vector<std::string> out;
-  std::function<void(const json&, const std::string&, int)> walk = [&](const json& j, const std::string& where, int depth) {
+  std::function<void(const json&, const std::string&, int)> walk = [&](const json& j, const std::string& where,
+                                                                       int depth) {
     if (depth > 3) return;
     if (j.is_object()) {
       for (const auto& [k, v] : j.items()) {
@@ -84,10 +85,12 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
   std::string s =
       "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. Median time of the timed "
       "passes \u00b1 their noise (stdev/mean); TFLOP/s per rank (per GPU on the cuda backend): the plan's causal FLOPs "
-      "(docs/design.md \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the lowest "
+      "(docs/design.md \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the "
+      "lowest "
       "rank's own FLOPs over its attention time. Comm: transfers executing, mean over ranks (in flight: from issue "
       "to done, waits included; \u2020 marks comm taken from in-flight spans, where execution was not visible, "
-      "docs/metrics.md); overlap and exposed comm from the measured timeline (docs/design.md \u00a76); imbalance is max/mean "
+      "docs/metrics.md); overlap and exposed comm from the measured timeline (docs/design.md \u00a76); imbalance is "
+      "max/mean "
       "of the per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
       "(needs JavaScript).</p><div class=\"scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>";
   for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct", "median ms",
@@ -133,8 +136,9 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
     s += "<p class=\"note\">* imbalance computed by the report from metrics.per_rank attention times (the record has "
          "no metrics.imbalance).</p>";
   if (std::none_of(runs.begin(), runs.end(), [](const RunView& r) { return r.overlap.has_value(); }))
-    s += not_measured("No run carries metrics.overlap_fraction or metrics.exposed_comm_ms: these results predate the "
-                      "measurement layer's metrics (docs/design.md \u00a76), so the overlap and exposed comm columns are empty.");
+    s += not_measured(
+        "No run carries metrics.overlap_fraction or metrics.exposed_comm_ms: these results predate the "
+        "measurement layer's metrics (docs/design.md \u00a76), so the overlap and exposed comm columns are empty.");
   return s + "</section>";
 }
 
@@ -148,7 +152,8 @@ std::string section_cupti(const std::vector<RunView>& runs) {
     if (!r.cupti_traced_ms && r.cupti_error.empty()) continue;
     rows += fmt::format("<tr><td class=\"id\">{}</td>", html_escape(r.id));
     if (!r.cupti_error.empty()) {
-      rows += fmt::format("<td colspan=\"6\" class=\"reason\">tracing failed: {}</td></tr>", html_escape(r.cupti_error));
+      rows += fmt::format("<td colspan=\"6\" class=\"reason\">tracing failed: {}</td></tr>",
+                          html_escape(r.cupti_error));
       continue;
     }
     if (r.cupti_overhead_pct) worst = std::max(worst, *r.cupti_overhead_pct);
@@ -171,9 +176,10 @@ std::string section_cupti(const std::vector<RunView>& runs) {
       format_number(worst, 3) +
       "% slower than the timed median here (the first H200 run saw 22\u2013275% at S = 8192 and under 1\u201333% at "
       "S = 32768), so its comm, overlap and exposed comm describe that slower pass. The headline figures come from "
-      "the timed passes; overheads above 10% are marked.</p><div class=\"scroll\"><table class=\"sortable\"><thead><tr>";
-  for (const char* h : {"configuration", "timed median ms", "traced pass ms", "overhead", "comm ms", "overlap",
-                        "exposed comm ms"})
+      "the timed passes; overheads above 10% are marked.</p><div class=\"scroll\"><table "
+      "class=\"sortable\"><thead><tr>";
+  for (const char* h :
+       {"configuration", "timed median ms", "traced pass ms", "overhead", "comm ms", "overlap", "exposed comm ms"})
     s += fmt::format("<th>{}</th>", h);
   return s + "</tr></thead><tbody>" + rows + "</tbody></table></div></section>";
 }
@@ -184,10 +190,11 @@ std::string section_failures(const std::vector<RunView>& runs) {
   for (const auto& r : runs) {
     if (r.status == "ok") continue;
     (r.status == "failed" ? failed : skipped) += 1;
-    rows += fmt::format("<tr class=\"{0}\"><td class=\"n\">{1}</td><td class=\"id\">{2}</td><td class=\"st\">{0}</td>"
-                        "<td class=\"reason\">{3}</td></tr>",
-                        html_escape(r.status), r.index, html_escape(r.id),
-                        html_escape(r.reason.empty() ? "(no reason recorded)" : r.reason));
+    rows += fmt::format(
+        "<tr class=\"{0}\"><td class=\"n\">{1}</td><td class=\"id\">{2}</td><td class=\"st\">{0}</td>"
+        "<td class=\"reason\">{3}</td></tr>",
+        html_escape(r.status), r.index, html_escape(r.id),
+        html_escape(r.reason.empty() ? "(no reason recorded)" : r.reason));
   }
   std::string s = fmt::format("<section id=\"failures\"><h2>Failures and skips</h2><p>{} failed, {} skipped.</p>",
                               failed, skipped);
@@ -213,19 +220,22 @@ std::string section_environment(const json& doc, const std::string& source) {
   s += fact("NCCL", find_keys(doc, "nccl"), "not recorded");
   s += fact("clocks", find_keys(doc, "clock"), "not recorded");
   auto one = [](const json& obj, const char* key) {
-    return obj.is_object() && obj.contains(key) ? std::vector<std::string>{scalar_text(obj[key])} : std::vector<std::string>{};
+    return obj.is_object() && obj.contains(key) ? std::vector<std::string>{scalar_text(obj[key])}
+                                                : std::vector<std::string>{};
   };
   s += fact("host", one(host, "hostname"), "not recorded");
   s += fact("OS", one(host, "os"), "not recorded");
   auto cpu = one(host, "cpu_model");
-  if (!cpu.empty() && host.contains("cpu_threads")) cpu[0] += fmt::format(", {} threads", scalar_text(host["cpu_threads"]));
+  if (!cpu.empty() && host.contains("cpu_threads"))
+    cpu[0] += fmt::format(", {} threads", scalar_text(host["cpu_threads"]));
   s += fact("CPU", cpu, "not recorded");
   s += fact("ringbench", one(tool, "version"), "not recorded");
   s += fact("git sha", one(tool, "git_sha"), "not recorded");
   s += fact("command line", one(tool, "command_line"), "not recorded");
   s += fact("CUDA build", one(tool, "cuda_build"), "not recorded");
-  s += fact("results", {fmt::format("{} (schema {} {})", source, scalar_text(doc.value("schema", json("?"))),
-                                    scalar_text(doc.value("schema_version", json("?"))))},
+  s += fact("results",
+            {fmt::format("{} (schema {} {})", source, scalar_text(doc.value("schema", json("?"))),
+                         scalar_text(doc.value("schema_version", json("?"))))},
             "");
   s += "</table><details><summary>Everything the file records about the tool, host and profile</summary>";
   s += object_table(tool, "tool") + object_table(host, "host");

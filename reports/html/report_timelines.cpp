@@ -29,8 +29,7 @@ std::vector<const RunView*> timeline_order(const std::vector<RunView>& runs, con
   for (const auto& r : runs)
     if (r.has_timeline && !taken.count(r.index))
       groups[{-r.cp, r.variant == "ring" ? 0 : 1, r.shape_key, r.split}].push_back(&r);
-  for (auto& [k, g] : groups)
-    std::stable_sort(g.begin(), g.end(), [](auto* a, auto* b) { return a->seq > b->seq; });
+  for (auto& [k, g] : groups) std::stable_sort(g.begin(), g.end(), [](auto* a, auto* b) { return a->seq > b->seq; });
   for (std::size_t round = 0;; ++round) {
     bool any = false;
     for (auto& [k, g] : groups)
@@ -45,10 +44,11 @@ std::vector<const RunView*> timeline_order(const std::vector<RunView>& runs, con
 std::string section_timelines(const std::vector<RunView>& runs, const ReportOptions& opt,
                               std::vector<std::string>& anchor) {
   anchor.assign(runs.size(), std::string());
-  std::string s = "<section id=\"timelines\"><h2>Per-rank timelines</h2><p class=\"note\">The median timed pass of "
-                  "each configuration: one row per rank and lane (compute, comm), one bar per interval, times from "
-                  "the pass start. Gaps on the compute lane are waits; comm bars with no compute above them are "
-                  "exposed communication. Hover a bar for its step and duration.</p>";
+  std::string s =
+      "<section id=\"timelines\"><h2>Per-rank timelines</h2><p class=\"note\">The median timed pass of "
+      "each configuration: one row per rank and lane (compute, comm), one bar per interval, times from "
+      "the pass start. Gaps on the compute lane are waits; comm bars with no compute above them are "
+      "exposed communication. Hover a bar for its step and duration.</p>";
   const auto order = timeline_order(runs, opt);
   if (order.empty())
     return s + not_measured("No run carries a per-pass timeline (runs[].timeline with intervals).") + "</section>";
@@ -82,15 +82,17 @@ std::string section_timelines(const std::vector<RunView>& runs, const ReportOpti
     ++drawn;
     if (!must) ++drawn_by_choice;
   }
-  s += "<div class=\"js-only picker\"><label>Show the timeline of <select id=\"timeline-pick\"><option value=\"\">every "
-       "configuration drawn below</option>" +
-       options + "</select></label></div>" + body;
+  s +=
+      "<div class=\"js-only picker\"><label>Show the timeline of <select id=\"timeline-pick\"><option value=\"\">every "
+      "configuration drawn below</option>" +
+      options + "</select></label></div>" + body;
   if (!left_out.empty()) {
-    s += fmt::format("<details id=\"timelines-left-out\"><summary>{} more configurations have a timeline in the results "
-                     "that is not drawn here (size cap)</summary><p class=\"note\">Draw them with <code>ringbench report "
-                     "RESULTS.json --timeline ID</code> (repeatable) or raise <code>--max-timelines</code>.</p><ul "
-                     "class=\"ids\">",
-                     left_out.size());
+    s += fmt::format(
+        "<details id=\"timelines-left-out\"><summary>{} more configurations have a timeline in the results "
+        "that is not drawn here (size cap)</summary><p class=\"note\">Draw them with <code>ringbench report "
+        "RESULTS.json --timeline ID</code> (repeatable) or raise <code>--max-timelines</code>.</p><ul "
+        "class=\"ids\">",
+        left_out.size());
     for (const auto* r : left_out) s += "<li>" + html_escape(r->id) + "</li>";
     s += "</ul></details>";
   }

@@ -66,7 +66,8 @@ std::string marker_svg(Marker m, double x, double y, const std::string& title) {
   const std::string t = "<title>" + html_escape(title) + "</title>";
   switch (m) {
     case Marker::square:
-      return fmt::format("<rect class=\"mk\" x=\"{}\" y=\"{}\" width=\"6\" height=\"6\">{}</rect>", px(x - 3), px(y - 3), t);
+      return fmt::format("<rect class=\"mk\" x=\"{}\" y=\"{}\" width=\"6\" height=\"6\">{}</rect>", px(x - 3),
+                         px(y - 3), t);
     case Marker::diamond:
       return fmt::format("<path class=\"mk\" d=\"M{} {}l4 4l-4 4l-4-4z\">{}</path>", px(x), px(y - 4), t);
     case Marker::ring:
@@ -77,8 +78,8 @@ std::string marker_svg(Marker m, double x, double y, const std::string& title) {
 }
 
 // Axes, gridlines and tick labels of a plot area [x0,x1]×[y0,y1] (y0 at the top).
-std::string axes_svg(const std::vector<std::pair<double, std::string>>* categories, const Mapper& ym,
-                     const Axis& yaxis, const std::string& xlabel, double x0, double x1, double y0, double y1) {
+std::string axes_svg(const std::vector<std::pair<double, std::string>>* categories, const Mapper& ym, const Axis& yaxis,
+                     const std::string& xlabel, double x0, double x1, double y0, double y1) {
   std::string s = "<g class=\"axis\">";
   for (double t : ym.ticks.at) {
     const double y = ym(t);
@@ -172,9 +173,10 @@ std::string render_line_chart(const LineChart& c) {
   s += axes_svg(nullptr, ym, c.y, c.x.label, x0, x1, y0, y1);
   s += "<g class=\"axis\">";
   for (double t : xm.ticks.at)
-    s += fmt::format("<line class=\"tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
-                     "text-anchor=\"middle\">{4}</text>",
-                     px(xm(t)), px(y1), px(y1 + 4), px(y1 + 16), html_escape(format_tick(t, c.x.format)));
+    s += fmt::format(
+        "<line class=\"tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
+        "text-anchor=\"middle\">{4}</text>",
+        px(xm(t)), px(y1), px(y1 + 4), px(y1 + 16), html_escape(format_tick(t, c.x.format)));
   s += "</g>";
   std::vector<std::pair<std::string, std::string>> leg;
   for (std::size_t i = 0; i < c.series.size(); ++i) {
@@ -187,7 +189,8 @@ std::string render_line_chart(const LineChart& c) {
     s += fmt::format("<g class=\"{}\">", cls);
     if (ser.lines && pts.size() > 1) {
       std::string d;
-      for (std::size_t k = 0; k < pts.size(); ++k) d += fmt::format("{}{} {}", k ? 'L' : 'M', px(xm(pts[k].x)), px(ym(pts[k].y)));
+      for (std::size_t k = 0; k < pts.size(); ++k)
+        d += fmt::format("{}{} {}", k ? 'L' : 'M', px(xm(pts[k].x)), px(ym(pts[k].y)));
       s += fmt::format("<path class=\"ln{}\" d=\"{}\"/>", ser.dashed ? " dash" : "", d);
     }
     for (const auto& p : pts) {
@@ -232,8 +235,8 @@ std::string render_bar_chart(const BarChart& c) {
       if (!ser.values[i] || !std::isfinite(*ser.values[i])) continue;
       const double v = *ser.values[i], y = ym(v);
       const double x = x0 + group_w * static_cast<double>(i) + (group_w - inner) / 2 + bar_w * static_cast<double>(k);
-      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>", px(x),
-                       px(std::min(y, zero)), px(std::max(0.5, bar_w - 0.5)), px(std::fabs(zero - y)),
+      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+                       px(x), px(std::min(y, zero)), px(std::max(0.5, bar_w - 0.5)), px(std::fabs(zero - y)),
                        html_escape(fmt::format("{} {}: {}", ser.name, c.categories[i], format_number(v, 4))));
     }
     s += "</g>";
@@ -241,10 +244,24 @@ std::string render_bar_chart(const BarChart& c) {
   }
   if (c.reference) {
     const double y = ym(*c.reference);
-    s += fmt::format("<line class=\"ref\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"><title>{}</title></line>", px(x0), px(x1),
-                     px(y), px(y), html_escape(c.reference_label));
+    s += fmt::format("<line class=\"ref\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"><title>{}</title></line>", px(x0),
+                     px(x1), px(y), px(y), html_escape(c.reference_label));
   }
   return s + close_figure(legend(leg), c.note);
+}
+
+ChartStyle split_style(std::string_view split) {
+  if (const SplitInfo* i = find_split(split)) return i->style;
+  return ChartStyle{7, "circle", false};
+}
+
+void apply_style(Series& s, const ChartStyle& style) {
+  s.color = style.color;
+  s.dashed = style.dashed;
+  s.marker = style.marker == "square"    ? Marker::square
+             : style.marker == "diamond" ? Marker::diamond
+             : style.marker == "ring"    ? Marker::ring
+                                         : Marker::circle;
 }
 
 }  // namespace rb::reports

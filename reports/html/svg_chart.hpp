@@ -6,8 +6,11 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
+
+#include "common/scheme_table.hpp"
 
 namespace rb::reports {
 
@@ -66,6 +69,12 @@ struct BarChart {
   std::string reference_label;
   int width = 520, height = 260;
 };
+
+// The look the table of schemes gives a split scheme (common/scheme_table.hpp); a name the table
+// does not hold (a results file from a later version) gets palette colour 7, solid circles.
+ChartStyle split_style(std::string_view split);
+// Sets a series' colour, marker and line style from a table style.
+void apply_style(Series& s, const ChartStyle& style);
 
 // Each returns a <figure class="chart"> with the SVG, its caption and legend.
 std::string render_line_chart(const LineChart& chart);

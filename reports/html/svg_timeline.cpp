@@ -31,7 +31,10 @@ int lane_rank(const std::string& lane) {
 
 // Fixed colours for the names the executors emit, so every timeline in a report agrees.
 int name_color(const std::string& name, std::map<std::string, int>& extra) {
-  static const std::map<std::string, int> known{{"attention", 0}, {"merge", 1}, {"kv_recv", 2}, {"kv_allgather", 3},
+  static const std::map<std::string, int> known{{"attention", 0},
+                                                {"merge", 1},
+                                                {"kv_recv", 2},
+                                                {"kv_allgather", 3},
                                                 {"kv_send", 4}};
   if (auto it = known.find(name); it != known.end()) return it->second;
   auto [it, inserted] = extra.try_emplace(name, 5 + static_cast<int>(extra.size()) % 5);
@@ -55,9 +58,10 @@ std::string render_timeline_chart(const TimelineChart& c) {
       px(height), html_escape(c.title.empty() ? std::string("per-rank timeline") : c.title));
   for (double t : ticks.at) {
     const double x = xmap(t);
-    s += fmt::format("<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
-                     "text-anchor=\"middle\">{4}</text>",
-                     px(x), px(kTop), px(kTop + plot_h + 4), px(kTop + plot_h + 16), format_number(t, 3));
+    s += fmt::format(
+        "<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
+        "text-anchor=\"middle\">{4}</text>",
+        px(x), px(kTop), px(kTop + plot_h + 4), px(kTop + plot_h + 16), format_number(t, 3));
   }
   for (std::size_t r = 0; r < c.rows.size(); ++r) {
     const double y = kTop + static_cast<double>(r) * c.row_height;
@@ -74,8 +78,8 @@ std::string render_timeline_chart(const TimelineChart& c) {
     s += fmt::format("<g class=\"c{}\">", color % 10);
     for (const auto* b : bars) {
       const double xa = xmap(b->begin_ms), xb = xmap(b->end_ms);
-      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>", px(xa),
-                       px(kTop + b->row * c.row_height + 2), px(std::max(0.4, xb - xa)), c.row_height - 4,
+      s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+                       px(xa), px(kTop + b->row * c.row_height + 2), px(std::max(0.4, xb - xa)), c.row_height - 4,
                        html_escape(b->title));
     }
     s += "</g>";
@@ -91,7 +95,8 @@ std::string render_timeline_chart(const TimelineChart& c) {
 bool timeline_from_run(const json& run, TimelineChart& out) {
   if (!run.is_object() || !run.contains("timeline")) return false;
   const json& tl = run["timeline"];
-  if (!tl.is_object() || !tl.contains("intervals") || !tl["intervals"].is_array() || tl["intervals"].empty()) return false;
+  if (!tl.is_object() || !tl.contains("intervals") || !tl["intervals"].is_array() || tl["intervals"].empty())
+    return false;
   struct Iv {
     int rank, step;
     std::string lane, name;
@@ -133,10 +138,11 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
     const int color = name_color(x.name, extra);
     legend.emplace(color, x.name);
     c.bars.push_back({row_of[{x.rank, x.lane}], x.b, x.e, color,
-                      x.step >= 0 ? fmt::format("r{} {} step {}: {} ms ({} to {})", x.rank, x.name, x.step,
-                                                format_number(x.e - x.b, 3), format_number(x.b, 4), format_number(x.e, 4))
-                                  : fmt::format("r{} {}: {} ms ({} to {})", x.rank, x.name, format_number(x.e - x.b, 3),
-                                                format_number(x.b, 4), format_number(x.e, 4))});
+                      x.step >= 0
+                          ? fmt::format("r{} {} step {}: {} ms ({} to {})", x.rank, x.name, x.step,
+                                        format_number(x.e - x.b, 3), format_number(x.b, 4), format_number(x.e, 4))
+                          : fmt::format("r{} {}: {} ms ({} to {})", x.rank, x.name, format_number(x.e - x.b, 3),
+                                        format_number(x.b, 4), format_number(x.e, 4))});
   }
   for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
   const double window = tl.contains("window_ms") && tl["window_ms"].is_number() ? tl["window_ms"].get<double>() : 0;

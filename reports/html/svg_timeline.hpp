@@ -22,7 +22,7 @@ struct TimelineBar {
 
 struct TimelineChart {
   std::string id, title, note;
-  std::vector<std::string> rows;  // top to bottom
+  std::vector<std::string> rows;       // top to bottom
   std::vector<bool> row_starts_group;  // a separator above the row (first lane of a rank)
   std::vector<TimelineBar> bars;
   double window_ms = 0;

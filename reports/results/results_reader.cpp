@@ -23,7 +23,8 @@ using nlohmann::json;
 
 void require(const json& obj, const std::string& source, const std::string& path, const char* key,
              bool (json::*is)() const noexcept, const char* what) {
-  if (!obj.contains(key)) fail(source, path + "/" + key, json(nullptr), fmt::format("required field is missing ({})", what));
+  if (!obj.contains(key))
+    fail(source, path + "/" + key, json(nullptr), fmt::format("required field is missing ({})", what));
   if (!(obj.at(key).*is)()) fail(source, path + "/" + key, obj.at(key), fmt::format("must be {}", what));
 }
 

@@ -32,7 +32,8 @@ void validate_results(const nlohmann::json& doc, const std::string& source, Resu
 // Converts a validated document of an older major version in place (results_upgrade.hpp);
 // `unversioned_major` is the version of runs that carry none (a results.jsonl: 0). Throws
 // InputError naming `source` when a field the conversion reads has the wrong type.
-void convert_results(nlohmann::json& doc, const std::string& source, std::optional<int> unversioned_major = std::nullopt);
+void convert_results(nlohmann::json& doc, const std::string& source,
+                     std::optional<int> unversioned_major = std::nullopt);
 
 // Parses "MAJOR.MINOR.PATCH"; false when malformed.
 bool parse_semver(const std::string& s, int& major, int& minor, int& patch);

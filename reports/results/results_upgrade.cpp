@@ -82,7 +82,8 @@ int upgrade_results(json& doc, std::optional<int> unversioned_major) {
   if (doc.contains("runs") && doc.at("runs").is_array())
     for (auto& run : doc.at("runs")) {
       int major = unversioned_major.value_or(doc_major);
-      std::string version = unversioned_major ? fmt::format("{}.x", *unversioned_major) : doc.at("schema_version").get<std::string>();
+      std::string version = unversioned_major ? fmt::format("{}.x", *unversioned_major)
+                                              : doc.at("schema_version").get<std::string>();
       if (run.is_object() && run.contains("schema_version") && run.at("schema_version").is_string()) {
         version = run.at("schema_version").get<std::string>();
         parse_semver(version, major, minor, patch);

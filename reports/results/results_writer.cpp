@@ -19,7 +19,8 @@ ResultsWriter::ResultsWriter(std::filesystem::path dir) : dir_(std::move(dir)), 
   for (const char* name : {"results.json", "results.jsonl", "report.html"}) check_output_file("--out", dir_ / name);
   out_ = std::fopen(jsonl_.c_str(), "w");
   if (!out_)
-    throw InputError("--out", jsonl_.string(), fmt::format("cannot open results.jsonl for writing: {}", std::strerror(errno)));
+    throw InputError("--out", jsonl_.string(),
+                     fmt::format("cannot open results.jsonl for writing: {}", std::strerror(errno)));
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -62,10 +63,12 @@ nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohma
       // after it was written, or another writer's line cut into it.
       if (!last)
         throw InputError(e.where(), e.value(),
-                         e.rule() + "; only the last line may be torn (by a kill), and this one is not: the file was "
-                                    "damaged, or two writers shared it");
-      if (note) *note = fmt::format("{}: skipped the torn last line {} ({} bytes): the sweep was stopped while writing it",
-                                    jsonl.string(), number, line.size());
+                         e.rule() +
+                             "; only the last line may be torn (by a kill), and this one is not: the file was "
+                             "damaged, or two writers shared it");
+      if (note)
+        *note = fmt::format("{}: skipped the torn last line {} ({} bytes): the sweep was stopped while writing it",
+                            jsonl.string(), number, line.size());
       break;
     }
     const auto* id = run.is_object() && run.contains("config") && run["config"].is_object() &&

@@ -146,13 +146,13 @@ TEST(CuptiRecords, GraphNodeRoleWinsOverStreamRoleAndKernelName) {
   opt.nodes[702] = {1, 4, IntervalKind::comm, "comm", "link_pace"};
   CuptiRecordConverter conv(opt);
   const auto attn = kernel("_Z13attention_fwdIfEvPKT_i", 0, 13, 100, 200, 700);
-  const auto copy = memcpy_record(0, 13, 120, 180, 701);    // name rule: memory; stream role: compute
+  const auto copy = memcpy_record(0, 13, 120, 180, 701);                   // name rule: memory; stream role: compute
   const auto pace = kernel("ncclDevKernel_Generic", 0, 9, 200, 210, 702);  // unmapped stream, nccl name
-  const auto unknown_on_role = kernel("gemm", 0, 13, 300, 310, 999);         // unlabelled node id
-  const auto unknown_copy = memcpy_record(0, 5, 320, 330, 998);              // unlabelled, unmapped
-  for (const void* r : {static_cast<const void*>(&attn), static_cast<const void*>(&copy),
-                        static_cast<const void*>(&pace), static_cast<const void*>(&unknown_on_role),
-                        static_cast<const void*>(&unknown_copy)}) {
+  const auto unknown_on_role = kernel("gemm", 0, 13, 300, 310, 999);       // unlabelled node id
+  const auto unknown_copy = memcpy_record(0, 5, 320, 330, 998);            // unlabelled, unmapped
+  for (const void* r :
+       {static_cast<const void*>(&attn), static_cast<const void*>(&copy), static_cast<const void*>(&pace),
+        static_cast<const void*>(&unknown_on_role), static_cast<const void*>(&unknown_copy)}) {
     conv.add(as_record(r));
   }
   const Timeline t = conv.take();

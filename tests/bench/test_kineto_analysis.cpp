@@ -86,8 +86,8 @@ TEST(KinetoAnalysis, CommandPrintsPerRankTableAndJson) {
   int rc = -1;
   const std::string text = run("analyze " + files, rc);
   EXPECT_EQ(rc, 0) << text;
-  EXPECT_NE(text.find("14.9"), std::string::npos) << text;  // rank 0 overlap %
-  EXPECT_NE(text.find("19.9"), std::string::npos) << text;  // rank 1 overlap %
+  EXPECT_NE(text.find("14.9"), std::string::npos) << text;   // rank 0 overlap %
+  EXPECT_NE(text.find("19.9"), std::string::npos) << text;   // rank 1 overlap %
   EXPECT_NE(text.find("1.128"), std::string::npos) << text;  // imbalance
 
   const std::string js = run("analyze --json " + files, rc);

@@ -25,16 +25,19 @@ Timeline ring_timeline() {
   const std::int64_t t0 = 1'700'000'000'000'000'000;
   return Timeline{{
                       Interval{0, IntervalKind::compute, "compute", "attention", 0, 0, t0 + 0, t0 + 40'000},
-                      Interval{0, IntervalKind::comm_in_flight, "comm in flight", "kv_recv", 1, 4096, t0 + 1000, t0 + 30'000},
+                      Interval{0, IntervalKind::comm_in_flight, "comm in flight", "kv_recv", 1, 4096, t0 + 1000,
+                               t0 + 30'000},
                       Interval{0, IntervalKind::comm, "comm", "kv_recv", 1, 4096, t0 + 20'000, t0 + 30'000},
                       Interval{0, IntervalKind::compute, "compute", "attention", 1, 0, t0 + 40'000, t0 + 70'000},
                       Interval{0, IntervalKind::compute, "compute", "merge", 1, 0, t0 + 70'000, t0 + 71'500},
                       Interval{0, IntervalKind::other, "nvtx ringbench", "replay", -1, 0, t0, t0 + 72'000},
                       Interval{1, IntervalKind::compute, "compute", "attention", 0, 0, t0 + 0, t0 + 35'000},
-                      Interval{1, IntervalKind::comm_in_flight, "comm in flight", "kv_recv", 1, 4096, t0 + 500, t0 + 45'000},
+                      Interval{1, IntervalKind::comm_in_flight, "comm in flight", "kv_recv", 1, 4096, t0 + 500,
+                               t0 + 45'000},
                       Interval{1, IntervalKind::compute, "compute", "attention", 1, 0, t0 + 45'000, t0 + 60'000},
                   },
-                  t0, t0 + 72'000};
+                  t0,
+                  t0 + 72'000};
 }
 
 std::string rank_file(const Timeline& t, int rank) {

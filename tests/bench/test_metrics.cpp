@@ -10,7 +10,8 @@
 namespace rb::bench {
 namespace {
 
-Interval iv(int rank, IntervalKind k, const char* name, int step, std::int64_t b, std::int64_t e, std::int64_t bytes = 0) {
+Interval iv(int rank, IntervalKind k, const char* name, int step, std::int64_t b, std::int64_t e,
+            std::int64_t bytes = 0) {
   return Interval{rank, k, k == IntervalKind::comm ? "comm" : "compute", name, step, bytes, b, e};
 }
 constexpr auto C = IntervalKind::compute;
@@ -34,22 +35,22 @@ TEST(Metrics, TouchingCommIntervalsMergeBeforeOverlap) {
 TEST(Metrics, CommTimeIsExecutionAndInFlightIsReportedBeside) {
   constexpr auto F = IntervalKind::comm_in_flight;
   Timeline t{{iv(0, F, "kv_recv", 1, 0, 100, 1000), iv(0, M, "kv_recv", 1, 60, 80, 1000),
-              iv(0, C, "attention", 0, 0, 70),
-              iv(1, F, "kv_recv", 1, 0, 50, 500), iv(1, C, "attention", 0, 0, 40)},
-             0, 100};
+              iv(0, C, "attention", 0, 0, 70), iv(1, F, "kv_recv", 1, 0, 50, 500), iv(1, C, "attention", 0, 0, 40)},
+             0,
+             100};
   const auto m = compute_metrics(t);
   ASSERT_EQ(m.per_rank.size(), 2u);
   const auto& r0 = m.per_rank[0];
-  EXPECT_EQ(r0.comm_ns, 20);            // the copy executing, not the 100 ns it was in flight
+  EXPECT_EQ(r0.comm_ns, 20);  // the copy executing, not the 100 ns it was in flight
   EXPECT_EQ(r0.comm_in_flight_ns, 100);
-  EXPECT_EQ(r0.overlap_ns, 10);         // [60, 70): execution under compute
+  EXPECT_EQ(r0.overlap_ns, 10);  // [60, 70): execution under compute
   EXPECT_EQ(r0.exposed_comm_ns, 10);
   EXPECT_EQ(*r0.comm_basis, "execution");
-  EXPECT_EQ(r0.comm_bytes, 1000);       // counted once, from the basis intervals
+  EXPECT_EQ(r0.comm_bytes, 1000);  // counted once, from the basis intervals
   EXPECT_DOUBLE_EQ(*r0.comm_bandwidth_gbyte_per_s, 1000.0 / 20.0);
   EXPECT_EQ(r0.steps, std::vector<int>{0});  // a bracket starts no step
   const auto& r1 = m.per_rank[1];
-  EXPECT_EQ(r1.comm_ns, 50);            // no execution seen: the span stands in, and says so
+  EXPECT_EQ(r1.comm_ns, 50);  // no execution seen: the span stands in, and says so
   EXPECT_EQ(r1.comm_in_flight_ns, 50);
   EXPECT_EQ(r1.overlap_ns, 40);
   EXPECT_EQ(*r1.comm_basis, "in_flight");
@@ -72,7 +73,8 @@ TEST(Metrics, CommTimeIsExecutionAndInFlightIsReportedBeside) {
 TEST(Metrics, NestedCommUnderComputeIsFullyOverlapped) {
   Timeline t{{iv(0, C, "attention", 0, 0, 100), iv(0, M, "kv_recv", 1, 10, 20), iv(0, M, "kv_recv", 1, 15, 40),
               iv(0, C, "attention", 1, 50, 60)},
-             0, 100};
+             0,
+             100};
   const auto m = compute_metrics(t);
   EXPECT_EQ(m.per_rank[0].comm_ns, 30);
   EXPECT_EQ(m.per_rank[0].compute_ns, 100);  // the nested compute adds nothing
@@ -105,14 +107,19 @@ TEST(Metrics, IntervalsAreClippedToTheWindow) {
 // j's last compute, so rank 0's step 1 includes its wait for K/V until 15.
 Timeline two_step_ring() {
   return Timeline{{
-                      iv(0, C, "attention", 0, 0, 10), iv(0, C, "merge", 0, 10, 12),
-                      iv(0, M, "kv_recv", 1, 0, 15, 1000), iv(0, C, "attention", 1, 15, 25),
+                      iv(0, C, "attention", 0, 0, 10),
+                      iv(0, C, "merge", 0, 10, 12),
+                      iv(0, M, "kv_recv", 1, 0, 15, 1000),
+                      iv(0, C, "attention", 1, 15, 25),
                       iv(0, C, "merge", 1, 25, 27),
-                      iv(1, C, "attention", 0, 0, 20), iv(1, C, "merge", 0, 20, 22),
-                      iv(1, M, "kv_recv", 1, 0, 5, 1000), iv(1, C, "attention", 1, 22, 30),
+                      iv(1, C, "attention", 0, 0, 20),
+                      iv(1, C, "merge", 0, 20, 22),
+                      iv(1, M, "kv_recv", 1, 0, 5, 1000),
+                      iv(1, C, "attention", 1, 22, 30),
                       iv(1, C, "merge", 1, 30, 31),
                   },
-                  0, 31};
+                  0,
+                  31};
 }
 
 TEST(Metrics, StepTimesAndCriticalPath) {
@@ -239,14 +246,15 @@ TEST(Metrics, MatchesBruteForceOnRandomTimelines) {
     const int n = n_d(rng);
     for (int i = 0; i < n; ++i) {
       const int b = pos(rng);
-      t.intervals.push_back(Interval{rank_d(rng), static_cast<IntervalKind>(kind_d(rng)), "x", "n", -1, 0, b, b + len(rng)});
+      t.intervals.push_back(Interval{rank_d(rng), static_cast<IntervalKind>(kind_d(rng)), "x", "n", -1, 0, b,
+                                     b + len(rng)});
     }
     const auto m = compute_metrics(t);
     for (const auto& r : m.per_rank) {
       bool executed = false;
       for (const auto& x : t.intervals)
-        executed |= x.rank == r.rank && x.kind == IntervalKind::comm && std::min<std::int64_t>(x.end_ns, hi) >
-                                                                            std::max<std::int64_t>(x.begin_ns, lo);
+        executed |= x.rank == r.rank && x.kind == IntervalKind::comm &&
+                    std::min<std::int64_t>(x.end_ns, hi) > std::max<std::int64_t>(x.begin_ns, lo);
       const IntervalKind basis = executed ? IntervalKind::comm : IntervalKind::comm_in_flight;
       std::int64_t comm = 0, comp = 0, both = 0, flight = 0;
       for (int cell = lo; cell < hi; ++cell) {

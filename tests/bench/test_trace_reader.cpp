@@ -38,7 +38,7 @@ TEST(TraceReader, ReadsGpuEventsOfKinetoTracesAndClassifiesByName) {
   EXPECT_EQ(v[2].kind, IntervalKind::memory);
   EXPECT_EQ(v[2].bytes, 64);
   EXPECT_EQ(v[3].kind, IntervalKind::comm);  // ^nccl
-  EXPECT_EQ(v[3].lane, "stream 7");           // from thread_name metadata, trimmed
+  EXPECT_EQ(v[3].lane, "stream 7");          // from thread_name metadata, trimmed
   EXPECT_EQ(v[3].begin_ns, 1682725898082250500);
   EXPECT_EQ(tf.timeline.window_begin_ns, 1682725898082228000);
   EXPECT_EQ(tf.timeline.window_end_ns, 1682725898082251500);
@@ -76,14 +76,21 @@ TEST(TraceReader, BadInputNamesFilePathValueAndRule) {
       {R"({"traceEvents": {}})", "bad.json#/traceEvents", "{}"},
       {R"({"traceEvents": [3]})", "bad.json#/traceEvents/0", "3"},
       {R"({"traceEvents": [{"name": "x"}]})", "bad.json#/traceEvents/0/ph", "missing"},
-      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "dur": 1}]})", "bad.json#/traceEvents/0/ts", "missing"},
-      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "5", "dur": 1}]})", "bad.json#/traceEvents/0/ts", "\"5\""},
-      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -1}]})", "bad.json#/traceEvents/0/dur", "-1"},
-      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 5, "dur": 1}]})", "bad.json#/traceEvents/0/name", "missing"},
+      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "dur": 1}]})", "bad.json#/traceEvents/0/ts",
+       "missing"},
+      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "5", "dur": 1}]})",
+       "bad.json#/traceEvents/0/ts", "\"5\""},
+      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5, "dur": -1}]})",
+       "bad.json#/traceEvents/0/dur", "-1"},
+      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "ts": 5, "dur": 1}]})", "bad.json#/traceEvents/0/name",
+       "missing"},
       {R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": 0, "args": {"kind": "gpu"}}],
-           "otherData": {"producer": "ringbench", "ringbench_trace_version": 1}})", "bad.json#/traceEvents/0/args/kind", "\"gpu\""},
-      {R"({"otherData": {"producer": "ringbench"}, "traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": -2, "args": {"kind": "comm"}}]})", "bad.json#/traceEvents/0/pid", "-2"},
-      {R"({"otherData": {"producer": "ringbench"}, "traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": 0}]})", "bad.json#/traceEvents/0/args/kind", "missing"},
+           "otherData": {"producer": "ringbench", "ringbench_trace_version": 1}})",
+       "bad.json#/traceEvents/0/args/kind", "\"gpu\""},
+      {R"({"otherData": {"producer": "ringbench"}, "traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": -2, "args": {"kind": "comm"}}]})",
+       "bad.json#/traceEvents/0/pid", "-2"},
+      {R"({"otherData": {"producer": "ringbench"}, "traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": 0}]})",
+       "bad.json#/traceEvents/0/args/kind", "missing"},
       {R"({"distributedInfo": {"rank": "zero"}, "traceEvents": []})", "bad.json#/distributedInfo/rank", "zero"},
   };
   for (const auto& c : cases) {

@@ -28,7 +28,8 @@ Timeline sample_timeline() {
                  Interval{1, IntervalKind::memory, "stream 9", "Memcpy DtoD", -1, 77, t0 + 6100, t0 + 6107},
                  Interval{1, IntervalKind::other, "nvtx ringbench", "replay", -1, 0, t0 + 800, t0 + 8000},
              },
-             t0 + 500, t0 + 9000};
+             t0 + 500,
+             t0 + 9000};
   t.intervals[0].graph_node_id = 42;
   return t;
 }
@@ -59,7 +60,7 @@ TEST(ChromeTrace, IsChromeTraceJsonWithProcessAndThreadNames) {
   }
   EXPECT_EQ(x, 6);
   EXPECT_EQ(process_names, 2);
-  EXPECT_EQ(thread_names, 5);  // rank 0: compute, comm; rank 1: compute, stream 9, nvtx ringbench
+  EXPECT_EQ(thread_names, 5);                   // rank 0: compute, comm; rank 1: compute, stream 9, nvtx ringbench
   EXPECT_FALSE(j.contains("displayTimeUnit"));  // older Perfetto took it for the unit of ts
   EXPECT_EQ(j["otherData"]["producer"], "ringbench");
   EXPECT_EQ(j["otherData"]["ringbench_trace_version"], 2);

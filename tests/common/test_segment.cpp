@@ -41,9 +41,8 @@ TEST(Segment, UnmaskedPairsMatchBruteForceOnRandomSegments) {
   for (int t = 0; t < 5000; ++t) {
     const Segment q{start(gen), stride(gen), count(gen)};
     const Segment k{start(gen), stride(gen), count(gen)};
-    ASSERT_EQ(unmasked_pairs(q, k, true), brute_pairs(q, k, true)) << q.start << "," << q.stride << "," << q.count
-                                                                     << " vs " << k.start << "," << k.stride << ","
-                                                                     << k.count;
+    ASSERT_EQ(unmasked_pairs(q, k, true), brute_pairs(q, k, true))
+        << q.start << "," << q.stride << "," << q.count << " vs " << k.start << "," << k.stride << "," << k.count;
     ASSERT_EQ(unmasked_pairs(q, k, false), q.count * k.count);
     ASSERT_EQ(classify(q, k, true), brute_class(q, k));
     ASSERT_EQ(classify(q, k, false), MaskClass::full);
@@ -60,8 +59,8 @@ TEST(Segment, UnmaskedPairsOfAWholeCausalSequence) {
 
 TEST(Segment, MaskClassesOfAdjacentBlocks) {
   const Segment a{0, 1, 8}, b{8, 1, 8};
-  EXPECT_EQ(classify(b, a, true), MaskClass::full);   // keys all before the queries
-  EXPECT_EQ(classify(a, b, true), MaskClass::skip);   // keys all after
+  EXPECT_EQ(classify(b, a, true), MaskClass::full);     // keys all before the queries
+  EXPECT_EQ(classify(a, b, true), MaskClass::skip);     // keys all after
   EXPECT_EQ(classify(a, a, true), MaskClass::partial);  // the diagonal block
 }
 

@@ -16,9 +16,10 @@ namespace rb::reports::testing {
 using nlohmann::json;
 
 inline json config(int seq, int cp, const std::string& split) {
-  const std::string id = "s" + std::to_string(seq) + "-c" + std::to_string(cp) + "-" + split + "-ring-h8x2-d64-causal-float32-cpu-local";
-  return {{"id", id},        {"seq", seq},          {"cp", cp},         {"split", split},   {"variant", "ring"},
-          {"heads", 8},      {"kv_heads", 2},       {"head_dim", 64},   {"causal", true},   {"dtype", "float32"},
+  const std::string id = "s" + std::to_string(seq) + "-c" + std::to_string(cp) + "-" + split +
+                         "-ring-h8x2-d64-causal-float32-cpu-local";
+  return {{"id", id},         {"seq", seq},           {"cp", cp},        {"split", split}, {"variant", "ring"},
+          {"heads", 8},       {"kv_heads", 2},        {"head_dim", 64},  {"causal", true}, {"dtype", "float32"},
           {"backend", "cpu"}, {"transport", "local"}, {"link_gbps", 0.0}};
 }
 
@@ -32,12 +33,18 @@ inline json ok_run(const json& cfg, const std::vector<double>& samples, double f
           {"status", "ok"},
           {"reason", nullptr},
           {"correctness", {{"checked", true}, {"passed", true}, {"max_abs_err", 1e-7}}},
-          {"timing", {{"count", s.size()}, {"min_ms", s.front()}, {"median_ms", median}, {"p90_ms", s.back()},
-                      {"max_ms", s.back()}, {"samples_ms", samples}}},
+          {"timing",
+           {{"count", s.size()},
+            {"min_ms", s.front()},
+            {"median_ms", median},
+            {"p90_ms", s.back()},
+            {"max_ms", s.back()},
+            {"samples_ms", samples}}},
           {"plan", {{"flops", flops}, {"work_imbalance", 1.0}}},
-          {"metrics", {{"attention_tflops", flops / cfg.at("cp").get<double>() / median / 1e9},
-                       {"attention_tflops_aggregate", flops / median / 1e9},
-                       {"work_imbalance", 1.0}}}};
+          {"metrics",
+           {{"attention_tflops", flops / cfg.at("cp").get<double>() / median / 1e9},
+            {"attention_tflops_aggregate", flops / median / 1e9},
+            {"work_imbalance", 1.0}}}};
 }
 
 inline json failed_run(const json& cfg, const std::string& reason) {
@@ -58,8 +65,8 @@ inline std::vector<double> scaled(std::vector<double> v, double f) {
   return v;
 }
 
-inline ResultsFile results(const std::string& name, json runs, json host = {{"hostname", "node1"}, {"cpu_model", "Xeon"},
-                                                                            {"gpus", json::array()}}) {
+inline ResultsFile results(const std::string& name, json runs,
+                           json host = {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", json::array()}}) {
   json doc{{"schema", kResultsSchema}, {"schema_version", kResultsSchemaVersion}, {"host", host}, {"runs", runs}};
   ResultsFile f;
   validate_results(doc, name, &f);

@@ -44,7 +44,8 @@ TEST(AcceptParse, ErrorsNameFileAndJsonPath) {
   EXPECT_NE(e.find("/checks/0/max"), std::string::npos) << e;
   e = error_of(json::parse(R"([{"metric": "correctness", "min": 1}])"));
   EXPECT_NE(e.find("/checks/0/min"), std::string::npos) << e;
-  e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "name": "x"}, {"metric": "correctness", "name": "x"}])"));
+  e = error_of(
+      json::parse(R"([{"metric": "imbalance", "max": 1.1, "name": "x"}, {"metric": "correctness", "name": "x"}])"));
   EXPECT_NE(e.find("/checks/1/name"), std::string::npos) << e;
   e = error_of(json::parse(R"([{"metric": "imbalance", "max": 1.1, "treshold": 2}])"));
   EXPECT_NE(e.find("/checks/0/treshold"), std::string::npos) << e;
@@ -62,7 +63,8 @@ TEST(AcceptParse, ProfileSplitsIntoSweepAndChecks) {
   ASSERT_EQ(p.checks.size(), 1u);
   EXPECT_EQ(p.checks[0].name, "correctness");  // defaults to the metric
   EXPECT_THROW(parse_accept_profile(json::parse(R"({"sweep": {}})"), "p.json"), InputError);
-  EXPECT_THROW(parse_accept_profile(json::parse(R"({"sweep": {}, "checks": [{"metric": "correctness"}], "x": 1})"), "p.json"),
+  EXPECT_THROW(parse_accept_profile(json::parse(R"({"sweep": {}, "checks": [{"metric": "correctness"}], "x": 1})"),
+                                    "p.json"),
                InputError);
 }
 
@@ -158,9 +160,11 @@ TEST(AcceptEvaluate, ABandwidthCheckOfTransfersThatCrossedNoLinkIsNotApplicable)
     EXPECT_NE(text.find("1 of 2 checks passed, 1 N/A"), std::string::npos) << text;
     const auto x = junit_xml(rep);
     EXPECT_NE(x.find("<testsuite name=\"NVLink bandwidth\" tests=\"3\" failures=\"0\" errors=\"0\" skipped=\"3\""),
-              std::string::npos) << x;
+              std::string::npos)
+        << x;
     EXPECT_NE(x.find("<skipped message=\"NVLink bandwidth: measured N/A: the local transport on one GPU"),
-              std::string::npos) << x;
+              std::string::npos)
+        << x;
     EXPECT_EQ(rep.to_json()["checks"][1]["result"], "N/A");
   }
   {
@@ -179,9 +183,12 @@ TEST(AcceptEvaluate, AProfileWhoseCorrectnessOrEveryCheckIsNotApplicableFails) {
   auto unchecked = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 6));
   unchecked["correctness"] = {{"checked", false}};
   const auto res = results("r.json", {unchecked});
-  const auto rep = evaluate_checks("p", parse_checks(json::parse(R"([
+  const auto rep = evaluate_checks("p",
+                                   parse_checks(json::parse(R"([
       {"name": "correct", "metric": "correctness"},
-      {"name": "balanced", "metric": "work_imbalance", "max": 1.05}])"), "p.json"), res);
+      {"name": "balanced", "metric": "work_imbalance", "max": 1.05}])"),
+                                                "p.json"),
+                                   res);
   EXPECT_TRUE(rep.checks[0].na());
   EXPECT_TRUE(rep.checks[1].pass());
   EXPECT_EQ(rep.failed_checks(), 0);
@@ -194,7 +201,8 @@ TEST(AcceptEvaluate, AProfileWhoseCorrectnessOrEveryCheckIsNotApplicableFails) {
   auto cpu_local = ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 7));
   cpu_local["metrics"]["comm_bandwidth_gbyte_per_s"] = 5.0;
   const auto all_na = evaluate_checks(
-      "p", parse_checks(json::parse(R"([{"metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600}])"), "p.json"),
+      "p",
+      parse_checks(json::parse(R"([{"metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600}])"), "p.json"),
       results("r.json", {cpu_local}));
   EXPECT_EQ(all_na.failed_checks(), 0);
   EXPECT_FALSE(all_na.pass());
@@ -212,9 +220,11 @@ json with_gpu_state(json run, bool limited, const std::string& reason) {
 }
 
 TEST(AcceptEvaluate, NotThrottledFailsOnAThermalOrPowerReasonAndIsNotApplicableWithoutNvml) {
-  const auto checks = parse_checks(json::parse(R"([{"name": "not throttled", "metric": "gpu_throttled", "max": 0}])"), "p");
+  const auto checks = parse_checks(json::parse(R"([{"name": "not throttled", "metric": "gpu_throttled", "max": 0}])"),
+                                   "p");
   const auto cool = with_gpu_state(ok_run(config(1024, 2, "zigzag"), samples(10, 0.01, 5, 8)), false, "gpu_idle");
-  const auto hot = with_gpu_state(ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 9)), true, "hw_thermal_slowdown");
+  const auto hot = with_gpu_state(ok_run(config(1024, 4, "zigzag"), samples(10, 0.01, 5, 9)), true,
+                                  "hw_thermal_slowdown");
   auto rep = evaluate_checks("p", checks, results("r.json", {cool}));
   EXPECT_TRUE(rep.checks[0].pass());
   rep = evaluate_checks("p", checks, results("r.json", {cool, hot}));
@@ -224,24 +234,24 @@ TEST(AcceptEvaluate, NotThrottledFailsOnAThermalOrPowerReasonAndIsNotApplicableW
   EXPECT_TRUE(rep.checks[0].na());
   // compare: a throttled NEW is NOISY with the reason, never SLOWER, however clear the change.
   const auto s = samples(10.0, 0.01, 12, 11);
-  auto cmp = compare_results(results("b", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), s), false, "gpu_idle")}),
-                             results("n", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), true,
-                                                          "sw_power_cap")}),
-                             {});
+  auto cmp = compare_results(
+      results("b", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), s), false, "gpu_idle")}),
+      results("n", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), true, "sw_power_cap")}), {});
   ASSERT_EQ(cmp.runs.size(), 1u);
   EXPECT_EQ(cmp.runs[0].verdict, Verdict::noisy);
   EXPECT_NE(cmp.runs[0].note.find("throttled in NEW: GPU 0000:19:00.0 at the start: sw_power_cap"), std::string::npos)
       << cmp.runs[0].note;
   cmp = compare_results(results("b", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), s), false, "gpu_idle")}),
-                        results("n", {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), false,
-                                                     "gpu_idle")}),
+                        results("n",
+                                {with_gpu_state(ok_run(config(1024, 2, "zigzag"), scaled(s, 1.3)), false, "gpu_idle")}),
                         {});
   EXPECT_EQ(cmp.runs[0].verdict, Verdict::slower);
 }
 
 TEST(AcceptEvaluate, FailedRunsFailEveryCheckTheyMatch) {
   const auto res = results("r.json", {failed_run(config(512, 2, "zigzag"), "correctness: 4 elements over tolerance")});
-  const auto checks = parse_checks(json::parse(R"([{"metric": "correctness"}, {"metric": "attention_tflops", "min": 0}])"), "p");
+  const auto checks =
+      parse_checks(json::parse(R"([{"metric": "correctness"}, {"metric": "attention_tflops", "min": 0}])"), "p");
   const auto rep = evaluate_checks("p", checks, res);
   EXPECT_FALSE(rep.checks[0].pass());
   EXPECT_FALSE(rep.checks[1].pass());
@@ -255,10 +265,12 @@ TEST(Junit, NamesEveryCheckAndEscapes) {
                                    "p.json");
   const auto x = junit_xml(evaluate_checks("p", checks, sample_results()));
   EXPECT_EQ(x.rfind("<?xml", 0), 0u);
-  EXPECT_NE(x.find("<testsuite name=\"correctness &amp; &lt;all&gt;\" tests=\"3\" failures=\"0\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<testsuite name=\"correctness &amp; &lt;all&gt;\" tests=\"3\" failures=\"0\""), std::string::npos)
+      << x;
   EXPECT_NE(x.find("<testsuite name=\"balanced\" tests=\"3\" failures=\"1\""), std::string::npos) << x;
   EXPECT_NE(x.find("<failure type=\"threshold\" message=\"balanced: measured 1.75, required &lt;= 1.05\""),
-            std::string::npos) << x;
+            std::string::npos)
+      << x;
   EXPECT_NE(x.find("<testsuites name=\"ringbench accept p\" tests=\"6\" failures=\"1\""), std::string::npos) << x;
 }
 

@@ -36,13 +36,15 @@ TEST(Compare, IdenticalInputsAreSame) {
 
 TEST(Compare, PlantedTenPercentSlowdownIsSlower) {
   const auto s = samples(10.0, 0.02, 10, 3);
-  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.10))}), {});
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.10))}),
+                                   {});
   EXPECT_EQ(only_verdict(cmp), Verdict::slower);
   EXPECT_NEAR(*cmp.runs[0].change, 0.10, 1e-12);
   EXPECT_LT(*cmp.runs[0].p_value, 0.05);
   EXPECT_TRUE(cmp.regression());
   // The same change the other way is FASTER and no regression.
-  const auto back = compare_results(results("b", {ok_run(kCfgA, scaled(s, 1.10))}), results("n", {ok_run(kCfgA, s)}), {});
+  const auto back = compare_results(results("b", {ok_run(kCfgA, scaled(s, 1.10))}), results("n", {ok_run(kCfgA, s)}),
+                                    {});
   EXPECT_EQ(only_verdict(back), Verdict::faster);
   EXPECT_FALSE(back.regression());
 }
@@ -82,7 +84,8 @@ TEST(Compare, ASteadyMachineLeavesARegressionSlower) {
                         results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 1.6, 1.6)}), {});
   EXPECT_EQ(only_verdict(cmp), Verdict::slower);
   // Only one side measured: no machine change, the rule stays out of it.
-  cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 3, 3)}), {});
+  cmp = compare_results(results("b", {ok_run(kCfgA, s)}),
+                        results("n", {with_probe(ok_run(kCfgA, scaled(s, 1.10)), 3, 3)}), {});
   EXPECT_EQ(only_verdict(cmp), Verdict::slower);
   EXPECT_FALSE(cmp.runs[0].machine_change.has_value());
   // Probes of different versions time different workloads: a baseline from before version 2
@@ -119,13 +122,16 @@ TEST(Compare, ABurstOnSomeRoundsIsNoisyAChangeInEveryRoundIsSlower) {
   EXPECT_LT(*cmp.runs[0].p_value, 0.05);
   EXPECT_NE(cmp.runs[0].note.find("not every round moved"), std::string::npos) << cmp.runs[0].note;
   // 10% in every round: every NEW round is beyond every BASE round by more than 5%.
-  cmp = compare_results(base, results("n", {in_rounds(kCfgA, {scaled(r1, 1.10), scaled(r2, 1.10), scaled(r3, 1.10)})}), {});
+  cmp = compare_results(base, results("n", {in_rounds(kCfgA, {scaled(r1, 1.10), scaled(r2, 1.10), scaled(r3, 1.10)})}),
+                        {});
   EXPECT_EQ(only_verdict(cmp), Verdict::slower);
   EXPECT_TRUE(cmp.regression());
   // The same in TFLOP/s, where lower is worse.
   CompareOptions rate;
   rate.metric = CompareMetric::tflops;
-  EXPECT_EQ(only_verdict(compare_results(base, results("n", {in_rounds(kCfgA, {r1, scaled(r2, 1.35), scaled(r3, 1.35)})}), rate)),
+  EXPECT_EQ(only_verdict(compare_results(base,
+                                         results("n", {in_rounds(kCfgA, {r1, scaled(r2, 1.35), scaled(r3, 1.35)})}),
+                                         rate)),
             Verdict::noisy);
   EXPECT_EQ(only_verdict(compare_results(
                 base, results("n", {in_rounds(kCfgA, {scaled(r1, 1.10), scaled(r2, 1.10), scaled(r3, 1.10)})}), rate)),
@@ -193,7 +199,8 @@ TEST(Compare, CoresOfDifferentSpeedExplainAChangeUpToThreeTimesTheirDifference) 
 TEST(Compare, AShiftOfEveryPassIsSlowerThoughTheSlowSideIsNoisy) {
   const std::vector<double> r1{6.78, 8.31, 9.58, 12.34}, r2{7.33, 8.56, 9.97, 8.16}, r3{7.42, 7.84, 10.68, 8.92};
   const auto base = results("b", {in_rounds(kCfgA, {r1, r2, r3})});
-  auto cmp = compare_results(base, results("n", {in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)})}),
+  auto cmp = compare_results(base,
+                             results("n", {in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)})}),
                              {});
   EXPECT_GE(*cmp.runs[0].p_value, 0.05);  // the plain U test alone would say NOISY
   EXPECT_EQ(only_verdict(cmp), Verdict::slower) << cmp.runs[0].note;
@@ -205,25 +212,28 @@ TEST(Compare, AShiftOfEveryPassIsSlowerThoughTheSlowSideIsNoisy) {
       if (x > median) x *= 1.30;
     return v;
   };
-  cmp = compare_results(base, results("n", {in_rounds(kCfgA, {slow_side(r1, 8.4), slow_side(r2, 8.4), slow_side(r3, 8.4)})}),
+  cmp = compare_results(base,
+                        results("n", {in_rounds(kCfgA, {slow_side(r1, 8.4), slow_side(r2, 8.4), slow_side(r3, 8.4)})}),
                         {});
   EXPECT_NE(only_verdict(cmp), Verdict::slower) << cmp.runs[0].note;
   // A whole-run shift the machine probe saw as well stays the machine's.
-  cmp = compare_results(results("b", {with_probe(in_rounds(kCfgA, {r1, r2, r3}), 2.0, 2.0)}),
-                        results("n", {with_probe(in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)}),
-                                                 2.5, 2.5)}),
-                        {});
+  cmp = compare_results(
+      results("b", {with_probe(in_rounds(kCfgA, {r1, r2, r3}), 2.0, 2.0)}),
+      results("n", {with_probe(in_rounds(kCfgA, {scaled(r1, 1.12), scaled(r2, 1.12), scaled(r3, 1.12)}), 2.5, 2.5)}),
+      {});
   EXPECT_EQ(only_verdict(cmp), Verdict::noisy) << cmp.runs[0].note;
 }
 
 TEST(Compare, ChangeWithinThresholdIsSameEvenWhenSignificant) {
   const auto s = samples(10.0, 0.001, 20, 4);  // tiny noise: a 3% change is highly significant
-  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), {});
+  const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}),
+                                   {});
   EXPECT_EQ(only_verdict(cmp), Verdict::same);
   EXPECT_LT(*cmp.runs[0].p_value, 1e-4);
   CompareOptions tight;
   tight.threshold = 0.02;
-  EXPECT_EQ(only_verdict(compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}), tight)),
+  EXPECT_EQ(only_verdict(compare_results(results("b", {ok_run(kCfgA, s)}),
+                                         results("n", {ok_run(kCfgA, scaled(s, 1.03))}), tight)),
             Verdict::slower);
 }
 
@@ -326,8 +336,9 @@ TEST(Compare, ImbalanceFallsBackToTheExactWorkImbalance) {
 TEST(Compare, RefusesDifferentDevicesUnlessAllowed) {
   const auto s = samples(10.0, 0.02, 10, 11);
   const auto a = results("a", {ok_run(kCfgA, s)});
-  const auto h100 = results("b", {ok_run(kCfgA, s)},
-                            {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", {{{"name", "NVIDIA H100 80GB HBM3"}}}}});
+  const auto h100 =
+      results("b", {ok_run(kCfgA, s)},
+              {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", {{{"name", "NVIDIA H100 80GB HBM3"}}}}});
   const auto h200 = results("c", {ok_run(kCfgA, s)},
                             {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", {{{"name", "NVIDIA H200"}}}}});
   EXPECT_THROW(compare_results(h100, h200, {}), InputError);

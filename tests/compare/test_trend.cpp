@@ -70,7 +70,8 @@ TEST(Trend, SeriesPerConfigurationInDateOrder) {
 std::vector<DatedResults> nights(const std::vector<double>& center, unsigned seed) {
   std::vector<DatedResults> files;
   for (std::size_t i = 0; i < center.size(); ++i) {
-    auto r = results(fmt::format("{}.json", i), {ok_run(config(1024, 2, "zigzag"), samples(center[i], 0.02, 8, seed + static_cast<unsigned>(i)))});
+    auto r = results(fmt::format("{}.json", i),
+                     {ok_run(config(1024, 2, "zigzag"), samples(center[i], 0.02, 8, seed + static_cast<unsigned>(i)))});
     r.doc["tool"] = {{"git_sha", fmt::format("c{:02}", i + 1)}};
     files.push_back({fmt::format("2024-05-{:02}", i + 1), r});
   }
@@ -195,7 +196,8 @@ TEST(Trend, LoadHistoryRejectsBadDirectories) {
   EXPECT_THROW(load_history(dir), InputError);  // missing
   std::filesystem::create_directories(dir);
   EXPECT_THROW(load_history(dir), InputError);  // empty
-  const json doc{{"schema", kResultsSchema}, {"schema_version", kResultsSchemaVersion},
+  const json doc{{"schema", kResultsSchema},
+                 {"schema_version", kResultsSchemaVersion},
                  {"runs", {ok_run(config(64, 1, "contiguous"), {1.0, 1.2})}}};
   std::ofstream(dir / "2024-01-01.json") << doc.dump();
   std::ofstream(dir / "notes.txt") << "ignored";

@@ -11,14 +11,14 @@
 namespace rb::test {
 
 // GTEST_SKIP() in the calling test when cudaGetDeviceCount fails or finds no device.
-#define RB_SKIP_WITHOUT_GPU()                                                                  \
-  do {                                                                                         \
-    int rb_n_ = 0;                                                                             \
-    const cudaError_t rb_e_ = cudaGetDeviceCount(&rb_n_);                                      \
-    if (rb_e_ != cudaSuccess || rb_n_ == 0) {                                                  \
-      cudaGetLastError(); /* clear the sticky-free error so later calls start clean */        \
+#define RB_SKIP_WITHOUT_GPU()                                                                      \
+  do {                                                                                             \
+    int rb_n_ = 0;                                                                                 \
+    const cudaError_t rb_e_ = cudaGetDeviceCount(&rb_n_);                                          \
+    if (rb_e_ != cudaSuccess || rb_n_ == 0) {                                                      \
+      cudaGetLastError(); /* clear the sticky-free error so later calls start clean */             \
       GTEST_SKIP() << "no CUDA device (" << cudaGetErrorName(rb_e_) << ", count " << rb_n_ << ")"; \
-    }                                                                                          \
+    }                                                                                              \
   } while (0)
 
 inline std::vector<__nv_bfloat16> to_bf16(const std::vector<double>& x) {

@@ -100,8 +100,8 @@ TEST(CuptiTracer, ExecutorRangesNameEveryRankPassAndEagerStep) {
   const std::int64_t t0 = CuptiTracer::now_ns();
   auto graph = ring::make_cuda_executor(ring::make_plan(cfg), ring::CudaOptions{});
   (void)graph->run_pass(false);
-  auto eager = ring::make_cuda_executor(
-      ring::make_plan(cfg), ring::CudaOptions{ring::CudaRankMode::isolated, ring::CudaLaunch::eager, false, 0});
+  auto eager = ring::make_cuda_executor(ring::make_plan(cfg), ring::CudaOptions{ring::CudaRankMode::isolated,
+                                                                                ring::CudaLaunch::eager, false, 0});
   (void)eager->run_pass(false);
   const Timeline t = tracer.take(t0, CuptiTracer::now_ns());
   auto count = [&](const char* name) {

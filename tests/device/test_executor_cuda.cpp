@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "common/scheme_table.hpp"
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 #include "cuda_test_util.hpp"
 #include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"

@@ -116,8 +116,12 @@ TEST(KernelsCuda, AttentionMatchesTwinOnLongSegments) {
   RB_SKIP_WITHOUT_GPU();
   std::mt19937_64 g(5);
   check_attention(AttnCase{{Segment{0, 1, 1000}}, {Segment{0, 1, 1000}}, 4, 1, 128, true}, g);
-  check_attention(AttnCase{{Segment{0, 1, 257}, Segment{1792, 1, 257}}, {Segment{0, 1, 257}, Segment{1792, 1, 257}},
-                           8, 2, 64, true},
+  check_attention(AttnCase{{Segment{0, 1, 257}, Segment{1792, 1, 257}},
+                           {Segment{0, 1, 257}, Segment{1792, 1, 257}},
+                           8,
+                           2,
+                           64,
+                           true},
                   g);
   check_attention(AttnCase{{Segment{3, 8, 700}}, {Segment{5, 8, 700}}, 2, 2, 128, true}, g);  // striped
 }
@@ -177,8 +181,14 @@ TEST(KernelsCuda, FillMatchesTwinBitForBit) {
 TEST(KernelsCuda, StampedCopyMatchesTwinAndStampsItsWindow) {
   RB_SKIP_WITHOUT_GPU();
   std::mt19937_64 g(11);
-  for (const auto& [bytes, offset] : {std::pair<std::int64_t, int>{0, 0}, {1, 0}, {15, 3}, {16, 0}, {4099, 1},
-                                     {1 << 20, 0}, {(1 << 20) + 8, 8}, {(64 << 20), 0}}) {
+  for (const auto& [bytes, offset] : {std::pair<std::int64_t, int>{0, 0},
+                                      {1, 0},
+                                      {15, 3},
+                                      {16, 0},
+                                      {4099, 1},
+                                      {1 << 20, 0},
+                                      {(1 << 20) + 8, 8},
+                                      {(64 << 20), 0}}) {
     SCOPED_TRACE(::testing::Message() << bytes << " bytes at offset " << offset);
     std::vector<unsigned char> src(static_cast<std::size_t>(bytes + 16));
     for (auto& b : src) b = static_cast<unsigned char>(g());
@@ -255,7 +265,8 @@ TEST(KernelsCuda, ClockProbeReadsTheSmClock) {
   for (int i = 0; i < 5; ++i) {
     RB_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
     clock_probe(ClockProbeParams{stamps.get()}, nullptr);
-    for (int k = 0; k < 20; ++k) stamped_copy(StampedCopyParams{dst.get(), src.get(), bytes, copy_stamp.get()}, nullptr);
+    for (int k = 0; k < 20; ++k)
+      stamped_copy(StampedCopyParams{dst.get(), src.get(), bytes, copy_stamp.get()}, nullptr);
     clock_probe(ClockProbeParams{stamps.get() + 1}, nullptr);
     RB_CUDA_CHECK(cudaDeviceSynchronize());
     const auto h = download(stamps);

@@ -38,8 +38,8 @@ TEST(FillInputs, RoundToBfloat16IsNearestEven) {
   const double ulp = std::ldexp(1.0, -7);
   EXPECT_EQ(round_to(1.0 + ulp * 0.49, DType::bfloat16), 1.0);
   EXPECT_EQ(round_to(1.0 + ulp * 0.51, DType::bfloat16), 1.0 + ulp);
-  EXPECT_EQ(round_to(1.0 + ulp * 0.5, DType::bfloat16), 1.0);                 // tie to even (1.0)
-  EXPECT_EQ(round_to(1.0 + ulp * 1.5, DType::bfloat16), 1.0 + 2 * ulp);       // tie to even (1+2ulp)
+  EXPECT_EQ(round_to(1.0 + ulp * 0.5, DType::bfloat16), 1.0);            // tie to even (1.0)
+  EXPECT_EQ(round_to(1.0 + ulp * 1.5, DType::bfloat16), 1.0 + 2 * ulp);  // tie to even (1+2ulp)
   EXPECT_EQ(round_to(-0.3, DType::bfloat16), -0.30078125);
   EXPECT_EQ(round_to(0.1, DType::float32), static_cast<double>(0.1f));
   EXPECT_EQ(round_to(0.1, DType::float64), 0.1);

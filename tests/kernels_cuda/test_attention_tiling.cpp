@@ -33,7 +33,7 @@ TEST(AttentionTiling, KLoadGivesMmaBFragmentsOfTwoKeyTiles) {
   for (int lane = 0; lane < 32; ++lane)
     for (int r = 0; r < 4; ++r)
       for (int h = 0; h < 2; ++h) {
-        const RowCol kn = mma_b(lane, r % 2, h);  // (k = dim, n = key) of B = K^T
+        const RowCol kn = mma_b(lane, r % 2, h);          // (k = dim, n = key) of B = K^T
         const RowCol want{kn.col + 8 * (r / 2), kn.row};  // K stored (key, dim)
         EXPECT_EQ(ldmatrix_source(ldsm_addr_k, lane, r, h, false), want) << lane << " " << r << " " << h;
       }

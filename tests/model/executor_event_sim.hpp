@@ -14,7 +14,7 @@ namespace rb::model::testing {
 
 struct EventSimResult {
   double pass_s = 0;
-  bool complete = true;  // every rank ran every step (false: the protocol deadlocked)
+  bool complete = true;                // every rank ran every step (false: the protocol deadlocked)
   std::vector<double> cb, ce, xb, xe;  // [r * steps + j], as Simulation
 };
 

@@ -101,9 +101,10 @@ TEST(ModelInputs, ShapeRules) {
   expect_input_error(with([](ModelInputs& in) { in.shape.kv_heads = 0; }), "--kv-heads", "0");
   expect_input_error(with([](ModelInputs& in) { in.efficiency = 1.5; }), "--efficiency", "1.5");
   expect_input_error(with([](ModelInputs& in) {
-    in.shape.heads = 48;
-    in.shape.kv_heads = 12;  // t = 8 neither divides 12 nor is a multiple of it
-  }), "--tp", "8");
+                       in.shape.heads = 48;
+                       in.shape.kv_heads = 12;  // t = 8 neither divides 12 nor is a multiple of it
+                     }),
+                     "--tp", "8");
   expect_input_error([] { ModelInputs::validate_point(0, 1); }, "--seq", "0");
   expect_input_error([] { ModelInputs::validate_point(8, 16); }, "--cp", "16");
 }

@@ -8,10 +8,10 @@
 
 #include "common/error.hpp"
 #include "executor_event_sim.hpp"
-#include "schedule_of.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
 #include "ring/work_matrix.hpp"
+#include "schedule_of.hpp"
 
 namespace rb::model {
 namespace {

@@ -2,7 +2,6 @@
 // fast at c = 1024, S = 10M.
 #include <gtest/gtest.h>
 
-
 #include <fmt/format.h>
 
 #include "common/error.hpp"

@@ -29,13 +29,13 @@ std::size_t count(const std::string& hay, const std::string& needle) {
 json make_run(std::int64_t seq, int cp, const std::string& split, const std::string& status = "ok",
               bool measured = false, bool timeline = true) {
   const std::string id = fmt::format("s{}-c{}-{}", seq, cp, split);
-  json cfg = {{"id", id},           {"seq", seq},        {"cp", cp},          {"split", split},
-              {"variant", "ring"},  {"heads", 8},        {"kv_heads", 2},     {"head_dim", 64},
-              {"causal", true},     {"dtype", "float32"}, {"backend", "cpu"}, {"transport", "local"},
-              {"seed", 1},          {"repeats", 3},      {"warmup", 1},       {"link_gbps", 0.0}};
-  json run = {{"config", cfg},       {"status", status}, {"reason", nullptr}, {"correctness", nullptr},
-              {"timing", nullptr},   {"plan", nullptr},  {"metrics", nullptr}, {"timeline", nullptr},
-              {"model", nullptr}};
+  json cfg = {{"id", id},          {"seq", seq},         {"cp", cp},         {"split", split},
+              {"variant", "ring"}, {"heads", 8},         {"kv_heads", 2},    {"head_dim", 64},
+              {"causal", true},    {"dtype", "float32"}, {"backend", "cpu"}, {"transport", "local"},
+              {"seed", 1},         {"repeats", 3},       {"warmup", 1},      {"link_gbps", 0.0}};
+  json run = {{"config", cfg},          {"status", status},    {"reason", nullptr},
+              {"correctness", nullptr}, {"timing", nullptr},   {"plan", nullptr},
+              {"metrics", nullptr},     {"timeline", nullptr}, {"model", nullptr}};
   if (status != "ok") {
     run["reason"] = status == "skipped" ? "seq: S % c != 0" : "correctness: 3 elements over tolerance";
     return run;
@@ -49,11 +49,21 @@ json make_run(std::int64_t seq, int cp, const std::string& split, const std::str
     prank.push_back({{"rank", r}, {"work", work * 1000}});
     mrank.push_back({{"rank", r}, {"attention_ms", ms * work / cp}});
     for (int j = 0; j < cp; ++j) {
-      ivs.push_back({{"rank", r}, {"kind", "compute"}, {"lane", "compute"}, {"name", "attention"}, {"step", j},
-                     {"begin_ms", j * ms / cp}, {"end_ms", (j + 0.8) * ms / cp}});
+      ivs.push_back({{"rank", r},
+                     {"kind", "compute"},
+                     {"lane", "compute"},
+                     {"name", "attention"},
+                     {"step", j},
+                     {"begin_ms", j * ms / cp},
+                     {"end_ms", (j + 0.8) * ms / cp}});
       if (j + 1 < cp)
-        ivs.push_back({{"rank", r}, {"kind", "comm"}, {"lane", "comm"}, {"name", "kv_recv"}, {"step", j + 1},
-                       {"begin_ms", j * ms / cp}, {"end_ms", (j + 0.3) * ms / cp}});
+        ivs.push_back({{"rank", r},
+                       {"kind", "comm"},
+                       {"lane", "comm"},
+                       {"name", "kv_recv"},
+                       {"step", j + 1},
+                       {"begin_ms", j * ms / cp},
+                       {"end_ms", (j + 0.3) * ms / cp}});
     }
   }
   run["plan"] = {{"work_imbalance", split == "contiguous" ? 2.0 * cp / (cp + 1.0) : 1.0}, {"per_rank", prank}};
@@ -63,21 +73,30 @@ json make_run(std::int64_t seq, int cp, const std::string& split, const std::str
     run["metrics"]["exposed_comm_ms"] = ms * 0.01;
     run["metrics"]["imbalance"] = run["plan"]["work_imbalance"];
     run["model"] = {{"kind", "ring_simulator"}, {"pass_ms", ms * 0.9}, {"memory", {{"gb_per_device", 0.5}}}};
-    run["sm_clock"] = {{"method", "test"}, {"nominal_mhz", 1980.0}, {"threshold_pct", 75}, {"threshold_mhz", 1485.0},
-                       {"recovery_ms", 50}, {"samples_ms", {ms * 3, ms, ms}}, {"samples_mhz", {345.0, 1980.0, 1980.0}},
-                       {"dropped", {0}}, {"dropped_count", 1}, {"taken", 3}};
+    run["sm_clock"] = {{"method", "test"},
+                       {"nominal_mhz", 1980.0},
+                       {"threshold_pct", 75},
+                       {"threshold_mhz", 1485.0},
+                       {"recovery_ms", 50},
+                       {"samples_ms", {ms * 3, ms, ms}},
+                       {"samples_mhz", {345.0, 1980.0, 1980.0}},
+                       {"dropped", {0}},
+                       {"dropped_count", 1},
+                       {"taken", 3}};
   }
   if (timeline) run["timeline"] = {{"window_ms", ms}, {"truncated", false}, {"intervals", ivs}};
   return run;
 }
 
 ResultsFile make_file(json runs) {
-  json doc = {{"schema", kResultsSchema},
-              {"schema_version", kResultsSchemaVersion},
-              {"tool", {{"name", "ringbench"}, {"version", "0.1.0"}, {"git_sha", "abc123"}, {"command_line", "ringbench run x"}}},
-              {"host", {{"hostname", "node7"}, {"os", "Linux"}, {"gpus", json::array()}}},
-              {"profile", {{"name", "unit"}, {"description", "synthetic"}}},
-              {"runs", std::move(runs)}};
+  json doc =
+      {{"schema", kResultsSchema},
+       {"schema_version", kResultsSchemaVersion},
+       {"tool",
+        {{"name", "ringbench"}, {"version", "0.1.0"}, {"git_sha", "abc123"}, {"command_line", "ringbench run x"}}},
+       {"host", {{"hostname", "node7"}, {"os", "Linux"}, {"gpus", json::array()}}},
+       {"profile", {{"name", "unit"}, {"description", "synthetic"}}},
+       {"runs", std::move(runs)}};
   ResultsFile f;
   validate_results(doc, "synthetic", &f);
   f.path = "synthetic/results.json";
@@ -112,8 +131,12 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
   r["metrics"]["comm_time_ms"] = 1.874;
   r["metrics"]["comm_in_flight_ms"] = 1.874;
   r["metrics"]["comm_basis"] = "in_flight";
-  r["cupti"] = {{"traced_pass_ms", 2.0},    {"clean_median_ms", 0.8}, {"overhead_pct", 150.0},
-                {"dropped_records", 0},     {"ignored_records", 0},   {"intervals", 10},
+  r["cupti"] = {{"traced_pass_ms", 2.0},
+                {"clean_median_ms", 0.8},
+                {"overhead_pct", 150.0},
+                {"dropped_records", 0},
+                {"ignored_records", 0},
+                {"intervals", 10},
                 {"metrics", {{"comm_time_ms", 0.038}, {"overlap_fraction", 0.9}, {"exposed_comm_ms", 0.0038}}}};
   runs[4]["cupti"] = {{"error", "CUPTI is in use by another client"}};
   const std::string html = render_report(make_file(runs));
@@ -130,19 +153,19 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
 
 TEST(HtmlReport, HasEverySection) {
   const std::string html = render_report(make_file(sweep(true)));
-  for (const char* id : {"id=\"summary-table\"", "id=\"failures\"", "id=\"time-vs-seq\"", "id=\"time-chart-0\"",
-                         "id=\"rank-bars\"", "id=\"work-bars-0\"", "id=\"attn-bars-0\"", "id=\"overlap\"",
-                         "id=\"overlap-chart-0\"", "id=\"exposed-chart-0\"", "id=\"imbalance-chart-0\"",
-                         "id=\"timelines\"", "id=\"timeline-pick\"", "id=\"model\"", "id=\"model-memory\"",
-                         "id=\"samples\"", "id=\"samples-ms-0\"", "id=\"samples-mhz-0\"", "id=\"environment\"",
-                         "id=\"env-facts\""})
+  for (const char* id :
+       {"id=\"summary-table\"",   "id=\"failures\"",        "id=\"time-vs-seq\"",       "id=\"time-chart-0\"",
+        "id=\"rank-bars\"",       "id=\"work-bars-0\"",     "id=\"attn-bars-0\"",       "id=\"overlap\"",
+        "id=\"overlap-chart-0\"", "id=\"exposed-chart-0\"", "id=\"imbalance-chart-0\"", "id=\"timelines\"",
+        "id=\"timeline-pick\"",   "id=\"model\"",           "id=\"model-memory\"",      "id=\"samples\"",
+        "id=\"samples-ms-0\"",    "id=\"samples-mhz-0\"",   "id=\"environment\"",       "id=\"env-facts\""})
     EXPECT_NE(html.find(id), std::string::npos) << id;
   EXPECT_EQ(count(html, "<tr class=\"ok\">"), 18u);  // one summary row per run
   EXPECT_EQ(html.find("Not measured"), std::string::npos);
   EXPECT_NE(html.find("id=\"model-vs-measured\""), std::string::npos);
   EXPECT_NE(html.find("id=\"model-table\""), std::string::npos);
   EXPECT_NE(html.find("(run&#39;s model)"), std::string::npos);  // memory marks from runs[].model
-  EXPECT_EQ(html.find("http://"), std::string::npos);  // nothing to fetch
+  EXPECT_EQ(html.find("http://"), std::string::npos);            // nothing to fetch
   EXPECT_EQ(html.find("src="), std::string::npos);
   EXPECT_NE(html.find("node7"), std::string::npos);
   EXPECT_NE(html.find("ringbench run x"), std::string::npos);

@@ -17,7 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kFixture = std::filesystem::path(RINGBENCH_SOURCE_DIR) / "tests/data/results-0.3.0-h200.json";
+const std::filesystem::path kFixture = std::filesystem::path(RINGBENCH_SOURCE_DIR) /
+                                       "tests/data/results-0.3.0-h200.json";
 
 TEST(ResultsUpgrade, AnH200FileOf030ReadsWithPerGpuTflopsAndInFlightComm) {
   const ResultsFile f = read_results(kFixture);

@@ -35,7 +35,7 @@ TEST(Ticks, LogAxesUsePowers) {
   const Ticks d = make_ticks(0.07, 72, Scale::log10);
   EXPECT_NEAR(d.lo, 0.01, 1e-15);
   EXPECT_EQ(d.hi, 100);
-  EXPECT_EQ(d.at.size(), 5u);  // 0.01 … 100, no minor ticks over four decades
+  EXPECT_EQ(d.at.size(), 5u);                                       // 0.01 … 100, no minor ticks over four decades
   EXPECT_EQ(make_ticks(1024, 1 << 24, Scale::log2).at.size(), 8u);  // thinned to every other power
 }
 
@@ -79,18 +79,27 @@ TEST(BarChart, OneBarPerValue) {
 }
 
 TEST(Timeline, SkipsMalformedIntervals) {
-  const nlohmann::json run = {
-      {"timeline",
-       {{"window_ms", 2.0},
-        {"truncated", true},
-        {"intervals",
-         {{{"rank", 0}, {"kind", "compute"}, {"lane", "compute"}, {"name", "attention"}, {"step", 0},
-           {"begin_ms", 0.0}, {"end_ms", 1.0}},
-          {{"rank", 1}, {"kind", "comm"}, {"lane", "comm"}, {"name", "kv_recv"}, {"step", 1},
-           {"begin_ms", 0.5}, {"end_ms", 0.7}},
-          {{"rank", 1}, {"begin_ms", 2.0}, {"end_ms", 1.0}},   // ends before it begins
-          {{"rank", "x"}, {"begin_ms", 0.0}, {"end_ms", 1.0}},  // not a rank
-          {{"rank", 0}, {"end_ms", 1.0}}}}}}};
+  const nlohmann::json run = {{"timeline",
+                               {{"window_ms", 2.0},
+                                {"truncated", true},
+                                {"intervals",
+                                 {{{"rank", 0},
+                                   {"kind", "compute"},
+                                   {"lane", "compute"},
+                                   {"name", "attention"},
+                                   {"step", 0},
+                                   {"begin_ms", 0.0},
+                                   {"end_ms", 1.0}},
+                                  {{"rank", 1},
+                                   {"kind", "comm"},
+                                   {"lane", "comm"},
+                                   {"name", "kv_recv"},
+                                   {"step", 1},
+                                   {"begin_ms", 0.5},
+                                   {"end_ms", 0.7}},
+                                  {{"rank", 1}, {"begin_ms", 2.0}, {"end_ms", 1.0}},    // ends before it begins
+                                  {{"rank", "x"}, {"begin_ms", 0.0}, {"end_ms", 1.0}},  // not a rank
+                                  {{"rank", 0}, {"end_ms", 1.0}}}}}}};
   TimelineChart c;
   ASSERT_TRUE(timeline_from_run(run, c));
   EXPECT_EQ(c.bars.size(), 2u);

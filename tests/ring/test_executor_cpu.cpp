@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "common/scheme_table.hpp"
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 #include "ring/executor.hpp"
 #include "ring/reference.hpp"
 
@@ -73,8 +73,8 @@ TEST(ExecutorCpu, Float32WithinItsDerivedTolerance) {
   auto exec = make_cpu_executor(plan);
   (void)exec->run_pass(false);
   const auto rows = check_rows(plan);
-  const auto corr = compare_to_reference(exec->output_rows(rows.positions), reference_rows(cfg, rows.positions, 2),
-                                         cfg, rows);
+  const auto corr = compare_to_reference(exec->output_rows(rows.positions), reference_rows(cfg, rows.positions, 2), cfg,
+                                         rows);
   EXPECT_TRUE(corr.all_rows);
   EXPECT_TRUE(corr.passed()) << corr.max_abs_err << " > " << corr.tolerance;
   EXPECT_GT(corr.max_abs_err, 0.0);  // float32 arithmetic really ran

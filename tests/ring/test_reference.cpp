@@ -42,9 +42,9 @@ TEST(Reference, RowsAgreeWhateverTheThreadCount) {
   const auto r = reference_rows(cfg, pos, 1);
   for (int h = 0; h < 4; ++h)
     for (int d = 0; d < 8; ++d)
-      EXPECT_EQ(r[h * 8 + d], kernels::ref::round_to(
-                                  kernels::ref::input_value(cfg.seed, kernels::ref::Tensor::v, 1, 8, 0, 0, d),
-                                  cfg.dtype));  // the reference uses the inputs as the run rounds them
+      EXPECT_EQ(r[h * 8 + d],
+                kernels::ref::round_to(kernels::ref::input_value(cfg.seed, kernels::ref::Tensor::v, 1, 8, 0, 0, d),
+                                       cfg.dtype));  // the reference uses the inputs as the run rounds them
 }
 
 TEST(Reference, ComparisonCountsNaNAndTolerance) {

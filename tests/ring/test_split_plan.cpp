@@ -116,7 +116,7 @@ TEST(Plan, AllgatherHasOneStepOverEveryBlock) {
     EXPECT_EQ(rp.recv_bytes, 48 * plan.kv_bytes_per_token);
     // Contiguous rank r: blocks before it are full, its own partial, later ones skipped.
     for (const auto& p : rp.steps[0].pairs) {
-      const MaskClass want = p.k_rank < rp.rank ? MaskClass::full
+      const MaskClass want = p.k_rank < rp.rank    ? MaskClass::full
                              : p.k_rank == rp.rank ? MaskClass::partial
                                                    : MaskClass::skip;
       EXPECT_EQ(p.mask, want);

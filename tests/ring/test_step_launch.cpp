@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "common/scheme_table.hpp"
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 #include "ring/plan.hpp"
 #include "ring/step_launch.hpp"
 
