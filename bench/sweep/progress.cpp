@@ -14,13 +14,15 @@ void Progress::start(int index, const std::string& label, int round, int rounds)
   if (!tty_) return;
   if (rounds > 1)
     fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1, rounds);
+  else if (rounds == 0)
+    fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}, until steady) ...", index + 1, total_, label, round + 1);
   else
     fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
   std::fflush(out_);
 }
 
 void Progress::round(int index, const std::string& label, int round, int rounds, const std::string& detail) {
-  line(index, fmt::format("r{}/{}", round + 1, rounds), label, detail);
+  line(index, rounds > 0 ? fmt::format("r{}/{}", round + 1, rounds) : fmt::format("r{}", round + 1), label, detail);
 }
 
 void Progress::finish(int index, const std::string& label, const std::string& verdict, const std::string& detail) {

@@ -12,6 +12,8 @@ namespace rb::bench {
 class Progress {
  public:
   Progress(int total, std::FILE* out = stderr);  // out == nullptr: silent (MPI ranks other than 0)
+  // rounds: the configuration's planned rounds; 0 while a --max-noise configuration samples on
+  // until its noise target, so the line does not promise the round cap.
   void start(int index, const std::string& label, int round = 0, int rounds = 1);
   // A round other than the configuration's last has ended (detail: its timing so far).
   void round(int index, const std::string& label, int round, int rounds, const std::string& detail);

@@ -53,7 +53,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       }
       slot.rounds = std::make_unique<ConfigurationRounds>(std::move(*plan), opts, static_cast<int>(i));
     }
-    recorder.start(i, round, slot.rounds->rounds());
+    recorder.start(i, round, slot.rounds->adaptive() ? 0 : slot.rounds->rounds());
     const RoundResult result = execute_round(*slot.rounds, round, references);
     stop.note(result, cfg);
     recorder.record_round(slot, i, round, result, stop);

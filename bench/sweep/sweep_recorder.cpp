@@ -114,7 +114,8 @@ void SweepRecorder::record_round(ConfigurationSlot& slot, std::size_t i, int rou
             rec["status"] == "ok" ? ok_detail(rec) : rec["reason"].get<std::string>());
     } else {
       if (writer_) writer_->append(rec);  // what is measured so far survives a kill
-      progress_.round(static_cast<int>(i), configs_[i].label(), round, run.rounds(), ok_detail(rec));
+      progress_.round(static_cast<int>(i), configs_[i].label(), round, run.adaptive() ? 0 : run.rounds(),
+                      ok_detail(rec));
     }
   }
 }

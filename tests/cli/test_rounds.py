@@ -134,6 +134,10 @@ class NoiseBasedStopping(unittest.TestCase):
                 self.assertTrue(t["stopped_by"].startswith("max-time 0.5 s (noise "), t["stopped_by"])
                 self.assertGreaterEqual(t["rounds"], 3)
                 self.assertEqual(t["count"], 2 * t["rounds"])  # every round the same size
+            # The progress lines count rounds without promising the 1000-round cap.
+            round_lines = [l for l in p.stderr.splitlines() if "] r1 " in l]
+            self.assertEqual(len(round_lines), len(doc["runs"]), p.stderr)
+            self.assertNotIn("/1000", p.stderr)
 
     def test_fixed_repeats_say_so_too(self):
         with tempdir() as d:
