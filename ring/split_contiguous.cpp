@@ -1,7 +1,6 @@
 // contiguous: rank r holds [r*S/c, (r+1)*S/c). Under a causal mask the last rank attends to all
 // earlier keys and the first to almost none: work imbalance tends to (2c-1)/c.
-#include "ring/split_scheme.hpp"
-#include "ring/split_schemes.hpp"
+#include "ring/split_contiguous.hpp"
 
 namespace rb::ring {
 

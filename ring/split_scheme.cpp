@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "ring/split_schemes.hpp"
+#include "ring/split_contiguous.hpp"
+#include "ring/split_striped.hpp"
+#include "ring/split_zigzag.hpp"
 
 namespace rb::ring {
 

@@ -1,7 +1,6 @@
 // striped: rank r holds positions r, r+c, r+2c, ... (one segment of stride c). Balanced to within
 // one row per rank, but every pair of blocks straddles the diagonal, so every tile is masked.
-#include "ring/split_scheme.hpp"
-#include "ring/split_schemes.hpp"
+#include "ring/split_striped.hpp"
 
 namespace rb::ring {
 

@@ -1,7 +1,6 @@
 // zigzag: the sequence is cut into 2c chunks of S/(2c); rank r holds chunks r and 2c-1-r, pairing
 // a cheap early chunk with an expensive late one, so causal work is equal across ranks.
-#include "ring/split_scheme.hpp"
-#include "ring/split_schemes.hpp"
+#include "ring/split_zigzag.hpp"
 
 namespace rb::ring {
 
