@@ -242,19 +242,34 @@ void ConfigurationRounds::prune_candidates() {
 }
 
 json ConfigurationRounds::record() const {
-  if (samples_ms_.empty() && throttle_ && throttle_->dropped() > 0) {
-    // Every sample so far was dropped: no statistics, but what was measured stays in the record.
-    json rec = result_record(cfg_, "failed", throttle_->failure());
-    rec["plan"] = plan_json_;
-    if (correctness_) rec["correctness"] = *correctness_;
-    rec["sm_clock"] = throttle_->to_json();
-    if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
-    return rec;
-  }
-  if (samples_ms_.empty()) throw Error(fmt::format("{}: no round has run", cfg_.label()));
+  // Every sample so far may have been dropped as throttled: then there is no timing, but the
+  // samples stay in sm_clock and the throttle rule below fails the record.
+  if (samples_ms_.empty() && !(throttle_ && throttle_->dropped() > 0))
+    throw Error(fmt::format("{}: no round has run", cfg_.label()));
   json rec = result_record(cfg_, "ok", "");
   rec["plan"] = plan_json_;
   if (correctness_) rec["correctness"] = *correctness_;
+  if (!samples_ms_.empty()) add_timing(rec);
+  // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
+  // slow night (1.1.0).
+  if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
+  // The clock of every timed sample and which were dropped (1.2.0); absent where none is read.
+  if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec["sm_clock"] = throttle_->to_json();
+  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) {
+    rec["status"] = "failed";
+    rec["reason"] = why;
+  }
+  if (check_ && !check_->passed()) {
+    rec["status"] = "failed";
+    rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
+                                check_->over_tolerance, check_->rows_checked * cfg_.heads * cfg_.head_dim,
+                                check_->tolerance, check_->max_abs_err);
+  }
+  return rec;
+}
+
+// The statistics of the kept samples and the median pass's timeline, metrics, model and CUPTI pass.
+void ConfigurationRounds::add_timing(json& rec) const {
   const SampleStats st = summarize(samples_ms_);
   const json stats = to_json(st);
   json timing = json::object();
@@ -294,22 +309,6 @@ json ConfigurationRounds::record() const {
   rec["metrics"] = std::move(metrics);
   rec["model"] = simulator_check(plan_, median_pass);
   if (!cupti_.is_null()) rec["cupti"] = cupti_;
-  // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
-  // slow night (1.1.0).
-  if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
-  // The clock of every timed sample and which were dropped (1.2.0); absent where none is read.
-  if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec["sm_clock"] = throttle_->to_json();
-  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) {
-    rec["status"] = "failed";
-    rec["reason"] = why;
-  }
-  if (check_ && !check_->passed()) {
-    rec["status"] = "failed";
-    rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
-                                check_->over_tolerance, check_->rows_checked * cfg_.heads * cfg_.head_dim,
-                                check_->tolerance, check_->max_abs_err);
-  }
-  return rec;
 }
 
 }  // namespace rb::bench

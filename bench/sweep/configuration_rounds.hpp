@@ -59,7 +59,8 @@ class ConfigurationRounds {
  private:
   // Keeps only the passes that can still be the median pass once every sample is in.
   void prune_candidates();
-  std::size_t median_sample() const;  // index into samples_ of the median (by value, then order)
+  std::size_t median_sample() const;           // index into samples_ of the median (by value, then order)
+  void add_timing(nlohmann::json& rec) const;  // timing, timeline, metrics, model, cupti (needs samples)
 
   Config cfg_;
   RunOptions opts_;
