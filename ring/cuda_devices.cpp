@@ -9,6 +9,20 @@ namespace rb::ring {
 
 void use_device(int device) { RB_CUDA_CHECK(cudaSetDevice(device)); }
 
+bool cuda_device_available() { return cuda_device_count() > 0; }
+
+int cuda_device_count() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+std::int64_t cuda_free_memory_bytes(int device) {
+  use_device(device);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return static_cast<std::int64_t>(free_bytes);
+}
+
 void enable_peer_access(const std::vector<int>& devices) {
   for (int a : devices)
     for (int b : devices) {

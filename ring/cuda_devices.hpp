@@ -1,5 +1,6 @@
-// The devices of one process's CUDA backend as a set: peer access between them, and waiting for
-// all of them. Host code over the CUDA runtime; built only with RINGBENCH_HAVE_CUDA.
+// The devices of one process's CUDA backend: how many there are and their free memory, what each
+// is, peer access between them, and waiting for all of them. Host code over the CUDA runtime; built only with
+// RINGBENCH_HAVE_CUDA.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,15 @@ namespace rb::ring {
 
 // Makes the current device `device` (kernel launches and stream operations go to it).
 void use_device(int device);
+
+// CUDA devices visible to this process (0 when none or no driver).
+int cuda_device_count();
+
+// True when the CUDA runtime finds at least one device (false, not an error, when it finds none).
+bool cuda_device_available();
+
+// Free memory on `device` now (cudaMemGetInfo), to skip what cannot fit before allocating it.
+std::int64_t cuda_free_memory_bytes(int device = 0);
 
 // Every ordered pair that can reach the other directly (NVLink or PCIe P2P) gets peer access; a
 // pair that cannot still copies with cudaMemcpyPeerAsync, staged through the host, only slower.

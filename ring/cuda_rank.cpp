@@ -142,12 +142,6 @@ L2Flush::L2Flush(int device) : device_(device) {
   buffer_ = DeviceBuffer<std::byte>(static_cast<std::size_t>(std::max(l2, 1 << 20)) * 2);
 }
 
-void L2Flush::enqueue(cudaStream_t s) const {
-  if (buffer_.get() == nullptr) return;
-  use_device(device_);
-  RB_CUDA_CHECK(cudaMemsetAsync(buffer_.get(), 0, buffer_.bytes(), s));
-}
-
 void L2Flush::now() const {
   if (buffer_.get() == nullptr) return;
   use_device(device_);

@@ -1,9 +1,9 @@
-// What one rank does on a GPU, for both CUDA executors: the local transport's virtual ranks
-// (ring/executor_cuda.cpp) and the nccl transport's one rank per process (ring/executor_nccl.cpp).
+// What one rank does on a GPU, whichever transport moves its K/V (ring/cuda_transport.hpp): the copy
+// transport's ranks, all in one process, and the nccl transport's one rank per process.
 // A rank owns its Q, its step buffers (filled from the plan's block pieces), its gathered K/V,
 // partial and accumulated O/LSE, a compute and a comm stream and per-step events; it enqueues each
 // step's attention and merge and reads its compute intervals back. How K/V reach its step buffers
-// is the executor's transport: device and peer copies, or NCCL.
+// is the transport's: device and peer copies, or NCCL.
 #pragma once
 
 #include <cstdint>
@@ -86,9 +86,8 @@ double cuda_rank_bytes(const Plan& plan);
 class L2Flush {
  public:
   L2Flush() = default;
-  explicit L2Flush(int device);        // sizes the buffer from the device's L2; allocates on it
-  void enqueue(cudaStream_t s) const;  // ordered before what follows on s
-  void now() const;                    // finished before it returns
+  explicit L2Flush(int device);  // sizes the buffer from the device's L2; allocates on it
+  void now() const;              // finished before it returns
  private:
   DeviceBuffer<std::byte> buffer_;
   int device_ = -1;

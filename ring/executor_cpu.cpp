@@ -26,6 +26,7 @@
 #include "kernels/merge_partials_ref.hpp"
 #include "ring/executor.hpp"
 #include "ring/interval_pack.hpp"
+#include "ring/output_rows.hpp"
 #include "ring/steady_clock.hpp"
 #include "ring/step_launch.hpp"
 #include "ring/transport_local.hpp"
@@ -188,19 +189,9 @@ class CpuExecutor final : public Executor {
   }
 
   std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
-    const Config& cfg = plan_.config;
-    const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
-    const auto where = locate_rows(plan_, positions);
-    std::vector<double> out(positions.size() * width, 0.0);
-    for (std::size_t i = 0; i < positions.size(); ++i) {
-      const auto [r, row] = where[i];
-      if (group_ && r != group_->rank()) continue;  // another process's row: its owner adds it
-      const T* src = ranks_[r].o_acc.data() + row * width;
-      std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
-    }
-    // Each row is non-zero on its owner only, so the sum is exact: every process gets the rows.
-    if (group_) group_->sum(out);
-    return out;
+    return gather_output_rows(plan_, positions, group_, [&](int r) -> const T* {
+      return group_ && r != group_->rank() ? nullptr : ranks_[r].o_acc.data();
+    });
   }
 
  private:

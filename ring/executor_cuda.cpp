@@ -1,422 +1,391 @@
-// The CUDA backend with the local transport on one or several devices. Each virtual rank is a
-// CudaRank (ring/cuda_rank.hpp: its Q, step buffers, partial and accumulated O/LSE, a compute and a
-// comm stream); this file is the transport between them and the pass's schedule. Copies on one
-// device are stamped copy kernels, so the timeline holds each transfer twice: executing (comm, from the copies'
-// %globaltimer stamps) and in flight (comm_in_flight, from the events around it); copies between devices run on the
-// copy engines and are seen in flight only. A pass is enqueued step-major by enqueue(): at step j the compute stream
-// waits for the block's arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
+// The one CUDA executor, over a transport (ring/cuda_transport.hpp): the copy transport's ranks all
+// live in this process, on one device or dealt over several; the nccl transport's process hosts one
+// rank and a ProcessGroup joins it to the others, as executor_cpu.cpp does over mpi. Each hosted
+// rank is a CudaRank (ring/cuda_rank.hpp: its Q, step buffers, partial and accumulated O/LSE, a
+// compute and a comm stream).
+//
+// A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the block's
+// arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
 // partials and merge, a step that sees no key is skipped: ring/step_launch.hpp), and records its
-// done event; the comm stream meanwhile copies the block for step j+1 into the other buffer, after
-// the step that last read that buffer is done (as the CPU backend's comm thread waits). The same
-// enqueue() runs eagerly or under stream capture; timing events become event-record nodes in the
-// graph (cudaEventRecordExternal), so each replay leaves per-step times behind for the timeline.
+// done event; the comm stream meanwhile has the transport fill the other buffer with the block for
+// step j+1, after the step that last read that buffer is done (as the CPU backend's comm thread
+// waits). Events around each transfer give its time in flight (comm_in_flight); a transport that
+// sees its data move adds when it executed (comm). The same enqueue() runs eagerly or under stream
+// capture; timing events become event-record nodes in the graph (cudaEventRecordExternal), so each
+// replay leaves per-step times behind for the timeline.
+//
+// Modes (ring/cuda_options.hpp): concurrent runs every hosted rank at once from one origin stream;
+// isolated (copy transport only) runs each rank's pass alone, from its own origin stream, and
+// composes the ring's time from their steps (ring/isolated_ring.hpp).
 #include "ring/executor_cuda.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
 #include <span>
-#include <thread>
 
-#include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
 #include "common/size_estimate.hpp"
-#include "kernels/attention_block.cuh"
 #include "kernels/cuda_check.hpp"
-#include "kernels/device_buffer.hpp"
-#include "kernels/fill_inputs.cuh"
-#include "kernels/link_pace.cuh"
-#include "kernels/merge_partials.cuh"
-#include "kernels/stamped_copy.cuh"
 #include "ring/backend_support.hpp"
 #include "ring/cuda_devices.hpp"
-#include "ring/cuda_executor_base.hpp"
 #include "ring/cuda_handles.hpp"
 #include "ring/cuda_rank.hpp"
+#include "ring/cuda_transport.hpp"
+#include "ring/cuda_transport_copy.hpp"
+#include "ring/interval_pack.hpp"
+#include "ring/isolated_ring.hpp"
+#include "ring/output_rows.hpp"
+#include "ring/poll_backoff.hpp"
 #include "ring/rank_placement.hpp"
 #include "ring/sample_clock.hpp"
-#include "ring/step_launch.hpp"
+#include "ring/steady_clock.hpp"
 
 namespace rb::ring {
 
-bool cuda_device_available() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
-
 namespace {
 
-using kernels::BlockPair;
-using kernels::DeviceBuffer;
-
-// A virtual rank: what it does on its GPU (ring/cuda_rank.hpp), the stamps of its copies, and how
-// its pass is forked, timed and (isolated mode) replayed on its own.
-struct Rank : CudaRank {
-  DeviceBuffer<kernels::ExecStamp> stamps;      // per copy: [step][copy of that step's transfer]
-  std::vector<kernels::ExecStamp> host_stamps;  // read back after a recorded pass
-  CudaEvent begin, end, fork, join;
-  CudaStream origin;   // isolated mode: this rank's passes fork from and join into it
-  SampleClock clock;   // isolated mode: the SM clock around this rank's pass, on its device
-  CudaGraphExec exec;  // isolated mode: this rank's pass
+// How a hosted rank's pass is forked, timed and (isolated mode) launched on its own.
+struct RankPass {
+  CudaEvent begin, end, fork, join, done;
+  CudaStream origin;  // isolated mode: this rank's passes fork from and join into it
+  SampleClock clock;  // isolated mode: the SM clock around this rank's pass, on its device
 };
 
-class CudaExecutorImpl final : public CudaExecutorBase {
+class CudaExecutorImpl final : public CudaExecutor {
  public:
-  CudaExecutorImpl(const Plan& plan, const CudaOptions& opts)
-      : CudaExecutorBase(plan, opts), c_(plan.config.cp), rows_(plan.ranks.at(0).tokens), ranks_(plan.config.cp) {
-    const Config& cfg = plan_.config;
+  CudaExecutorImpl(const Plan& plan, const CudaOptions& opts, ProcessGroup* group,
+                   std::unique_ptr<CudaTransport> transport)
+      : plan_(plan),
+        opts_(opts),
+        group_(group),
+        c_(plan.config.cp),
+        ranks_(plan.config.cp),
+        passes_(plan.config.cp),
+        transport_(std::move(transport)) {
     // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
     // backend the caller's config names.
-    Config as_cuda = cfg;
+    Config as_cuda = plan_.config;
     as_cuda.backend = Backend::cuda;
     check_backend_supports(as_cuda);
+    if (group_ && group_->size() != c_)
+      throw Error(fmt::format("cuda executor: {} processes for {} ranks", group_->size(), c_));
     for (const auto& rp : plan_.ranks)
-      if (rp.tokens != rows_) throw Error("cuda executor: ranks must hold equal token counts");
-    int visible = 0;
-    RB_CUDA_CHECK(cudaGetDeviceCount(&visible));
-    const auto placement = place_ranks(c_, opts_.devices, visible, opts_.device);
-    devices_ = devices_used(placement);
-    opts_.devices = static_cast<int>(devices_.size());  // what options() reports: the devices in use
-    for (int r = 0; r < c_; ++r) ranks_[r].device = placement[r];
-    enable_peer_access(devices_);
+      if (rp.tokens != plan_.ranks.at(0).tokens) throw Error("cuda executor: ranks must hold equal token counts");
+    place();
     on(opts_.device);
     origin_ = make_stream();
     pass_begin_ = make_event(true);
     pass_end_ = make_event(true);
-    if (opts_.mode == CudaRankMode::concurrent) clock_ = SampleClock(opts_.device);
-    nominal_mhz_ = nominal_clock_mhz(devices_.front());
-    for (int d : devices_) nominal_mhz_ = std::min(nominal_mhz_, nominal_clock_mhz(d));
-    for (int r = 0; r < c_; ++r) setup_rank(r);
-    if (opts_.l2_flush) {
-      flush_.resize(static_cast<std::size_t>(visible));
-      for (int d : devices_) flush_[d] = L2Flush(d);
-    }
-    synchronize_devices();  // fills done before the first pass reads them
+    done_ = make_event(false);
+    if (concurrent()) clock_ = SampleClock(opts_.device);
+    set_nominal_clock();
+    for (int r : hosted_) setup_rank(r);
+    if (opts_.l2_flush)
+      for (int d : devices_) flush_.at(static_cast<std::size_t>(d)) = L2Flush(d);
+    synchronize_devices();  // fills done before the first pass reads or sends them
+    on(opts_.device);
+    transport_->connect(plan_, ranks_, hosted_);
 
-    run_eager();  // docs/design.md §7 step 1: one eager pass (the caller checks it via output_rows)
+    launch_pass(false);  // docs/design.md §7 step 1 (the caller checks it via output_rows); it
+                         // also makes NCCL's connections, needed before capture
     if (opts_.launch == CudaLaunch::graph) {
       capture();
-      replay();  // one untimed replay after the upload
+      launch_pass(true);  // one untimed replay after the upload
     }
   }
 
-  ~CudaExecutorImpl() override {  // nothing in flight when buffers go; never throws
-    for (int d : devices_)
-      if (cudaSetDevice(d) == cudaSuccess) cudaDeviceSynchronize();
+  // Graphs go first: NCCL's teardown waits until every graph that captured the communicator is
+  // destroyed, and a graph still in flight is freed when it finishes. Nothing is in flight when
+  // the buffers go. Never throws.
+  ~CudaExecutorImpl() override {
+    const bool clean = !aborted_ && !dirty_;
+    rank_execs_.clear();
+    concurrent_exec_.reset();
+    graphs_.clear();
+    labels_.clear();
+    if (clean) synchronize_quietly();
+    transport_->close(/*abort=*/!clean);
+    if (!clean) synchronize_quietly();  // an aborted transport's kernels have left
   }
+
+  const Plan& plan() const override { return plan_; }
+  const CudaOptions& options() const override { return opts_; }
+  const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
+  std::int64_t last_raw_ns() const override { return raw_ns_; }
+  std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
 
   std::vector<StreamLabel> streams() const override {
     std::vector<StreamLabel> out;
-    for (int r = 0; r < c_; ++r) {
+    for (int r : hosted_) {
       out.push_back({ranks_[r].compute.get(), r, IntervalKind::compute, "compute"});
       out.push_back({ranks_[r].comm.get(), r, IntervalKind::comm, "comm"});
     }
     return out;
   }
 
-  // The GPU work already queued finishes; the pass in progress throws at its next wait.
-  void abort() override { aborted_ = true; }
+  // From any thread. The pass in progress throws at its next wait; the GPU work already queued
+  // finishes, or the transport stops it (a transfer waiting on a peer that will never answer).
+  void abort() override {
+    aborted_ = true;
+    if (group_) group_->abort();
+    transport_->abort();
+  }
 
   PassRecord run_pass(bool record) override {
     if (aborted_) throw Error("cuda executor: aborted");
-    if (opts_.launch == CudaLaunch::graph)
-      replay();
-    else
-      run_eager();
+    if (dirty_) throw Error("cuda executor: an earlier pass failed; the ring is out of step");
+    launch_pass(opts_.launch == CudaLaunch::graph);
     return collect(record);
   }
 
+  // Each hosted rank's output comes back from its device once, when a row of it is first needed.
   std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
-    const Config& cfg = plan_.config;
-    const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
-    const auto where = locate_rows(plan_, positions);
+    if (aborted_ || dirty_) throw Error("cuda executor: no output after an aborted or failed pass");
     synchronize_devices();
-    std::vector<std::vector<float>> host(c_);
-    std::vector<double> out(positions.size() * width);
-    for (std::size_t i = 0; i < positions.size(); ++i) {
-      const auto [r, row] = where[i];
-      if (host[r].empty()) {
-        host[r].resize(ranks_[r].o_acc.size());
-        RB_CUDA_CHECK(cudaMemcpy(host[r].data(), ranks_[r].o_acc.get(), ranks_[r].o_acc.bytes(),
-                                 cudaMemcpyDeviceToHost));
-      }
-      const float* src = host[r].data() + row * width;
-      std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
-    }
-    return out;
+    std::vector<std::vector<float>> host(static_cast<std::size_t>(c_));
+    return gather_output_rows(plan_, positions, group_, [&](int r) -> const float* {
+      if (!hosts(r)) return nullptr;
+      auto& h = host[static_cast<std::size_t>(r)];
+      on(ranks_[r].device);
+      h.resize(ranks_[r].o_acc.size());
+      RB_CUDA_CHECK(cudaMemcpy(h.data(), ranks_[r].o_acc.get(), ranks_[r].o_acc.bytes(), cudaMemcpyDeviceToHost));
+      return h.data();
+    });
   }
 
  private:
-  std::int64_t kv_half() const { return rows_ * plan_.config.kv_heads * plan_.config.head_dim; }
   bool gathered() const { return plan_.schedule.gathered; }
-  int lanes() const { return static_cast<int>(plan_.schedule.lanes.size()); }
-  EnqueueContext ctx() { return EnqueueContext{capturing_, &labels_}; }
+  bool concurrent() const { return opts_.mode == CudaRankMode::concurrent; }
+  bool hosts(int r) const { return std::find(hosted_.begin(), hosted_.end(), r) != hosted_.end(); }
   int steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
+  EnqueueContext ctx() { return EnqueueContext{capturing_, &labels_}; }
+  void timing(const CudaEvent& e, cudaStream_t s) { ctx().timing(e, s); }
 
   // Kernel launches and stream operations go to the current device, which must be the stream's.
   static void on(int device) { use_device(device); }
   void synchronize_devices() const { ring::synchronize_devices(devices_); }
+  void synchronize_quietly() const noexcept {
+    for (int d : devices_)
+      if (cudaSetDevice(d) == cudaSuccess) (void)cudaDeviceSynchronize();
+  }
+
+  // --- setting up ------------------------------------------------------------------------------
+
+  // Which ranks this process hosts, on which devices. Alone: every rank, dealt over opts.devices.
+  // In a group: its own rank, on the device its launcher's local rank names, every rank at once.
+  void place() {
+    int visible = 0;
+    RB_CUDA_CHECK(cudaGetDeviceCount(&visible));
+    if (group_) {
+      opts_.device = process_device(launcher_local_rank(group_->rank()), visible);
+      opts_.mode = CudaRankMode::concurrent;  // the ring's true dependencies cross processes
+      hosted_ = {group_->rank()};
+      ranks_[group_->rank()].device = opts_.device;
+    } else {
+      const auto placement = place_ranks(c_, opts_.devices, visible, opts_.device);
+      for (int r = 0; r < c_; ++r) {
+        hosted_.push_back(r);
+        ranks_[r].device = placement[r];
+      }
+    }
+    std::vector<int> placement;
+    for (int r : hosted_) placement.push_back(ranks_[r].device);
+    devices_ = devices_used(placement);
+    if (!group_) opts_.devices = static_cast<int>(devices_.size());  // what options() reports: those in use
+    flush_.resize(static_cast<std::size_t>(visible));
+  }
+
+  // The ring runs at its slowest GPU's pace: the lowest reference clock over the devices in use,
+  // and over the group's processes.
+  void set_nominal_clock() {
+    nominal_mhz_ = std::numeric_limits<double>::max();
+    for (int d : devices_) nominal_mhz_ = std::min(nominal_mhz_, nominal_clock_mhz(d));
+    if (group_) nominal_mhz_ = static_cast<double>(group_->min(std::llround(nominal_mhz_ * 1e3))) / 1e3;
+  }
 
   void setup_rank(int r) {
-    Rank& rk = ranks_[r];
+    CudaRank& rk = ranks_[r];
+    RankPass& p = passes_[r];
     // Events recorded on a stream must belong to its device: the fork is recorded on the origin
-    // stream, the rank's own in concurrent mode and the shared one (origin device) otherwise.
+    // stream, the shared one (opts_.device) in concurrent mode and the rank's own otherwise.
     on(opts_.device);
-    if (opts_.mode == CudaRankMode::concurrent) rk.fork = make_event(false);
+    if (concurrent()) p.fork = make_event(false);
     on(rk.device);
-    if (opts_.mode == CudaRankMode::isolated) {
-      rk.origin = make_stream();
-      rk.fork = make_event(false);
-      rk.clock = SampleClock(rk.device);
+    if (!concurrent()) {
+      p.origin = make_stream();
+      p.fork = make_event(false);
+      p.clock = SampleClock(rk.device);
     }
     rk.setup(plan_, r, rk.device);
-    rk.stamps = DeviceBuffer<kernels::ExecStamp>(static_cast<std::size_t>(steps() * copies_per_transfer()));
-    rk.host_stamps.resize(rk.stamps.size());
-    rk.begin = make_event(true);
-    rk.end = make_event(true);
-    rk.join = make_event(false);
+    p.begin = make_event(true);
+    p.end = make_event(true);
+    p.join = make_event(false);
+    p.done = make_event(false);
   }
 
   // --- enqueueing one pass -------------------------------------------------------------------
 
-  void timing(const CudaEvent& e, cudaStream_t s) { ctx().timing(e, s); }
-  void label(cudaStream_t s, int r, int step, IntervalKind kind, const char* lane, const char* name) {
-    ctx().label(s, r, step, kind, lane, name);
-  }
-
-  // Copies per transfer, and so stamps per step: one [K | V] piece per lane (rotating), or K and V
-  // from every other rank (gathered, at step 0).
-  int copies_per_transfer() const { return gathered() ? std::max(2 * (c_ - 1), 1) : lanes(); }
-
-  // A copy into rank r's buffer from a buffer on `src_device`, stamped into slot `slot`: a stamped
-  // copy kernel on one GPU, a peer copy on the copy engines between two (only a zero-byte stamped
-  // copy marks its start then, for the link model to pace from; its stamp is not read).
-  void copy(void* dst, const void* src, int src_device, std::int64_t bytes, Rank& rk, int r, int step, int slot,
-            const char* name) {
-    const cudaStream_t s = rk.comm.get();
-    const std::int64_t pace = kernels::link_ns(bytes, plan_.config.link_gbps);
-    kernels::ExecStamp* stamp = rk.stamps.get() + slot;
-    if (src_device == rk.device) {
-      kernels::stamped_copy(kernels::StampedCopyParams{dst, src, bytes, stamp}, s);
-    } else {
-      if (pace > 0) kernels::stamped_copy(kernels::StampedCopyParams{nullptr, nullptr, 0, stamp}, s);
-      RB_CUDA_CHECK(cudaMemcpyPeerAsync(dst, rk.device, src, src_device, static_cast<std::size_t>(bytes), s));
-    }
-    label(s, r, step, IntervalKind::comm, "comm", name);
-    if (pace > 0) {
-      kernels::link_pace(stamp, pace, s);
-      label(s, r, step, IntervalKind::comm, "comm", "link_pace");
-    }
-  }
-  // Whether every copy of rank r's transfers is a stamped copy (all from r's own device).
-  bool stamped(int r, int j) const {
-    const Rank& rk = ranks_[r];
-    if (gathered()) {
-      for (int src = 0; src < c_; ++src)
-        if (src != r && ranks_[src].device != rk.device) return false;
-      return true;
-    }
-    const KvSchedule& sch = plan_.schedule;
-    for (int l = 0; l < lanes(); ++l) {
-      const int from = opts_.mode == CudaRankMode::concurrent ? sch.sender(r, l, c_) : sch.origin(r, l, j + 1, c_);
-      if (ranks_[from].device != rk.device) return false;
-    }
-    return true;
-  }
-
-  void attend(int r, int j) {
-    on(ranks_[r].device);
-    ranks_[r].attend(j, ctx());
-  }
-
-  // Rank r's comm work issued during step j: the block for step j+1 (ring), or the whole gather.
+  // Rank r's comm work issued during step j: the pieces for step j+1 (rotating), or the whole gather.
   void transfer(int r, int j, bool concurrent) {
-    Rank& rk = ranks_[r];
+    CudaRank& rk = ranks_[r];
     on(rk.device);
     const cudaStream_t s = rk.comm.get();
-    const std::int64_t half = kv_half();
     StepEvents& ev = rk.ev[j];
-    if (gathered()) {
-      timing(ev.copy_begin, s);
-      int slot = j * copies_per_transfer();
-      for (int src = 0; src < c_; ++src) {
-        if (src == r) continue;
-        const bf16* own = ranks_[src].own.get();
-        const int from = ranks_[src].device;
-        copy(rk.all_k.get() + half * src, own, from, half * 2, rk, r, j, slot++, "kv_allgather");
-        copy(rk.all_v.get() + half * src, own + half, from, half * 2, rk, r, j, slot++, "kv_allgather");
-      }
-      timing(ev.copy_end, s);
-      RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
-      return;
+    if (!gathered()) {
+      // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers).
+      if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
+      if (concurrent) transport_->await_peers(ranks_, r, j);
     }
-    // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers).
-    if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
-    const KvSchedule& sch = plan_.schedule;
-    const std::int64_t piece_bytes = rk.piece_elems() * static_cast<std::int64_t>(sizeof(bf16));
-    if (concurrent)
-      for (int l = 0; l < lanes(); ++l) {
-        // A true ring per lane: forward what the lane's sender holds at step j, once it has arrived
-        // there, and only after the lane's receiver has finished reading our buffer that this copy
-        // overwrites.
-        const Rank& from = ranks_[sch.sender(r, l, c_)];
-        if (j >= 1) RB_CUDA_CHECK(cudaStreamWaitEvent(s, from.ev[j - 1].recv_done.get(), 0));
-        if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, ranks_[sch.receiver(r, l, c_)].ev[j - 1].recv_done.get(), 0));
-      }
     timing(ev.copy_begin, s);
-    for (int l = 0; l < lanes(); ++l) {
-      const std::int64_t at = rk.piece_offset(l);
-      // Concurrent: from the sender's step buffer. Alone on the GPU: the same bytes straight from
-      // the piece's origin rank, whose own block never changes.
-      const Rank& from = concurrent ? ranks_[sch.sender(r, l, c_)] : ranks_[sch.origin(r, l, j + 1, c_)];
-      const bf16* src = (concurrent ? from.block(j) : from.own.get()) + at;
-      copy(rk.block(j + 1) + at, src, from.device, piece_bytes, rk, r, j + 1, j * copies_per_transfer() + l, "kv_recv");
-    }
+    if (gathered())
+      transport_->gather(ranks_, r, ctx());
+    else
+      transport_->rotate(ranks_, r, j, concurrent, ctx());
     timing(ev.copy_end, s);
     RB_CUDA_CHECK(cudaEventRecord(ev.recv_done.get(), s));
   }
 
-  // Enqueues the pass of `which` ranks (all, or one in isolated mode), forked from and joined back
-  // into `origin`. recv_done of step j (recorded by transfer(j)) is what step j+1 waits for.
+  // Enqueues the pass of `which` ranks (all hosted, or one in isolated mode), forked from and
+  // joined back into `origin`. recv_done of step j (recorded by transfer(j)) is what step j+1 waits
+  // for; the gather is what step 0 waits for.
   void enqueue(std::span<const int> which, cudaStream_t origin, bool concurrent) {
     for (int r : which) {
-      Rank& rk = ranks_[r];
-      on(origin_device(rk));
-      RB_CUDA_CHECK(cudaEventRecord(rk.fork.get(), origin));
+      CudaRank& rk = ranks_[r];
+      RankPass& p = passes_[r];
+      on(origin_device(r));
+      RB_CUDA_CHECK(cudaEventRecord(p.fork.get(), origin));
       on(rk.device);
-      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.fork.get(), 0));
-      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.comm.get(), rk.fork.get(), 0));
-      timing(rk.begin, rk.compute.get());
+      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), p.fork.get(), 0));
+      RB_CUDA_CHECK(cudaStreamWaitEvent(rk.comm.get(), p.fork.get(), 0));
+      timing(p.begin, rk.compute.get());
     }
-    const int n = steps();
-    for (int j = 0; j < n; ++j) {
+    for (int j = 0; j < steps(); ++j) {
       // An eager step's launches sit inside its range, so Nsight projects it onto their kernels;
       // under capture a range would mark the capture, not the replays, and is left out.
       std::optional<nvtx::ScopedRange> step;
       if (!capturing_) step.emplace(nvtx::kRangeStep, j);
       for (int r : which) {
         if (plan_.schedule.moves(j, c_)) transfer(r, j, concurrent);
-        Rank& rk = ranks_[r];
+        CudaRank& rk = ranks_[r];
         if (gathered() ? (j == 0 && c_ > 1) : j > 0) {
           const int arrived = gathered() ? 0 : j - 1;
           RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.ev[arrived].recv_done.get(), 0));
         }
-        attend(r, j);
+        on(rk.device);
+        rk.attend(j, ctx());
       }
     }
     for (int r : which) {
-      Rank& rk = ranks_[r];
+      CudaRank& rk = ranks_[r];
+      RankPass& p = passes_[r];
       on(rk.device);
-      timing(rk.end, rk.compute.get());
+      timing(p.end, rk.compute.get());
       // The origin waits on the rank's device's event (cross-device waits are allowed); the record
       // itself is issued with the rank's device current, the wait with the origin's.
       for (const CudaStream* st : {&rk.comm, &rk.compute}) {
         on(rk.device);
-        RB_CUDA_CHECK(cudaEventRecord(rk.join.get(), st->get()));
-        on(origin_device(rk));
-        RB_CUDA_CHECK(cudaStreamWaitEvent(origin, rk.join.get(), 0));
+        RB_CUDA_CHECK(cudaEventRecord(p.join.get(), st->get()));
+        on(origin_device(r));
+        RB_CUDA_CHECK(cudaStreamWaitEvent(origin, p.join.get(), 0));
       }
     }
   }
 
-  // cudaStreamSynchronize, but abort() from another thread ends the wait with an Error.
-  void wait(cudaStream_t s) {
-    while (true) {
-      const cudaError_t e = cudaStreamQuery(s);
-      if (e == cudaSuccess) return;
-      if (e != cudaErrorNotReady) RB_CUDA_CHECK(e);
+  // The device of the stream rank r's pass forks from.
+  int origin_device(int r) const { return concurrent() ? opts_.device : ranks_[r].device; }
+
+  // cudaEventSynchronize, but abort() or a transport that knows the pass cannot finish ends the
+  // wait with an error.
+  void wait(const CudaEvent& e) {
+    for (int spin = 0;; ++spin) {
+      const cudaError_t q = cudaEventQuery(e.get());
+      if (q == cudaSuccess) return;
+      if (q != cudaErrorNotReady) RB_CUDA_CHECK(q);
       if (aborted_) throw Error("cuda executor: aborted while a pass was running");
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      if (spin % 256 == 255) transport_->check();
+      poll_backoff(spin);
     }
   }
 
-  // Ordered before the pass on `s`, a stream of `device`.
-  void flush_l2(cudaStream_t s, int device) {
-    if (opts_.l2_flush) flush_[device].enqueue(s);
+  // After a pass launched on `o`: its end seen from the host (host_end_ns_ anchors a group's
+  // timeline), then the clock probe behind it.
+  void finish(cudaStream_t o, const CudaEvent& done, SampleClock& clock) {
+    RB_CUDA_CHECK(cudaEventRecord(done.get(), o));
+    clock.after(o);
+    wait(done);
+    host_end_ns_ = steady_ns();
+    RB_CUDA_CHECK(cudaStreamSynchronize(o));  // the probe, microseconds behind
+    dirty_ = false;
   }
-  // Every stamp back to "never ran" (exec_stamp.hpp) before a pass, from the host and finished
-  // before the launch, so the pass itself holds no extra node and the stamps hold its copies only.
-  void reset_stamps() {
-    for (auto& rk : ranks_) {
-      on(rk.device);
-      RB_CUDA_CHECK(cudaMemset(rk.stamps.get(), 0, rk.stamps.bytes()));
-    }
-    synchronize_devices();  // a device-memory cudaMemset may return before it has run
-  }
+
   // Every device's L2, finished before the host launches the pass (the concurrent pass's streams
   // span devices, so no single stream orders them).
-  void flush_l2_all() {
+  void flush_l2(std::span<const int> devices) {
     if (!opts_.l2_flush) return;
-    for (int d : devices_) flush_[d].now();
-  }
-  // The device of the stream rank r's pass forks from.
-  int origin_device(const Rank& rk) const { return opts_.mode == CudaRankMode::concurrent ? opts_.device : rk.device; }
-
-  std::vector<int> all_ranks() const {
-    std::vector<int> v(c_);
-    for (int r = 0; r < c_; ++r) v[r] = r;
-    return v;
+    for (int d : devices) flush_[d].now();
   }
 
-  // One pass, eager or replayed. Concurrent mode: every rank at once from the origin stream.
-  // Isolated mode: each rank's pass forks from its own origin stream, on its own device, and runs
-  // alone (the next starts when it has finished). The clock probes bracket each launch, outside
-  // the timing events.
+  // One pass, eager or replayed. Concurrent mode: every hosted rank at once from the origin
+  // stream, the group's processes starting together. Isolated mode: each rank's pass forks from
+  // its own origin stream, on its own device, and runs alone (the next starts when it has
+  // finished). The clock probes bracket each launch, outside the timing events.
   void launch_pass(bool graph) {
-    reset_stamps();
-    if (opts_.mode == CudaRankMode::concurrent) {
+    transport_->before_pass();
+    if (concurrent()) {
       const cudaStream_t o = origin_.get();
-      flush_l2_all();
+      flush_l2(devices_);
+      if (group_) group_->barrier();  // a failed peer's notice ends it
+      std::optional<nvtx::ScopedRange> range;
+      if (group_) range.emplace(nvtx::kRangeRankPass, group_->rank());
       on(opts_.device);
+      dirty_ = true;  // until the pass is seen to finish: teardown must abort, not close cleanly
       clock_.before(o);
       if (graph) {
         RB_CUDA_CHECK(cudaGraphLaunch(concurrent_exec_.get(), o));
       } else {
         timing(pass_begin_, o);
-        enqueue(all_ranks(), o, true);
+        enqueue(hosted_, o, true);
         on(opts_.device);
         timing(pass_end_, o);
       }
-      clock_.after(o);
-      wait(o);
+      finish(o, done_, clock_);
       return;
     }
-    for (int r = 0; r < c_; ++r) {
-      nvtx::ScopedRange pass(nvtx::kRangeRankPass, r);
-      Rank& rk = ranks_[r];
-      const cudaStream_t o = rk.origin.get();
-      flush_l2(o, rk.device);
-      on(rk.device);
-      rk.clock.before(o);
-      if (graph) {
-        RB_CUDA_CHECK(cudaGraphLaunch(rk.exec.get(), o));
-      } else {
-        const int one[1] = {r};
+    for (int r : hosted_) {
+      nvtx::ScopedRange range(nvtx::kRangeRankPass, r);
+      RankPass& p = passes_[r];
+      const cudaStream_t o = p.origin.get();
+      const int one[1] = {r};
+      flush_l2(std::span<const int>(&ranks_[r].device, 1));
+      on(ranks_[r].device);
+      dirty_ = true;
+      p.clock.before(o);
+      if (graph)
+        RB_CUDA_CHECK(cudaGraphLaunch(rank_execs_[static_cast<std::size_t>(r)].get(), o));
+      else
         enqueue(one, o, false);
-        on(rk.device);
-      }
-      rk.clock.after(o);
-      wait(o);
+      on(ranks_[r].device);
+      finish(o, p.done, p.clock);
     }
   }
-  void run_eager() { launch_pass(false); }
-  void replay() { launch_pass(true); }
 
-  // docs/design.md §7 step 2: capture on the origin stream (thread-local mode, so another thread's CUDA
-  // calls cannot invalidate it), instantiate, upload.
-  // With several devices the concurrent graph spans all of them (the fork and join events carry
-  // the dependencies across); each isolated graph stays on its rank's device but for the peer
-  // reads of its copies.
+  // docs/design.md §7 step 2: capture on the origin stream (thread-local mode, so another thread's
+  // CUDA calls, NCCL's own among them, cannot invalidate it), instantiate, upload. With several
+  // devices the concurrent graph spans all of them (the fork and join events carry the
+  // dependencies across); each isolated graph stays on its rank's device but for the peer reads of
+  // its copies. Every process of a group captures the same transport calls in the same order, as
+  // the plan is the same on every process.
   void capture() {
+    transport_->will_capture();
     auto one_graph = [&](std::span<const int> which, cudaStream_t o, int device, bool concurrent) {
-      nvtx::ScopedRange range(nvtx::kRangeCapture, concurrent ? -1 : which.front());
+      nvtx::ScopedRange range(nvtx::kRangeCapture, which.size() == 1 ? which.front() : -1);
       on(device);
       auto [graph, exec] = capture_graph(o, capturing_, [&] {
         if (concurrent) timing(pass_begin_, o);
@@ -428,14 +397,14 @@ class CudaExecutorImpl final : public CudaExecutorBase {
       RB_CUDA_CHECK(cudaStreamSynchronize(o));
       return std::move(exec);
     };
-    if (opts_.mode == CudaRankMode::concurrent) {
-      const auto all = all_ranks();
-      concurrent_exec_ = one_graph(all, origin_.get(), opts_.device, true);
-    } else {
-      for (int r = 0; r < c_; ++r) {
-        const int one[1] = {r};
-        ranks_[r].exec = one_graph(one, ranks_[r].origin.get(), ranks_[r].device, false);
-      }
+    if (concurrent()) {
+      concurrent_exec_ = one_graph(hosted_, origin_.get(), opts_.device, true);
+      return;
+    }
+    rank_execs_.resize(static_cast<std::size_t>(c_));
+    for (int r : hosted_) {
+      const int one[1] = {r};
+      rank_execs_[static_cast<std::size_t>(r)] = one_graph(one, passes_[r].origin.get(), ranks_[r].device, false);
     }
   }
 
@@ -448,121 +417,157 @@ class CudaExecutorImpl final : public CudaExecutorBase {
     int epoch;
   };
   std::vector<Tagged> rank_intervals(int r, const CudaEvent& ref) const {
-    const Rank& rk = ranks_[r];
+    const CudaRank& rk = ranks_[r];
     std::vector<Tagged> out;
+    std::vector<Interval> ivs;
     for (int j = 0; j < steps(); ++j) {
-      const StepEvents& ev = rk.ev[j];
-      std::vector<Interval> compute;
-      rk.compute_intervals(j, ref, compute);
-      for (auto& iv : compute) out.push_back({std::move(iv), j});
-      const bool moved = plan_.schedule.moves(j, c_);
-      if (!moved) continue;
-      const int step = gathered() ? 0 : j + 1;
-      const char* name = gathered() ? "kv_allgather" : "kv_recv";
-      const std::int64_t bytes = plan_.ranks[r].steps[step].recv_bytes;
-      const std::int64_t b = ns_between(ref, ev.copy_begin), e = ns_between(ref, ev.copy_end);
-      out.push_back({Interval{r, IntervalKind::comm_in_flight, "comm in flight", name, step, bytes, b, e}, j});
-      if (!stamped(r, j)) continue;
-      const auto n = static_cast<std::size_t>(copies_per_transfer());
-      const auto stamps = std::span(rk.host_stamps).subspan(static_cast<std::size_t>(j) * n, n);
-      const auto windows = kernels::place_exec_windows(stamps, b, e);
-      if (!windows) throw Error(fmt::format("cuda executor: rank {} step {}: a copy left no stamp", r, j));
-      const std::int64_t per_copy = bytes / static_cast<std::int64_t>(n);
-      for (const auto& w : *windows)
-        out.push_back({Interval{r, IntervalKind::comm, "comm", name, step, per_copy, w.begin_ns, w.end_ns}, j});
+      ivs.clear();
+      rk.compute_intervals(j, ref, ivs);
+      if (plan_.schedule.moves(j, c_)) {
+        const StepEvents& ev = rk.ev[j];
+        const int step = gathered() ? 0 : j + 1;
+        const Interval in_flight{r,
+                                 IntervalKind::comm_in_flight,
+                                 "comm in flight",
+                                 gathered() ? "kv_allgather" : "kv_recv",
+                                 step,
+                                 plan_.ranks[r].steps[step].recv_bytes,
+                                 ns_between(ref, ev.copy_begin),
+                                 ns_between(ref, ev.copy_end)};
+        ivs.push_back(in_flight);
+        transport_->executed(r, j, concurrent(), in_flight, ivs);
+      }
+      for (auto& iv : ivs) out.push_back({std::move(iv), j});
     }
     return out;
   }
 
   // Concurrent mode reads the origin device's clock only: the other devices' work is not bracketed
-  // by a stream of theirs that the probes could share.
+  // by a stream of theirs that the probes could share. A group takes its slowest process's.
   std::optional<double> sample_clock() const {
-    if (opts_.mode == CudaRankMode::concurrent) return kernels::clock_mhz(std::vector{clock_.read()});
-    std::vector<kernels::ClockSpan> spans;
-    std::vector<int> device_of;
-    for (const Rank& rk : ranks_) {
-      spans.push_back(rk.clock.read());
-      device_of.push_back(rk.device);
+    if (!concurrent()) {
+      std::vector<kernels::ClockSpan> spans;
+      std::vector<int> device_of;
+      for (int r : hosted_) {
+        spans.push_back(passes_[r].clock.read());
+        device_of.push_back(ranks_[r].device);
+      }
+      return kernels::slowest_clock_mhz(spans, device_of);
     }
-    return kernels::slowest_clock_mhz(spans, device_of);
+    const auto mine = kernels::clock_mhz(std::vector{clock_.read()});
+    if (!group_) return mine;
+    constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::max();  // takes no part in the min
+    const std::int64_t khz = group_->min(mine ? std::llround(*mine * 1e3) : kNone);
+    if (khz == kNone) return std::nullopt;
+    return static_cast<double>(khz) / 1e3;
   }
 
   PassRecord collect(bool record) {
-    if (record)
-      for (auto& rk : ranks_) {
-        on(rk.device);
-        RB_CUDA_CHECK(cudaMemcpy(rk.host_stamps.data(), rk.stamps.get(), rk.stamps.bytes(), cudaMemcpyDeviceToHost));
-      }
+    transport_->after_pass(record);
     PassRecord rec;
-    rec.sm_clock_mhz = sample_clock();
-    if (opts_.mode == CudaRankMode::concurrent) {
-      rec.wall_ns = ns_between(pass_begin_, pass_end_);
-      raw_ns_ = rec.wall_ns;
+    if (concurrent()) {
+      const std::int64_t local = ns_between(pass_begin_, pass_end_);
+      raw_ns_ = local;
+      rec.wall_ns = group_ ? group_->max(local) : local;  // each process on its own clock: no offset error
+      rec.sm_clock_mhz = sample_clock();
+      if (!record) return rec;
       // Events of two devices cannot be compared: a rank on another device is placed from its own
       // begin, recorded as the fork reaches it (the fork's cross-device latency is not shown).
-      if (record)
-        for (int r = 0; r < c_; ++r)
-          for (auto& t : rank_intervals(r, ranks_[r].device == opts_.device ? pass_begin_ : ranks_[r].begin))
-            rec.timeline.intervals.push_back(std::move(t.iv));
-    } else {
-      // Step j of rank r lasts from the end of its step j-1 (or its start) to the end of step j;
-      // the ring's step j lasts the longest of these, and the pass their sum.
-      const int n = steps();
-      std::vector<std::vector<std::int64_t>> ends(c_, std::vector<std::int64_t>(n));
-      std::vector<std::int64_t> step_max(n, 0);
-      raw_ns_ = 0;
-      for (int r = 0; r < c_; ++r) {
-        for (int j = 0; j < n; ++j) {
-          ends[r][j] = ns_between(ranks_[r].begin, ranks_[r].ev[j].merge_end);
-          step_max[j] = std::max(step_max[j], ends[r][j] - (j ? ends[r][j - 1] : 0));
-        }
-        raw_ns_ += ns_between(ranks_[r].begin, ranks_[r].end);
+      std::vector<Interval> mine;
+      for (int r : hosted_)
+        for (auto& t : rank_intervals(r, ranks_[r].device == opts_.device ? pass_begin_ : passes_[r].begin))
+          mine.push_back(std::move(t.iv));
+      if (group_) {
+        rec.timeline = group_timeline(std::move(mine), local);
+      } else {
+        rec.timeline.intervals = std::move(mine);
+        rec.timeline.window_end_ns = rec.wall_ns;
       }
-      std::vector<std::int64_t> start(n + 1, 0);
-      for (int j = 0; j < n; ++j) start[j + 1] = start[j] + step_max[j];
-      rec.wall_ns = start[n];
-      if (record)
-        for (int r = 0; r < c_; ++r)
-          for (auto& t : rank_intervals(r, ranks_[r].begin)) {
-            const std::int64_t shift = start[t.epoch] - (t.epoch ? ends[r][t.epoch - 1] : 0);
-            t.iv.begin_ns += shift;
-            t.iv.end_ns += shift;
-            rec.timeline.intervals.push_back(std::move(t.iv));
-          }
+      return rec;
     }
-    if (record) {
-      rec.timeline.window_begin_ns = 0;
-      rec.timeline.window_end_ns = rec.wall_ns;
+    rec.sm_clock_mhz = sample_clock();
+    // Each rank ran alone: the ring is composed from their steps (ring/isolated_ring.hpp).
+    std::vector<std::vector<std::int64_t>> ends;
+    raw_ns_ = 0;
+    for (int r : hosted_) {
+      auto& e = ends.emplace_back();
+      for (int j = 0; j < steps(); ++j) e.push_back(ns_between(passes_[r].begin, ranks_[r].ev[j].merge_end));
+      raw_ns_ += ns_between(passes_[r].begin, passes_[r].end);
     }
+    const IsolatedRing ring(std::move(ends));
+    rec.wall_ns = ring.wall_ns();
+    if (!record) return rec;
+    for (std::size_t i = 0; i < hosted_.size(); ++i)
+      for (auto& t : rank_intervals(hosted_[i], passes_[hosted_[i]].begin)) {
+        const std::int64_t shift = ring.shift_ns(static_cast<int>(i), t.epoch);
+        t.iv.begin_ns += shift;
+        t.iv.end_ns += shift;
+        rec.timeline.intervals.push_back(std::move(t.iv));
+      }
+    rec.timeline.window_end_ns = rec.wall_ns;
     return rec;
   }
 
+  // The whole ring's timeline, on every process of the group: this process's intervals placed on
+  // its steady clock (the pass's end was seen at about host_end_ns_, polling adds microseconds,
+  // and its begin event lies `local` before it), moved to rank 0's clock, gathered, and made
+  // relative to the earliest rank's start.
+  Timeline group_timeline(std::vector<Interval> mine, std::int64_t local) {
+    const std::int64_t t0 = host_end_ns_ - local - group_->clock_offset_ns();
+    for (auto& iv : mine) {
+      iv.begin_ns += t0;
+      iv.end_ns += t0;
+    }
+    const std::int64_t begin = group_->min(t0), end = group_->max(t0 + local);
+    std::vector<std::int64_t> sizes;
+    const auto all = group_->allgather(pack_intervals(mine), sizes);
+    Timeline tl;
+    unpack_intervals(all, tl.intervals);
+    for (auto& iv : tl.intervals) {
+      iv.begin_ns -= begin;
+      iv.end_ns -= begin;
+    }
+    std::stable_sort(tl.intervals.begin(), tl.intervals.end(),
+                     [](const Interval& a, const Interval& b) { return a.rank < b.rank; });
+    tl.window_end_ns = end - begin;
+    return tl;
+  }
+
+  // Declared in teardown's reverse order: graphs, then the transport, then the buffers.
+  Plan plan_;
+  CudaOptions opts_;
+  ProcessGroup* group_;
   int c_;
-  std::int64_t rows_;
-  std::vector<Rank> ranks_;
-  std::vector<int> devices_;  // the devices the ranks live on (one, or a node's)
-  CudaStream origin_;         // concurrent mode; on opts_.device
-  CudaEvent pass_begin_, pass_end_;
+  std::vector<int> hosted_;       // the ring ranks this process runs
+  std::vector<int> devices_;      // the devices they live on, in order of first use
+  std::vector<CudaRank> ranks_;   // by ring rank; only the hosted ones are set up
+  std::vector<RankPass> passes_;  // by ring rank, as ranks_
+  CudaStream origin_;             // concurrent mode; on opts_.device
+  CudaEvent pass_begin_, pass_end_, done_;
   SampleClock clock_;           // concurrent mode; on opts_.device
-  std::vector<L2Flush> flush_;  // by device id
+  std::vector<L2Flush> flush_;  // by device id; empty ones without --l2-flush
+  std::unique_ptr<CudaTransport> transport_;
+  std::vector<GraphNodeLabel> labels_;  // every captured node the CUPTI tracer can classify
   std::vector<CudaGraph> graphs_;
   CudaGraphExec concurrent_exec_;
+  std::vector<CudaGraphExec> rank_execs_;  // isolated mode: each rank's pass, by ring rank
+  double nominal_mhz_ = 0;
+  std::int64_t raw_ns_ = 0;       // see last_raw_ns()
+  std::int64_t host_end_ns_ = 0;  // steady clock, when the last pass's end was seen
   bool capturing_ = false;
+  bool dirty_ = false;  // a pass began and was not seen to finish
   std::atomic<bool> aborted_{false};
 };
 
 }  // namespace
 
-std::int64_t cuda_free_memory_bytes(int device) {
-  RB_CUDA_CHECK(cudaSetDevice(device));
-  std::size_t free_bytes = 0, total_bytes = 0;
-  RB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  return static_cast<std::int64_t>(free_bytes);
+std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup* group,
+                                                 std::unique_ptr<CudaTransport> transport) {
+  return std::make_unique<CudaExecutorImpl>(plan, opts, group, std::move(transport));
 }
 
-int cuda_device_count() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {
+  return make_cuda_executor(plan, opts, nullptr, make_copy_transport());
 }
 
 std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
@@ -570,10 +575,6 @@ std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
   const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
   // The fullest device holds ceil(c / n) ranks.
   return saturated_bytes(cuda_rank_bytes(plan) * static_cast<double>((cfg.cp + n - 1) / n));
-}
-
-std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {
-  return std::make_unique<CudaExecutorImpl>(plan, opts);
 }
 
 }  // namespace rb::ring

@@ -1,8 +1,10 @@
-// The CUDA backend with the local transport on one device (docs/design.md §7): c virtual ranks share the
-// GPU, K/V double-buffered per rank, transfers as device-to-device copies on a comm stream that
-// overlap the step's attention on the compute stream. A whole pass is captured once as a CUDA Graph
-// and replayed; timing and the timeline come from CUDA events. Built only with RINGBENCH_HAVE_CUDA;
-// this header itself needs no CUDA header.
+// The CUDA backend (docs/design.md §7): one executor over a transport (ring/cuda_transport.hpp).
+// Each rank has a compute and a comm stream; K/V are double-buffered per rank and move on the comm
+// stream while the step's attention runs on the compute stream. A whole pass is captured once as a
+// CUDA Graph and replayed; timing and the timeline come from CUDA events. make_cuda_executor runs
+// every rank in this process (the copy transport, on one GPU or dealt over several);
+// make_nccl_executor (ring/cuda_transport_nccl.hpp) one rank per process. Built only with
+// RINGBENCH_HAVE_CUDA; this header itself needs no CUDA header.
 #pragma once
 
 #include <memory>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "ring/cuda_devices.hpp"
 #include "ring/cuda_options.hpp"
 #include "ring/executor.hpp"
 
@@ -53,29 +56,21 @@ class CudaExecutor : public Executor {
   virtual const CudaOptions& options() const = 0;
   // Labels of every kernel and copy node captured (all rank graphs); empty in eager mode.
   virtual const std::vector<GraphNodeLabel>& graph_nodes() const = 0;
-  // Every rank's compute and comm stream (in the nccl executor, this process's rank only).
+  // Every hosted rank's compute and comm stream (over nccl, this process's rank only).
   virtual std::vector<StreamLabel> streams() const = 0;
   // Sum over ranks of each rank's measured pass (isolated mode) next to the composed wall time
   // run_pass reports; equal to wall_ns in concurrent mode. From the last run_pass.
   virtual std::int64_t last_raw_ns() const = 0;
 };
 
-// Allocates and fills every rank's shard on the device, runs one eager pass, and (graph launch)
-// captures, instantiates, uploads and replays the pass once, untimed. Throws InputError for dtypes
+// Every rank in this process over the copy transport: allocates and fills every rank's shard on its
+// device, runs one eager pass, and (graph launch) captures, instantiates, uploads and replays the
+// pass once, untimed. Throws InputError for dtypes
 // other than bfloat16 or D other than 64/128, ApiError for CUDA failures.
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts);
 
 // Device bytes the CUDA backend allocates on its fullest device for a plan whose ranks are dealt
 // over `devices` devices, to skip what cannot fit.
 std::int64_t cuda_executor_bytes(const Plan& plan, int devices = 1);
-
-// CUDA devices visible to this process (0 when none or no driver).
-int cuda_device_count();
-
-// True when the CUDA runtime finds at least one device (false, not an error, when it finds none).
-bool cuda_device_available();
-
-// Free memory on `device` now (cudaMemGetInfo), to skip what cannot fit before allocating it.
-std::int64_t cuda_free_memory_bytes(int device = 0);
 
 }  // namespace rb::ring

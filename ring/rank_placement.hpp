@@ -1,10 +1,15 @@
-// Which device each virtual rank of the CUDA backend's local transport lives on: one process
-// driving several GPUs of a node (the one-process, many-GPU mode) deals the ranks round-robin,
-// so neighbours in the ring sit on neighbouring devices and every K/V transfer is a peer copy.
-// Pure arithmetic, tested on the CPU.
+// Which device each rank of the CUDA backend lives on. With the copy transport one process driving
+// several GPUs of a node (the one-process, many-GPU mode) deals the ranks round-robin, so neighbours
+// in the ring sit on neighbouring devices and every K/V transfer is a peer copy. With the nccl
+// transport each process hosts one rank and takes the GPU its launcher's local rank names. Pure
+// arithmetic and the environment, tested on the CPU.
 #pragma once
 
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "common/error.hpp"
@@ -34,6 +39,27 @@ inline std::vector<int> devices_used(const std::vector<int>& placement) {
     if (!seen) out.push_back(d);
   }
   return out;
+}
+
+// The launcher's index of this process on its host: the first of OMPI_COMM_WORLD_LOCAL_RANK,
+// SLURM_LOCALID and MPI_LOCALRANKID that holds a non-negative integer, else `fallback`. Processes
+// sharing a node then take distinct GPUs, as NCCL requires of the ranks of one communicator.
+inline int launcher_local_rank(int fallback) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    const char* end = v + std::strlen(v);
+    int n = 0;
+    const auto [p, ec] = std::from_chars(v, end, n);
+    if (ec == std::errc() && p == end && n >= 0) return n;
+  }
+  return fallback;
+}
+
+// The device of a process that hosts one rank: its local rank over the devices it sees.
+inline int process_device(int local_rank, int visible) {
+  if (visible < 1) throw Error("no CUDA device is visible to this process");
+  return local_rank % visible;
 }
 
 }  // namespace rb::ring

@@ -1,6 +1,6 @@
 // The SM clock of each timed sample on the CUDA backend (NVBench's per-sample frequency): a clock
 // probe (kernels/clock_probe.cuh) on a pass's origin stream before the pass and one after, outside
-// the events that time it. Both CUDA executors own one per origin stream; ConfigurationRounds drops a sample
+// the events that time it. The CUDA executor owns one per origin stream; ConfigurationRounds drops a sample
 // whose clock sits under --throttle-threshold (bench/sweep/throttle_filter.hpp).
 #pragma once
 

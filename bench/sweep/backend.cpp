@@ -14,7 +14,7 @@
 #include "ring/mpi_world.hpp"
 #endif
 #ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
-#include "ring/executor_nccl.hpp"
+#include "ring/cuda_transport_nccl.hpp"
 #endif
 
 namespace rb::bench {

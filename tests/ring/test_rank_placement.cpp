@@ -1,5 +1,10 @@
-// Placing virtual ranks on devices: round-robin over the devices asked for, everything on one
-// device when one is, and bad requests named.
+// Placing ranks on devices: round-robin over the devices asked for, everything on one device when
+// one is, bad requests named; and a process of a launched job taking its launcher's local rank.
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "ring/rank_placement.hpp"
@@ -30,6 +35,52 @@ TEST(RankPlacement, BadRequestsAreInputErrors) {
     EXPECT_EQ(e.where(), "devices");
     EXPECT_EQ(e.value(), "3");
   }
+}
+
+// The launcher's variables in the order ringbench reads them; each test sets what it needs and
+// clears the rest, so the machine's own environment cannot leak in.
+class LauncherLocalRank : public ::testing::Test {
+ protected:
+  static constexpr const char* kNames[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"};
+  void SetUp() override {
+    for (const char* n : kNames) {
+      if (const char* v = std::getenv(n)) saved_.emplace_back(n, v);
+      unsetenv(n);
+    }
+  }
+  void TearDown() override {
+    for (const char* n : kNames) unsetenv(n);
+    for (const auto& [n, v] : saved_) setenv(n.c_str(), v.c_str(), 1);
+  }
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+TEST_F(LauncherLocalRank, FallsBackWithoutALauncher) { EXPECT_EQ(launcher_local_rank(5), 5); }
+
+TEST_F(LauncherLocalRank, ReadsTheFirstLauncherThatSetsAnIndex) {
+  setenv("MPI_LOCALRANKID", "3", 1);
+  EXPECT_EQ(launcher_local_rank(0), 3);
+  setenv("SLURM_LOCALID", "2", 1);
+  EXPECT_EQ(launcher_local_rank(0), 2);
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  EXPECT_EQ(launcher_local_rank(0), 1);
+}
+
+TEST_F(LauncherLocalRank, SkipsValuesThatAreNotAnIndex) {
+  setenv("OMPI_COMM_WORLD_LOCAL_RANK", "", 1);
+  setenv("SLURM_LOCALID", "-1", 1);
+  setenv("MPI_LOCALRANKID", "2x", 1);
+  EXPECT_EQ(launcher_local_rank(7), 7);
+  setenv("MPI_LOCALRANKID", "4", 1);
+  EXPECT_EQ(launcher_local_rank(7), 4);
+}
+
+TEST(ProcessDevice, DealsLocalRanksOverTheVisibleDevices) {
+  EXPECT_EQ(process_device(0, 8), 0);
+  EXPECT_EQ(process_device(5, 8), 5);
+  EXPECT_EQ(process_device(9, 8), 1);
+  EXPECT_EQ(process_device(3, 1), 0);
+  EXPECT_THROW(process_device(0, 0), Error);
 }
 
 }  // namespace
