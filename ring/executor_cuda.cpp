@@ -106,6 +106,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   // the buffers go. Never throws.
   ~CudaExecutorImpl() override {
     const bool clean = !aborted_ && !dirty_;
+    (void)cudaSetDevice(opts_.device);  // the transport's links live on it (nccl: the communicator)
     rank_execs_.clear();
     concurrent_exec_.reset();
     graphs_.clear();
@@ -146,8 +147,9 @@ class CudaExecutorImpl final : public CudaExecutor {
   }
 
   // Each hosted rank's output comes back from its device once, when a row of it is first needed.
+  // After abort() the group is aborted too, so no peer waits in the sum for this process.
   std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
-    if (aborted_ || dirty_) throw Error("cuda executor: no output after an aborted or failed pass");
+    if (aborted_) throw Error("cuda executor: aborted");
     synchronize_devices();
     std::vector<std::vector<float>> host(static_cast<std::size_t>(c_));
     return gather_output_rows(plan_, positions, group_, [&](int r) -> const float* {
