@@ -6,15 +6,14 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <climits>
 #include <cstring>
 #include <memory>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "ring/mpi_check.hpp"
+#include "ring/poll_backoff.hpp"
 
 namespace rb::ring {
 namespace {
@@ -94,7 +93,6 @@ void MpiGroup::abandon(std::span<MPI_Request> reqs, std::span<const MpiRequestKi
 }
 
 void MpiGroup::wait(std::span<MPI_Request> reqs, std::span<const MpiRequestKind> kinds) {
-  using namespace std::chrono;
   int polls = 0;
   while (true) {
     {
@@ -109,11 +107,7 @@ void MpiGroup::wait(std::span<MPI_Request> reqs, std::span<const MpiRequestKind>
         throw;
       }
     }
-    // Yield first (a neighbour's message is usually microseconds away), then sleep up to 200 µs.
-    if (++polls < 200)
-      std::this_thread::yield();
-    else
-      std::this_thread::sleep_for(microseconds(std::min(200, (polls - 200) / 10 + 10)));
+    poll_backoff(++polls, /*max_sleep_us=*/200);  // a neighbour's message is usually microseconds away
   }
 }
 

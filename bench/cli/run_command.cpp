@@ -113,7 +113,7 @@ std::string canonical(const SweepSpec& spec, const RunOptions& o) {
                         {"interleave", o.interleave},
                         {"timeout_s", o.timeout_s},
                         {"memory_limit_bytes", o.memory_limit_bytes},
-                        {"inject_fault", fmt::format("{}@{}", o.fault.kind, o.fault.index)},
+                        {"inject_fault", fmt::format("{}@{}/{}", o.fault.kind, o.fault.index, o.fault.round)},
                         {"skip_invalid", o.skip_invalid},
                         {"trace", o.trace},
                         {"dump", o.dump_dir.has_value()},
