@@ -11,6 +11,7 @@ namespace rb::kernels {
 std::optional<double> clock_mhz(std::span<const ClockSpan> spans) {
   double cycles = 0, ns = 0;
   for (const ClockSpan& s : spans) {
+    if (s.begin.sm == kNoSm || s.begin.sm != s.end.sm) return std::nullopt;
     if (s.begin.ns == 0 || s.end.ns < s.begin.ns || s.end.cycles < s.begin.cycles) return std::nullopt;
     cycles += static_cast<double>(s.end.cycles - s.begin.cycles);
     ns += static_cast<double>(s.end.ns - s.begin.ns);

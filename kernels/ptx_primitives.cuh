@@ -2,7 +2,8 @@
 // copies that bypass registers, in commit groups), ldmatrix (four 8x8 bf16 tiles from shared memory
 // straight into mma fragments) and mma.sync m16n8k16 bf16 with fp32 accumulation (sm_80 and later;
 // on sm_90 these run on the same tensor cores as wgmma, at a lower issue rate). Lane layouts are in
-// kernels/attention_tiling.hpp, where the CPU tests them. Also the global timer the copies stamp.
+// kernels/attention_tiling.hpp, where the CPU tests them. Also the global timer the copies stamp, and
+// the SM id the clock probe writes from.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,14 @@ __device__ __forceinline__ std::uint64_t global_timer_ns() {
   std::uint64_t t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
+}
+
+// The SM this thread runs on (%smid). It is only a hint of placement to most code, but clock64 is
+// per SM, so the clock probe writes from one SM only.
+__device__ __forceinline__ std::uint32_t sm_id() {
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
 }
 
 // Copies 16 bytes, or writes 16 zero bytes when !valid (src-size 0: gmem is not read, but must

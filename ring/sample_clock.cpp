@@ -10,12 +10,18 @@ namespace rb::ring {
 
 SampleClock::SampleClock(int device) : device_(device) {
   use_device(device);
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, device));
   stamps_ = kernels::DeviceBuffer<kernels::ClockStamp>(2);
-  RB_CUDA_CHECK(cudaMemset(stamps_.get(), 0, stamps_.bytes()));
+  RB_CUDA_CHECK(cudaMemset(stamps_.get(), 0xFF, stamps_.bytes()));  // unwritten: sm == kNoSm
 }
 
-void SampleClock::before(cudaStream_t s) { kernels::clock_probe({stamps_.get()}, s); }
-void SampleClock::after(cudaStream_t s) { kernels::clock_probe({stamps_.get() + 1}, s); }
+// Both stamps back to unwritten first, in the stream: a probe whose blocks all missed the probe SM
+// then leaves no reading rather than the last pass's.
+void SampleClock::before(cudaStream_t s) {
+  RB_CUDA_CHECK(cudaMemsetAsync(stamps_.get(), 0xFF, stamps_.bytes(), s));
+  kernels::clock_probe({stamps_.get(), sms_}, s);
+}
+void SampleClock::after(cudaStream_t s) { kernels::clock_probe({stamps_.get() + 1, sms_}, s); }
 
 kernels::ClockSpan SampleClock::read() const {
   kernels::ClockStamp h[2];

@@ -17,7 +17,8 @@ class SampleClock {
   // Allocates the two stamps on `device` and makes it current.
   explicit SampleClock(int device);
 
-  // Enqueue the probes on `s`, a stream of this clock's device (the current device).
+  // Enqueue the probes on `s`, a stream of this clock's device (the current device); before()
+  // first resets both stamps.
   void before(cudaStream_t s);
   void after(cudaStream_t s);
   // The span of the last pass, once `s` has finished it.
@@ -27,6 +28,7 @@ class SampleClock {
  private:
   kernels::DeviceBuffer<kernels::ClockStamp> stamps_;  // [before, after]
   int device_ = -1;
+  int sms_ = 1;  // the probe's blocks: one per SM
 };
 
 // The clock the runtime reports for `device` (cudaDevAttrClockRate), in MHz: the reference the

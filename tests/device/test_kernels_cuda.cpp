@@ -255,25 +255,28 @@ TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
 // power management allow (an idle H200 was seen at 345 MHz, a busy one at 1980).
 TEST(KernelsCuda, ClockProbeReadsTheSmClock) {
   RB_SKIP_WITHOUT_GPU();
-  int khz = 0;
+  int khz = 0, sms = 0;
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+  RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
   const std::int64_t bytes = std::int64_t{256} << 20;
   DeviceBuffer<unsigned char> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
   DeviceBuffer<ExecStamp> copy_stamp(1);
   DeviceBuffer<ClockStamp> stamps(2);
   double best = 0;
   for (int i = 0; i < 5; ++i) {
-    RB_CUDA_CHECK(cudaMemset(stamps.get(), 0, stamps.bytes()));
-    clock_probe(ClockProbeParams{stamps.get()}, nullptr);
+    RB_CUDA_CHECK(cudaMemset(stamps.get(), 0xFF, stamps.bytes()));
+    clock_probe(ClockProbeParams{stamps.get(), sms}, nullptr);
     for (int k = 0; k < 20; ++k)
       stamped_copy(StampedCopyParams{dst.get(), src.get(), bytes, copy_stamp.get()}, nullptr);
-    clock_probe(ClockProbeParams{stamps.get() + 1}, nullptr);
+    clock_probe(ClockProbeParams{stamps.get() + 1, sms}, nullptr);
     RB_CUDA_CHECK(cudaDeviceSynchronize());
     const auto h = download(stamps);
     ClockSpan twin;
     ref::clock_probe({&twin.begin});
     ref::clock_probe({&twin.end});
     ASSERT_GE(twin.end.ns, twin.begin.ns);
+    ASSERT_EQ(h[0].sm, kClockProbeSm) << "no block of the probe landed on the probe SM";
+    ASSERT_EQ(h[1].sm, kClockProbeSm);
     ASSERT_GT(h[1].ns, h[0].ns) << "the device timer did not move across 20 copies";
     const std::vector<ClockSpan> span{{h[0], h[1]}};
     const auto mhz = clock_mhz(span);
