@@ -139,7 +139,9 @@ class CopyTransport final : public CudaTransport {
       kernels::stamped_copy(kernels::StampedCopyParams{dst, src, bytes, stamp}, s);
     } else {
       if (pace > 0) kernels::stamped_copy(kernels::StampedCopyParams{nullptr, nullptr, 0, stamp}, s);
-      RB_CUDA_CHECK(cudaMemcpyPeerAsync(dst, rk.device, src, src_device, static_cast<std::size_t>(bytes), s));
+      // A plain copy between unified addresses, which stream capture records as a memcpy node; the
+      // runtime sees both devices from the pointers (peer access is enabled in connect()).
+      RB_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<std::size_t>(bytes), cudaMemcpyDefault, s));
     }
     ctx.label(s, rk.rank, step, IntervalKind::comm, "comm", name);
     if (pace > 0) {

@@ -12,6 +12,8 @@
 #include "ring/cuda_transport_nccl.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <span>
@@ -26,6 +28,7 @@
 #include "common/size_estimate.hpp"
 #include "ring/cuda_transport.hpp"
 #include "ring/nccl_check.hpp"
+#include "ring/nccl_teardown.hpp"
 #include "ring/poll_backoff.hpp"
 
 namespace rb::ring {
@@ -146,8 +149,10 @@ class NcclTransport final : public CudaTransport {
     if (state != ncclInProgress) RB_NCCL_CHECK_AS(state, "ncclCommGetAsyncError (a pass in flight)");
   }
 
-  // A clean close destroys the communicator locally (no peer takes part); an abort raises NCCL's
-  // abort flag first, so kernels still waiting on a peer exit.
+  // A clean close finalizes, waits for the finalize to settle, then destroys (ring/nccl_teardown.hpp);
+  // an abort raises NCCL's abort flag first, so kernels still waiting on a peer exit. A clean close
+  // that fails aborts instead and says so on stderr: the measurements stand, but the node did
+  // something a user should see.
   void close(bool abort) noexcept override {
     ncclComm_t comm = nullptr;
     {
@@ -155,10 +160,23 @@ class NcclTransport final : public CudaTransport {
       comm = std::exchange(comm_, nullptr);
     }
     if (comm == nullptr) return;  // never made, closed, or abort() already aborted it
-    if (abort)
+    if (abort) {
       (void)ncclCommAbort(comm);
-    else
-      (void)ncclCommDestroy(comm);
+      return;
+    }
+    struct Calls {
+      ncclComm_t comm;
+      ncclResult_t finalize() { return ncclCommFinalize(comm); }
+      ncclResult_t async_error(ncclResult_t* state) { return ncclCommGetAsyncError(comm, state); }
+      ncclResult_t destroy() { return ncclCommDestroy(comm); }
+      ncclResult_t abort() { return ncclCommAbort(comm); }
+      const char* error_string(ncclResult_t r) { return ncclGetErrorString(r); }
+    } calls{comm};
+    try {
+      const NcclTeardown t = close_nccl_cleanly(calls, std::chrono::seconds(30));
+      if (!t.clean) std::fprintf(stderr, "ringbench: nccl teardown of rank %d: %s\n", r_, t.failure.c_str());
+    } catch (...) {  // formatting the message failed: nothing left to report it with
+    }
   }
 
  private:

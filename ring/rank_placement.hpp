@@ -56,6 +56,18 @@ inline int launcher_local_rank(int fallback) {
   return fallback;
 }
 
+// NCCL refuses two ranks of one communicator on one GPU (its "duplicate GPU" error, deep inside
+// the first configuration). process_device deals a node's processes over the GPUs they see by
+// local rank, so the limit is per node: a node may run as many ranks of the ring as it sees GPUs
+// (2 nodes x 8 GPUs run --cp 16). Throws InputError naming the transport otherwise.
+inline void check_ranks_fit_node(int ranks_on_node, int visible) {
+  if (ranks_on_node <= visible) return;
+  throw InputError("transport", "nccl",
+                   "this node runs " + std::to_string(ranks_on_node) + " ranks of the ring but sees " +
+                       std::to_string(visible) +
+                       " CUDA device(s); NCCL needs a GPU per rank: launch at most that many processes per node");
+}
+
 // The device of a process that hosts one rank: its local rank over the devices it sees.
 inline int process_device(int local_rank, int visible) {
   if (visible < 1) throw Error("no CUDA device is visible to this process");

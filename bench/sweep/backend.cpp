@@ -10,6 +10,7 @@
 #include "common/size_estimate.hpp"
 #include "ring/backend_support.hpp"
 #include "ring/executor_cuda.hpp"
+#include "ring/rank_placement.hpp"
 #ifdef RINGBENCH_HAVE_MPI
 #include "ring/mpi_world.hpp"
 #endif
@@ -64,6 +65,8 @@ void check_backend(const Config& cfg, const ring::World* world) {
 #ifdef RINGBENCH_HAVE_CUDA
     if (!ring::cuda_device_available())
       throw InputError("backend", "cuda", "no CUDA device is available on this machine");
+    if (cfg.transport == Transport::nccl && world != nullptr)
+      ring::check_ranks_fit_node(world->ranks_on_this_host(), ring::cuda_device_count());
 #else
     throw InputError("backend", "cuda", "this build has no CUDA backend (nvcc was not found when it was configured)");
 #endif

@@ -83,5 +83,21 @@ TEST(ProcessDevice, DealsLocalRanksOverTheVisibleDevices) {
   EXPECT_THROW(process_device(0, 0), Error);
 }
 
+// A nccl job may run a node's GPUs' worth of ranks on every node (2 nodes x 8 GPUs for --cp 16),
+// but not more on one node: two ranks would share a GPU, which NCCL refuses.
+TEST(RanksFitNode, AtMostOneRankPerVisibleGpuOnEachNode) {
+  EXPECT_NO_THROW(check_ranks_fit_node(8, 8));  // each node of a 2 x 8 job, --cp 16
+  EXPECT_NO_THROW(check_ranks_fit_node(1, 1));
+  EXPECT_NO_THROW(check_ranks_fit_node(4, 8));
+  try {
+    check_ranks_fit_node(2, 1);
+    FAIL() << "two ranks on one GPU passed";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "transport");
+    EXPECT_NE(e.rule().find("runs 2 ranks of the ring but sees 1 CUDA device"), std::string::npos) << e.rule();
+  }
+  EXPECT_THROW(check_ranks_fit_node(16, 8), InputError);
+}
+
 }  // namespace
 }  // namespace rb::ring
