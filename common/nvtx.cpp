@@ -6,6 +6,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <nvtx3/nvToolsExt.h>
 // Only where this library is itself built with CUDA: the CPU-only build finds the NVTX headers
 // next to cuda_runtime.h and must still not compile against CUDA's headers.
@@ -64,6 +66,13 @@ void name_stream(void* cuda_stream, const std::string& name) {
 
 bool enabled() { return true; }
 
+bool attach_injection(const std::string& library) {
+  if (library.empty()) return false;
+  ::setenv("NVTX_INJECTION64_PATH", library.c_str(), /*overwrite=*/0);
+  const char* now = std::getenv("NVTX_INJECTION64_PATH");
+  return now != nullptr && library == now;
+}
+
 #else  // no NVTX: everything is a no-op
 
 ScopedRange::ScopedRange(const char*) {}
@@ -73,6 +82,7 @@ ScopedRange::~ScopedRange() = default;
 void name_current_thread(const std::string&) {}
 void name_stream(void*, const std::string&) {}
 bool enabled() { return false; }
+bool attach_injection(const std::string&) { return false; }
 
 #endif
 

@@ -19,7 +19,13 @@ std::optional<std::vector<ExecWindow>> place_exec_windows(std::span<const ExecSt
     const auto before_end = static_cast<std::int64_t>(last_end - t);
     return std::clamp(span_end_ns - before_end, span_begin_ns, span_end_ns);
   };
-  for (const auto& s : stamps) out.push_back(ExecWindow{place(stamp_begin(s)), place(s.end)});
+  for (const auto& s : stamps) {
+    const std::int64_t end = place(s.end);
+    const bool inside_one_tick = stamp_begin(s) == s.end;
+    const std::int64_t begin = inside_one_tick ? std::max(end - kGlobalTimerTickNs, span_begin_ns)
+                                               : place(stamp_begin(s));
+    out.push_back(ExecWindow{begin, end});
+  }
   return out;
 }
 

@@ -29,14 +29,23 @@ constexpr void fold_stamp(ExecStamp& s, std::uint64_t begin_ns, std::uint64_t en
   if (end_ns > s.end) s.end = end_ns;
 }
 
+// The step of %globaltimer when no profiler raises its rate: up to a microsecond. A copy that ran
+// inside one step (a 0.5 MB step copy takes about 0.1 us on an H200) leaves begin == end stamps,
+// though it ran. Its window is then one tick long, ending at its end stamp: the longest the copy
+// can have run, so comm time errs long by at most a tick per such copy, and a rank never loses its
+// execution windows (and its comm basis) to the timer's resolution. Windows the timer did resolve
+// keep their stamps.
+inline constexpr std::int64_t kGlobalTimerTickNs = 1000;
+
 struct ExecWindow {
   std::int64_t begin_ns = 0, end_ns = 0;
 };
 
 // The execution windows of one transfer's copies, on the clock of its in-flight span
 // [span_begin_ns, span_end_ns] (CUDA events on the same stream before its first and after its last
-// operation): the latest end stamp sits at span_end_ns, and windows are clipped to the span. nullopt
-// when a stamp was never written (the copy did not run through a stamping kernel).
+// operation): the latest end stamp sits at span_end_ns, a window whose stamps are equal is
+// kGlobalTimerTickNs long, and windows are clipped to the span. nullopt when a stamp was never written (the copy did
+// not run through a stamping kernel).
 std::optional<std::vector<ExecWindow>> place_exec_windows(std::span<const ExecStamp> stamps, std::int64_t span_begin_ns,
                                                           std::int64_t span_end_ns);
 

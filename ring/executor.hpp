@@ -38,6 +38,10 @@ class Executor {
   // The clock sm_clock_mhz is held against: the lowest the runtime reports over the devices in
   // use (cudaDevAttrClockRate). nullopt where no per-sample clock is read.
   virtual std::optional<double> nominal_sm_clock_mhz() const { return std::nullopt; }
+  // The devices the ranks' passes ran on at once, which the per-GPU rate divides the pass's FLOPs
+  // by: c wherever each rank had a device (or a CPU thread) to itself; fewer where ranks shared
+  // devices at once (common/gpus_at_work.hpp).
+  virtual int gpus_at_work() const { return plan().config.cp; }
 };
 
 // Faults injected on purpose, so the tests can show that a failing configuration is recorded and

@@ -30,6 +30,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/gpus_at_work.hpp"
 #include "common/nvtx.hpp"
 #include "common/size_estimate.hpp"
 #include "kernels/cuda_check.hpp"
@@ -121,12 +122,16 @@ class CudaExecutorImpl final : public CudaExecutor {
   const std::vector<GraphNodeLabel>& graph_nodes() const override { return labels_; }
   std::int64_t last_raw_ns() const override { return raw_ns_; }
   std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
+  // A group's processes each drive their own GPU, always concurrently.
+  int gpus_at_work() const override {
+    return rb::gpus_at_work(c_, concurrent() && !group_, static_cast<int>(devices_.size()));
+  }
 
   std::vector<StreamLabel> streams() const override {
     std::vector<StreamLabel> out;
     for (int r : hosted_) {
-      out.push_back({ranks_[r].compute.get(), r, IntervalKind::compute, "compute"});
-      out.push_back({ranks_[r].comm.get(), r, IntervalKind::comm, "comm"});
+      out.push_back({ranks_[r].compute.get(), ranks_[r].device, r, IntervalKind::compute, "compute"});
+      out.push_back({ranks_[r].comm.get(), ranks_[r].device, r, IntervalKind::comm, "comm"});
     }
     return out;
   }

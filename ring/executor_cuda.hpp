@@ -46,6 +46,7 @@ struct GraphNodeLabel {
 // stream they were issued to, so a tracer classifies them by these when there are no graph nodes.
 struct StreamLabel {
   void* stream = nullptr;  // cudaStream_t
+  int device = 0;          // the stream's device
   int rank = 0;
   IntervalKind kind = IntervalKind::compute;
   std::string lane;  // "compute" or "comm", as in the event timeline

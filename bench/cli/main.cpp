@@ -14,7 +14,11 @@
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "common/error.hpp"
+#include "common/nvtx.hpp"
 #include "ring/process_group.hpp"
+#ifdef RINGBENCH_HAVE_CUPTI
+#include "bench/measure/cupti_tracer.hpp"
+#endif
 #ifdef RINGBENCH_HAVE_MPI
 #include "ring/mpi_world.hpp"
 #endif
@@ -57,6 +61,19 @@ void print_error(const char* kind, const std::exception& e) {
     fmt::print(stderr, "ringbench: {}: {}\n", kind, e.what());
   else if (!agreed)
     fmt::print(stderr, "ringbench[rank {}]: {}: {}\n", rb::bench::world()->rank(), kind, e.what());
+}
+
+// NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
+// sweep's NVTX ranges only if libcupti is named before the sweep makes its first range. So a
+// command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here.
+void attach_cupti_to_nvtx([[maybe_unused]] const CLI::App& app) {
+#ifdef RINGBENCH_HAVE_CUPTI
+  for (const char* name : {"run", "accept"}) {
+    if (!app.got_subcommand(name)) continue;
+    const CLI::Option* off = app.get_subcommand(name)->get_option_no_throw("--no-cupti");
+    if (off == nullptr || off->count() == 0) rb::nvtx::attach_injection(rb::bench::cupti_library_path());
+  }
+#endif
 }
 
 }  // namespace
@@ -117,6 +134,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "ringbench: error: {}\n", bad_text);
     return rb::bench::kExitBadInput;
   }
+  attach_cupti_to_nvtx(app);
   // Only `run` is distributed; any other command runs once, on rank 0.
   if (!rb::bench::is_primary() && !app.got_subcommand("run")) return rb::bench::kExitOk;
   try {

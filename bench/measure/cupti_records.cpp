@@ -3,12 +3,16 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
+#include "bench/measure/interval_set.hpp"
 #include "bench/measure/kernel_classify.hpp"
 #include "common/error.hpp"
 
@@ -69,6 +73,10 @@ void CuptiRecordConverter::add_interval(std::uint32_t device, std::uint32_t stre
       iv.lane = it->second.lane;
       if (iv.kind != by_name) ++differing_;
     } else {
+      if (!opt_.keep_unattributed) {
+        ++unattributed_;
+        return;
+      }
       iv.rank = static_cast<int>(device);
       iv.kind = by_name;
       iv.lane = fmt::format("stream {}", stream);
@@ -151,6 +159,25 @@ Timeline CuptiRecordConverter::take(std::int64_t window_begin_ns, std::int64_t w
   open_markers_.clear();
   out.window_begin_ns = window_begin_ns;
   out.window_end_ns = window_end_ns;
+  return out;
+}
+
+std::optional<ActivitySpan> activity_span(const Timeline& t) {
+  std::map<int, Span> by_rank;
+  for (const Interval& iv : t.intervals) {
+    if (iv.kind == IntervalKind::other) continue;
+    auto [it, fresh] = by_rank.try_emplace(iv.rank, Span{iv.begin_ns, iv.end_ns});
+    if (!fresh) it->second = Span{std::min(it->second.begin, iv.begin_ns), std::max(it->second.end, iv.end_ns)};
+  }
+  if (by_rank.empty()) return std::nullopt;
+  std::vector<Span> spans;
+  ActivitySpan out{by_rank.begin()->second.begin, by_rank.begin()->second.end, 0};
+  for (const auto& [rank, s] : by_rank) {
+    spans.push_back(s);
+    out.begin_ns = std::min(out.begin_ns, s.begin);
+    out.end_ns = std::max(out.end_ns, s.end);
+  }
+  out.ns = total_length(union_of(std::move(spans)));
   return out;
 }
 

@@ -55,6 +55,10 @@ struct CuptiConversionOptions {
   std::map<std::uint64_t, CuptiNodeRole> nodes;
   int marker_rank = 0;        // markers carry no device: the rank they are filed under
   std::string marker_domain;  // keep only markers of this NVTX domain; empty keeps all
+  // false: a record that neither a node nor a stream role claims is counted and left out, rather
+  // than filed under rank = device id. The executor's pass is all labelled; what is not is its
+  // set-up around the pass (stamp resets, clock probes, L2 flushes), which is no rank's work.
+  bool keep_unattributed = true;
 };
 
 class CuptiRecordConverter {
@@ -77,6 +81,8 @@ class CuptiRecordConverter {
   // Intervals with a stated role (node or stream) whose kernel-name class differs from it.
   std::size_t differing() const { return differing_; }
   std::size_t open_markers() const { return open_markers_.size(); }
+  // Records left out because no role claimed them (keep_unattributed = false).
+  std::size_t unattributed() const { return unattributed_; }
 
  private:
   void add_interval(std::uint32_t device, std::uint32_t stream, std::string name, std::uint64_t start,
@@ -90,8 +96,19 @@ class CuptiRecordConverter {
   CuptiConversionOptions opt_;
   Timeline timeline_;
   std::map<std::uint32_t, OpenMarker> open_markers_;
-  std::size_t ignored_ = 0, differing_ = 0;
+  std::size_t ignored_ = 0, differing_ = 0, unattributed_ = 0;
 };
+
+// Where a traced pass's GPU work lies: from the first begin to the last end of every interval but
+// `other` (markers, host annotations), and how long its ranks were at work: the union over ranks of
+// each rank's own first-begin-to-last-end. Ranks that ran at once count once; ranks that ran one
+// after another (the cuda backend's isolated mode) add up, without the host's gaps between them.
+struct ActivitySpan {
+  std::int64_t begin_ns = 0, end_ns = 0;
+  std::int64_t ns = 0;
+};
+// nullopt without such an interval.
+std::optional<ActivitySpan> activity_span(const Timeline& t);
 
 // Kineto's names for copy kinds ("HtoD", "DtoD", "PtoP", ...).
 std::string memcpy_kind_name(std::uint8_t copy_kind);

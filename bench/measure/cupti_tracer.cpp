@@ -40,16 +40,14 @@ void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint
   std::free(buffer);
 }
 
-// Points NVTX at the libcupti already loaded, so NVTX markers become MARKER records.
-void inject_cupti_into_nvtx() {
-  if (std::getenv("NVTX_INJECTION64_PATH") != nullptr) return;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 && info.dli_fname != nullptr) {
-    setenv("NVTX_INJECTION64_PATH", info.dli_fname, 0);
-  }
-}
-
 }  // namespace
+
+std::string cupti_library_path() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 && info.dli_fname != nullptr)
+    return info.dli_fname;
+  return "";
+}
 
 CuptiTracer::CuptiTracer(CuptiConversionOptions options) : converter_(std::move(options)) {
   {
@@ -58,7 +56,6 @@ CuptiTracer::CuptiTracer(CuptiConversionOptions options) : converter_(std::move(
     g_active = this;
   }
   try {
-    inject_cupti_into_nvtx();
     RB_CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed));
     for (auto kind : kKinds) RB_CUPTI_CHECK(cuptiActivityEnable(kind));
   } catch (...) {
@@ -83,12 +80,13 @@ std::int64_t CuptiTracer::now_ns() {
   return static_cast<std::int64_t>(t);
 }
 
-void CuptiTracer::set_stream_role(void* cuda_stream, CuptiStreamRole role) {
-  std::uint32_t device = 0, stream = 0;
-  RB_CUPTI_CHECK(cuptiGetDeviceId(nullptr, &device));
+void CuptiTracer::set_stream_role(void* cuda_stream, int device, CuptiStreamRole role) {
+  if (device < 0) throw Error(fmt::format("CUPTI stream role: device {} is not a device", device));
+  std::uint32_t stream = 0;
+  // A null context: CUPTI finds the stream's own.
   RB_CUPTI_CHECK(cuptiGetStreamIdEx(nullptr, static_cast<CUstream>(cuda_stream), 0, &stream));
   std::lock_guard lock(mu_);
-  converter_.set_stream_role(device, stream, std::move(role));
+  converter_.set_stream_role(static_cast<std::uint32_t>(device), stream, std::move(role));
 }
 
 void CuptiTracer::flush() { RB_CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)); }
@@ -188,6 +186,11 @@ std::uint64_t CuptiTracer::dropped_records() const {
 std::size_t CuptiTracer::ignored_records() const {
   std::lock_guard lock(mu_);
   return converter_.ignored_records();
+}
+
+std::size_t CuptiTracer::unattributed_records() const {
+  std::lock_guard lock(mu_);
+  return converter_.unattributed();
 }
 
 }  // namespace rb::bench

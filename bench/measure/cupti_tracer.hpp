@@ -22,8 +22,8 @@ class CuptiTracer {
  public:
   // Registers the buffer callbacks and enables the activity kinds. CUPTI's activity API is
   // process-global, so only one tracer may live at a time (rb::Error otherwise). NVTX markers
-  // reach CUPTI only if NVTX_INJECTION64_PATH names libcupti before the first NVTX call: the
-  // constructor sets it (when unset) to the libcupti this process loaded.
+  // reach CUPTI only if NVTX_INJECTION64_PATH named libcupti at the process's first NVTX call:
+  // main sees to that (cupti_library_path(), nvtx::attach_injection).
   explicit CuptiTracer(CuptiConversionOptions options = {});
   ~CuptiTracer();  // disables the activity kinds and flushes; never throws
   CuptiTracer(const CuptiTracer&) = delete;
@@ -32,9 +32,10 @@ class CuptiTracer {
   // CUPTI's clock, the clock of every interval this tracer produces.
   static std::int64_t now_ns();
 
-  // States the role of a CUDA stream (pass the cudaStream_t) of the current device, so its
-  // records get the executor's rank, lane and kind instead of the kernel-name rule.
-  void set_stream_role(void* cuda_stream, CuptiStreamRole role);
+  // States the role of a CUDA stream (pass the cudaStream_t) of `device`, so its records get the
+  // executor's rank, lane and kind instead of the kernel-name rule. The device is the stream's own,
+  // whichever is current: the ranks of one process may live on several.
+  void set_stream_role(void* cuda_stream, int device, CuptiStreamRole role);
 
   // Forces CUPTI to deliver every buffer, complete or not.
   void flush();
@@ -47,6 +48,8 @@ class CuptiTracer {
   // and the run must say so.
   std::uint64_t dropped_records() const;
   std::size_t ignored_records() const;
+  // Records no role claimed, left out (CuptiConversionOptions::keep_unattributed = false).
+  std::size_t unattributed_records() const;
 
   // Called from CUPTI's callbacks.
   void on_buffer(CUcontext ctx, std::uint32_t stream_id, std::uint8_t* buffer, std::size_t valid_size) noexcept;
@@ -57,6 +60,9 @@ class CuptiTracer {
   std::uint64_t dropped_ = 0;
   std::string callback_error_;
 };
+
+// The path of the libcupti this process loaded, for nvtx::attach_injection; empty if unknown.
+std::string cupti_library_path();
 
 // CUPTI's id of a CUDA graph node (pass the cudaGraphNode_t). Throws rb::ApiError.
 std::uint64_t cupti_graph_node_id(void* graph_node);

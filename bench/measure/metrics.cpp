@@ -20,6 +20,7 @@ struct RankSpans {
   std::size_t compute_count = 0;  // compute.size() before the union consumes it
   std::int64_t comm_bytes = 0, in_flight_bytes = 0;
   std::size_t count = 0;
+  bool saw_comm = false;  // a comm interval reached the window, even one too short to keep
   // Indexed by ring step (small, dense): first begin of any interval, last end of compute.
   std::vector<std::int64_t> step_first_begin, step_compute_end;
   std::int64_t compute_last_end = std::numeric_limits<std::int64_t>::min();
@@ -99,6 +100,7 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     }
     RankSpans& rs = *cached;
     const Span s{std::max(iv.begin_ns, lo), std::min(iv.end_ns, hi)};
+    if (iv.kind == IntervalKind::comm && s.end >= s.begin) rs.saw_comm = true;
     if (s.end <= s.begin) continue;  // outside the window, or empty
     ++rs.count;
     switch (iv.kind) {
@@ -133,8 +135,10 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     RankMetrics m;
     m.rank = rank;
     m.interval_count = rs.count;
-    // Execution where the recorder saw it; a rank with only brackets falls back to them.
-    const bool executed = !rs.comm.empty() || rs.in_flight.empty();
+    // Execution where the recorder saw it; a rank with only brackets falls back to them. A rank
+    // whose execution windows are all empty still has them: the basis follows what the recorder
+    // could see, never how long the transfers happened to take.
+    const bool executed = rs.saw_comm || rs.in_flight.empty();
     if (!executed) {
       rs.comm = rs.in_flight;
       rs.comm_bytes = rs.in_flight_bytes;
@@ -145,7 +149,7 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     const auto compute = union_of(std::move(rs.compute));
     const auto memory = union_of(std::move(rs.memory));
     m.comm_ns = total_length(comm);
-    if (m.comm_ns > 0) m.comm_basis = executed ? "execution" : "in_flight";
+    if (m.comm_ns > 0 || rs.saw_comm) m.comm_basis = executed ? "execution" : "in_flight";
     m.compute_ns = total_length(compute);
     m.memory_ns = total_length(memory);
     m.overlap_ns = intersection_length(comm, compute);
@@ -229,7 +233,11 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
     if (auto v = ratio(inputs.flops, static_cast<double>(out.pass_time_ns))) {
       out.attention_tflops_aggregate = *v / 1e3;
       const std::size_t c = !inputs.flops_per_rank.empty() ? inputs.flops_per_rank.size() : out.per_rank.size();
-      if (c > 0) out.attention_tflops = *out.attention_tflops_aggregate / static_cast<double>(c);
+      const std::size_t gpus = inputs.gpus > 0 ? static_cast<std::size_t>(inputs.gpus) : c;
+      if (gpus > 0) {
+        out.attention_tflops = *out.attention_tflops_aggregate / static_cast<double>(gpus);
+        out.attention_tflops_gpus = static_cast<int>(gpus);
+      }
     }
   }
   for (const auto& m : out.per_rank)
@@ -296,6 +304,7 @@ nlohmann::json Metrics::to_json() const {
       {"critical_path_ms", opt_ms(critical_path_ns)},
       {"pass_time_ms", ms(static_cast<double>(pass_time_ns))},
       {"attention_tflops", opt(attention_tflops)},
+      {"attention_tflops_gpus", attention_tflops_gpus > 0 ? json(attention_tflops_gpus) : json(nullptr)},
       {"attention_tflops_aggregate", opt(attention_tflops_aggregate)},
       {"attention_tflops_slowest_rank", opt(attention_tflops_slowest_rank)},
       {"slowest_rank", slowest_rank ? json(*slowest_rank) : json(nullptr)},

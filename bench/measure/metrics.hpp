@@ -25,6 +25,9 @@ struct MetricsInputs {
                                        // its size is c, which the per-rank headline divides by
   std::int64_t pass_time_ns = 0;       // measured pass (graph replay) time; 0: the window's length
   std::int64_t eager_time_ns = 0;      // the same pass run eagerly, for eager_minus_graph
+  // The devices the ranks ran on at once (ring::Executor::gpus_at_work), which the per-GPU headline
+  // divides by; 0: one per rank.
+  int gpus = 0;
 };
 
 struct RankMetrics {
@@ -65,9 +68,11 @@ struct Metrics {
   std::vector<std::int64_t> step_time_ns;        // max over ranks, per entry of `steps`
   std::optional<std::int64_t> critical_path_ns;  // Σ step_time + max_r tail; nullopt without steps
   std::int64_t pass_time_ns = 0;                 // inputs.pass_time_ns, or the window's length
-  // The headline: what one rank (one GPU) sustains, flops / c / pass time, to hold against one
-  // device's peak; c = flops_per_rank.size(), else the ranks the timeline shows.
+  // The headline: what one GPU sustains, flops / gpus / pass time, to hold against one device's
+  // peak; gpus = inputs.gpus, else one per rank: flops_per_rank.size(), else the ranks the
+  // timeline shows.
   std::optional<double> attention_tflops;
+  int attention_tflops_gpus = 0;                        // the divisor the headline used
   std::optional<double> attention_tflops_aggregate;     // flops / pass time: the sum over ranks
   std::optional<double> attention_tflops_slowest_rank;  // min_r flops_r / A_r
   std::optional<int> slowest_rank;                      // the rank that gives it

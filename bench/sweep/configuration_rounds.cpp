@@ -117,6 +117,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   }
   recorder.reset();
 #endif
+  metrics_in_.gpus = exec->gpus_at_work();
   if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
     cuda_devices_ = ce->options().devices;
   // An injected throttle reads a made-up clock (nominal 1000 MHz, 500 in the rounds it hits), so

@@ -26,13 +26,14 @@ json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecor
     try {
       CuptiConversionOptions opt;
       opt.marker_domain = nvtx::kDomain;
+      opt.keep_unattributed = false;  // the set-up around the pass (stamp resets, clock probes) is no rank's
       for (const auto& label : cuda->graph_nodes()) {
         const CuptiNodeRole role{label.rank, label.step, label.kind, label.lane, label.name};
         for (const std::uint64_t id : with_clones(cupti_graph_node_id(label.node), clones)) opt.nodes[id] = role;
       }
       for (const auto& [id, role] : opt.nodes) labelled.insert(id);
       tracer.emplace(std::move(opt));
-      for (const auto& s : cuda->streams()) tracer->set_stream_role(s.stream, {s.rank, s.kind, s.lane});
+      for (const auto& s : cuda->streams()) tracer->set_stream_role(s.stream, s.device, {s.rank, s.kind, s.lane});
     } catch (const Error& e) {
       tracer.reset();
       error = e.what();
@@ -51,20 +52,33 @@ json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecor
   if (!tracer) return {{"error", error}};
   try {
     const std::int64_t after = CuptiTracer::now_ns();
-    const Timeline tl = tracer->take(before, after);
+    Timeline tl = tracer->take(before, after);
     const double traced_ms = static_cast<double>(traced.wall_ns) / 1e6;
     std::size_t by_node = 0;
     for (const auto& iv : tl.intervals) by_node += iv.graph_node_id != 0 && labelled.contains(iv.graph_node_id);
+    // The host window spans the stamp resets, a device sync and, in isolated mode, every rank's
+    // pass with the host's gaps between them. The pass's own GPU activity is what compares with
+    // the timed passes: the metrics are taken over its span, and the pass time is how long the
+    // ranks were at work (ranks run one after another add up, without the gaps).
+    MetricsInputs own = in;
+    const auto span = activity_span(tl);
+    if (span) {
+      tl.window_begin_ns = span->begin_ns;
+      tl.window_end_ns = span->end_ns;
+      own.pass_time_ns = span->ns;
+    }
     return {{"traced_pass_ms", traced_ms},
             {"clean_median_ms", clean_median_ms},
             {"overhead_pct",
              clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0) : json(nullptr)},
             {"window_ms", static_cast<double>(after - before) / 1e6},
+            {"activity_ms", span ? json(static_cast<double>(span->ns) / 1e6) : json(nullptr)},
             {"dropped_records", tracer->dropped_records()},
             {"ignored_records", tracer->ignored_records()},
+            {"unattributed_records", tracer->unattributed_records()},
             {"intervals", tl.intervals.size()},
             {"intervals_by_node", by_node},
-            {"metrics", compute_metrics(tl, in).to_json()}};
+            {"metrics", compute_metrics(tl, own).to_json()}};
   } catch (const Error& e) {
     return {{"error", e.what()}};
   }

@@ -159,7 +159,8 @@ std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
 const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
   static const std::vector<std::pair<std::string, std::string>> names{
       {"correctness", "status ok and correctness.passed (no bounds)"},
-      {"attention_tflops", "metrics.attention_tflops: plan FLOPs / c / pass time, what one rank (GPU) sustains"},
+      {"attention_tflops",
+       "metrics.attention_tflops: plan FLOPs / the GPUs at work / pass time, what one GPU sustains"},
       {"attention_tflops_per_rank", "the same as attention_tflops (its name when that was the sum over ranks)"},
       {"attention_tflops_slowest_rank",
        "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},

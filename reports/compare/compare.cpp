@@ -17,8 +17,9 @@ using nlohmann::json;
 
 constexpr MetricInfo kMetrics[] = {
     {"time", "timing.median_ms (samples: timing.samples_ms)", "ms", true},
-    {"tflops", "metrics.attention_tflops, per rank (samples: plan.flops / config.cp / timing.samples_ms)", "TFLOP/s",
-     false},
+    {"tflops",
+     "metrics.attention_tflops, per GPU (samples: plan.flops / metrics.attention_tflops_gpus / timing.samples_ms)",
+     "TFLOP/s", false},
     {"overlap", "metrics.overlap_fraction", "", false},
     {"exposed_comm", "metrics.exposed_comm_ms", "ms", true},
     {"imbalance", "metrics.imbalance (else metrics.work_imbalance)", "", true},
@@ -204,11 +205,14 @@ MetricValue read_metric(const json& run, CompareMetric m) {
       mv.value = number(metrics, "attention_tflops");
       // Per-sample TFLOP/s is a monotone transform of per-sample time, so the U test's p-value is
       // the same as for time; the samples are given for the record and the HTML.
+      // Divided as the headline is: by the GPUs at work (a converted older record has them too;
+      // a record that lacks them had one GPU per rank).
       const auto flops = number(field(run, "plan"), "flops");
-      const auto cp = number(field(run, "config"), "cp");
-      if (flops && *flops > 0 && cp && *cp > 0)
+      auto gpus = number(metrics, "attention_tflops_gpus");
+      if (!gpus) gpus = number(field(run, "config"), "cp");
+      if (flops && *flops > 0 && gpus && *gpus > 0)
         for (double ms : samples_ms(run))
-          if (ms > 0) mv.samples.push_back(*flops / *cp / ms / 1e9);
+          if (ms > 0) mv.samples.push_back(*flops / *gpus / ms / 1e9);
       mv.round_medians = round_medians(run, mv.samples);
       mv.instance_spread = round_spread(round_medians(run, samples_ms(run)), samples_ms(run));
       break;

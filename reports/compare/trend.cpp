@@ -32,7 +32,7 @@ struct TrendMetric {
 };
 // The metrics compare can select, under the names the results file uses.
 constexpr TrendMetric kTrendMetrics[] = {{"median_ms", "ms", true},
-                                         {"attention_tflops", "TFLOP/s per rank", false},
+                                         {"attention_tflops", "TFLOP/s per GPU", false},
                                          {"overlap_fraction", "", false},
                                          {"exposed_comm_ms", "ms", true},
                                          {"imbalance", "", true}};

@@ -28,7 +28,7 @@ struct RunView {
 
   std::optional<bool> correct;  // correctness.passed
   std::optional<double> max_abs_err, median_ms, noise_pct;
-  std::optional<double> tflops;                      // metrics.attention_tflops: per rank (per GPU)
+  std::optional<double> tflops;                      // metrics.attention_tflops: per GPU
   std::optional<double> tflops_slowest;              // metrics.attention_tflops_slowest_rank
   std::optional<double> comm_ms, comm_in_flight_ms;  // metrics.comm_time_ms, comm_in_flight_ms
   std::string comm_basis;                            // metrics.comm_basis: execution, in_flight, mixed, or empty

@@ -84,8 +84,9 @@ std::string not_measured(const std::string& what) {
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& anchor) {
   std::string s =
       "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. Median time of the timed "
-      "passes \u00b1 their noise (stdev/mean); TFLOP/s per rank (per GPU on the cuda backend): the plan's causal FLOPs "
-      "(docs/design.md \u00a73) / c / pass time, what one device sustains, never the sum over ranks; slowest rank: the "
+      "passes \u00b1 their noise (stdev/mean); TFLOP/s per GPU: the plan's causal FLOPs (docs/design.md "
+      "\u00a73) / the GPUs that ran the ranks at once / pass time, what one device sustains, never the sum over ranks; "
+      "slowest rank: the "
       "lowest "
       "rank's own FLOPs over its attention time. Comm: transfers executing, mean over ranks (in flight: from issue "
       "to done, waits included; \u2020 marks comm taken from in-flight spans, where execution was not visible, "
@@ -94,7 +95,7 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
       "of the per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
       "(needs JavaScript).</p><div class=\"scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>";
   for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct", "median ms",
-                        "\u00b1 noise", "TFLOP/s per rank", "slowest rank", "comm ms", "in flight ms", "overlap",
+                        "\u00b1 noise", "TFLOP/s per GPU", "slowest rank", "comm ms", "in flight ms", "overlap",
                         "exposed comm ms", "imbalance", "work imb."})
     s += fmt::format("<th>{}</th>", h);
   s += "</tr></thead><tbody>";

@@ -1,4 +1,4 @@
-// Converting 0.x results to the 1.0.0 meanings (see results_upgrade.hpp).
+// Converting older results to the current meanings (see results_upgrade.hpp).
 #include "reports/results/results_upgrade.hpp"
 
 #include <cmath>
@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/gpus_at_work.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/results_writer.hpp"
 
@@ -52,21 +53,48 @@ void upgrade_metrics(json& m, double cp, bool events) {
     for (auto& r : m.at("per_rank")) basis(r);
 }
 
+// 1.x to 2.0.0: the per-GPU headline divides the pass's FLOPs by the GPUs that ran the ranks at
+// once, not by c. Only cuda's concurrent mode over the copy transport ran ranks at once on shared
+// GPUs (timing.devices of them); its 1.x figure was c / devices times too low.
+void upgrade_per_gpu(json& m, int gpus) {
+  if (!m.is_object()) return;
+  const auto aggregate = finite(m, "attention_tflops_aggregate");
+  if (aggregate) m["attention_tflops"] = *aggregate / gpus;
+  m["attention_tflops_gpus"] = gpus;
+}
+
+int gpus_of_1x_run(const json& run) {
+  const json& cfg = run.value("config", json::object());
+  const json& timing = run.value("timing", json::object());
+  const auto cp = finite(cfg, "cp");
+  const auto devices = finite(timing, "devices");
+  const bool shared = cfg.value("backend", "") == "cuda" && cfg.value("transport", "local") == "local" &&
+                      timing.is_object() && timing.value("rank_mode", "") == "concurrent";
+  const auto whole = [](std::optional<double> v) { return v && *v >= 0 && *v < 1e9 ? static_cast<int>(*v) : 0; };
+  return gpus_at_work(whole(cp), shared, whole(devices.value_or(1)));
+}
+
 }  // namespace
 
 void upgrade_run(json& run, int from_major) {
-  if (from_major >= 1 || !run.is_object()) return;
+  if (from_major >= 2 || !run.is_object()) return;
   const json& cfg = run.value("config", json::object());
-  const double cp = cfg.contains("cp") && cfg.at("cp").is_number() ? cfg.at("cp").get<double>() : 0.0;
-  const bool cuda = cfg.value("backend", "") == "cuda";
-  if (run.contains("metrics")) upgrade_metrics(run["metrics"], cp, cuda);
+  if (from_major < 1) {
+    const double cp = cfg.contains("cp") && cfg.at("cp").is_number() ? cfg.at("cp").get<double>() : 0.0;
+    const bool cuda = cfg.value("backend", "") == "cuda";
+    if (run.contains("metrics")) upgrade_metrics(run["metrics"], cp, cuda);
+    if (run.contains("cupti") && run["cupti"].is_object() && run["cupti"].contains("metrics"))
+      upgrade_metrics(run["cupti"]["metrics"], cp, false);  // CUPTI records execution
+    // A cuda run's timeline comm intervals were the event spans: in flight, by today's names.
+    if (cuda && run.contains("timeline") && run["timeline"].is_object() && run["timeline"].contains("intervals") &&
+        run["timeline"]["intervals"].is_array())
+      for (auto& iv : run["timeline"]["intervals"])
+        if (iv.is_object() && iv.value("kind", "") == "comm") iv["kind"] = "comm_in_flight";
+  }
+  const int gpus = gpus_of_1x_run(run);
+  if (run.contains("metrics")) upgrade_per_gpu(run["metrics"], gpus);
   if (run.contains("cupti") && run["cupti"].is_object() && run["cupti"].contains("metrics"))
-    upgrade_metrics(run["cupti"]["metrics"], cp, false);  // CUPTI records execution
-  // A cuda run's timeline comm intervals were the event spans: in flight, by today's names.
-  if (cuda && run.contains("timeline") && run["timeline"].is_object() && run["timeline"].contains("intervals") &&
-      run["timeline"]["intervals"].is_array())
-    for (auto& iv : run["timeline"]["intervals"])
-      if (iv.is_object() && iv.value("kind", "") == "comm") iv["kind"] = "comm_in_flight";
+    upgrade_per_gpu(run["cupti"]["metrics"], gpus);
   run["schema_version"] = kResultsSchemaVersion;
 }
 

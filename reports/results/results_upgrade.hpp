@@ -1,10 +1,12 @@
-// Older results read as the current format. Results 1.0.0 changed what two stored fields mean, so
+// Older results read as the current format. Two MAJOR versions changed what stored fields mean, so
 // a reader that compared an old file's numbers with a new one's would compare different things:
-// - metrics.attention_tflops was the sum over the c ranks; it is now per rank (per GPU), with the
-//   sum under attention_tflops_aggregate and the slowest rank's rate beside it;
-// - comm_time_ms of a cuda run was the span of CUDA events around each copy (in flight); it is
-//   now the copies' execution, with comm_basis saying which and comm_in_flight_ms beside it.
-// upgrade_results rewrites a 0.x document in place, run by run, into those meanings, so report,
+// - 1.0.0: metrics.attention_tflops was the sum over the c ranks; it became per rank (per GPU),
+//   with the sum under attention_tflops_aggregate and the slowest rank's rate beside it; and
+//   comm_time_ms of a cuda run was the span of CUDA events around each copy (in flight); it became
+//   the copies' execution, with comm_basis saying which and comm_in_flight_ms beside it;
+// - 2.0.0: attention_tflops divides by the GPUs that ran the ranks at once
+//   (attention_tflops_gpus), not by c: cuda's concurrent mode ran c ranks on fewer GPUs.
+// upgrade_results rewrites an older document in place, run by run, into those meanings, so report,
 // compare, accept and trend read one format. Each run says which version wrote it: its own
 // schema_version from 1.0.0 on; before that the document's, or for a results.jsonl (whose lines
 // had no version) 0.x.
@@ -23,7 +25,7 @@ namespace rb::reports {
 // Returns the number of runs converted.
 int upgrade_results(nlohmann::json& doc, std::optional<int> unversioned_major = std::nullopt);
 
-// One run written in format `from_major`.`from_minor` (0.x), in place.
+// One run written in format `from_major`.x, in place.
 void upgrade_run(nlohmann::json& run, int from_major);
 
 }  // namespace rb::reports

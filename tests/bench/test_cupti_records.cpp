@@ -122,6 +122,50 @@ TEST(CuptiRecords, MemcpyPeerCopyAndMemset) {
   EXPECT_EQ(t.intervals[2].bytes, 512);
 }
 
+// The traced pass as the sweep converts it: the pass's work is labelled (node or stream), and what
+// no role claims is the set-up around it (the stamp reset, a memset on the legacy stream; the
+// clock probes on the origin stream), which must not land on rank 0 = device 0 nor stretch the
+// window the metrics are taken over. In isolated mode the ranks' passes run one after another,
+// with the host's gaps between them; their time at work adds up without the gaps.
+TEST(CuptiRecords, UnattributedSetUpStaysOutOfTheTracedPass) {
+  CuptiConversionOptions opt;
+  opt.keep_unattributed = false;
+  opt.streams[{0, 13}] = {0, IntervalKind::compute, "compute"};
+  opt.streams[{1, 13}] = {1, IntervalKind::compute, "compute"};  // the same stream id on another device
+  opt.nodes[70] = {1, 0, IntervalKind::compute, "compute", "attention"};
+  CuptiRecordConverter conv(opt);
+  auto reset = zeroed<CuptiMemsetRecord>(CUPTI_ACTIVITY_KIND_MEMSET);
+  reset.deviceId = 0;
+  reset.streamId = 7;  // the legacy stream
+  reset.start = 0;
+  reset.end = 50;
+  const auto probe0 = kernel("clock_probe_kernel", 0, 3, 900, 905);
+  const auto rank0 = kernel("attention", 0, 13, 1000, 2000);
+  const auto rank1 = kernel("attention", 1, 13, 3000, 3500);          // by its stream, on device 1
+  const auto rank1_node = kernel("attention", 0, 9, 3500, 4000, 70);  // by its node
+  const auto probe1 = kernel("clock_probe_kernel", 0, 3, 4100, 4105);
+  for (const void* r :
+       {static_cast<const void*>(&reset), static_cast<const void*>(&probe0), static_cast<const void*>(&rank0),
+        static_cast<const void*>(&rank1), static_cast<const void*>(&rank1_node), static_cast<const void*>(&probe1)})
+    conv.add(as_record(r));
+  EXPECT_EQ(conv.unattributed(), 3u);
+  const Timeline t = conv.take(0, 5000);
+  ASSERT_EQ(t.intervals.size(), 3u);
+  EXPECT_EQ(t.intervals[0].rank, 0);
+  EXPECT_EQ(t.intervals[1].rank, 1);  // device 1's stream 13 is rank 1's, not device 0's
+  EXPECT_EQ(t.intervals[2].rank, 1);
+  const auto span = activity_span(t);
+  ASSERT_TRUE(span);
+  EXPECT_EQ(span->begin_ns, 1000);
+  EXPECT_EQ(span->end_ns, 4000);
+  EXPECT_EQ(span->ns, 1000 + 1000);  // rank 0's 1000 ns, then rank 1's, without the 1000 ns gap
+  // Kept (the default, as for outside traces), the same records fall back to rank = device id.
+  CuptiRecordConverter keep(CuptiConversionOptions{});
+  keep.add(as_record(&reset));
+  EXPECT_EQ(keep.take().intervals.at(0).rank, 0);
+  EXPECT_FALSE(activity_span(Timeline{}));
+}
+
 CuptiMemcpyRecord memcpy_record(std::uint32_t device, std::uint32_t stream, std::uint64_t start, std::uint64_t end,
                                 std::uint64_t node) {
   auto c = zeroed<CuptiMemcpyRecord>(CUPTI_ACTIVITY_KIND_MEMCPY);

@@ -70,6 +70,29 @@ TEST(Metrics, CommTimeIsExecutionAndInFlightIsReportedBeside) {
   EXPECT_TRUE(none.to_json()["comm_basis"].is_null());
 }
 
+// A copy shorter than one tick of the GPU's timer can leave an execution window with begin == end.
+// Its rank saw execution all the same and keeps that basis: the pass must not turn "mixed", with
+// one rank's comm time in flight (8000 ns here) beside another's executing (1000 ns).
+TEST(Metrics, AnEmptyExecutionWindowKeepsItsRanksBasis) {
+  constexpr auto F = IntervalKind::comm_in_flight;
+  Timeline t{{iv(0, F, "kv_recv", 1, 0, 8000, 512), iv(0, M, "kv_recv", 1, 7000, 7000, 512),
+              iv(0, C, "attention", 0, 0, 9000), iv(1, F, "kv_recv", 1, 0, 8000, 512),
+              iv(1, M, "kv_recv", 1, 6000, 7000, 512), iv(1, C, "attention", 0, 0, 9000)},
+             0,
+             10000};
+  const auto m = compute_metrics(t);
+  ASSERT_EQ(m.per_rank.size(), 2u);
+  EXPECT_EQ(*m.per_rank[0].comm_basis, "execution");
+  EXPECT_EQ(m.per_rank[0].comm_ns, 0);
+  EXPECT_EQ(m.per_rank[0].comm_in_flight_ns, 8000);
+  EXPECT_EQ(*m.per_rank[1].comm_basis, "execution");
+  EXPECT_EQ(m.per_rank[1].comm_ns, 1000);
+  EXPECT_EQ(*m.comm_basis, "execution");
+  // An empty execution window outside the window of the pass is not seen at all.
+  Timeline outside{{iv(0, F, "kv_recv", 1, 0, 8000), iv(0, M, "kv_recv", 1, 20000, 20000)}, 0, 10000};
+  EXPECT_EQ(*compute_metrics(outside).comm_basis, "in_flight");
+}
+
 TEST(Metrics, NestedCommUnderComputeIsFullyOverlapped) {
   Timeline t{{iv(0, C, "attention", 0, 0, 100), iv(0, M, "kv_recv", 1, 10, 20), iv(0, M, "kv_recv", 1, 15, 40),
               iv(0, C, "attention", 1, 50, 60)},
@@ -180,6 +203,32 @@ TEST(Metrics, HeadlineIsPerRankAndNeverTheSum) {
   EXPECT_DOUBLE_EQ(j["attention_tflops_aggregate"].get<double>(), 8e12 / 10 / 1e3);
 }
 
+// Eight virtual ranks that ran at once on one GPU (cuda --rank-mode concurrent): that GPU sustained
+// the whole pass's FLOPs, so the per-GPU headline divides by the GPUs at work, not by c. Divided by
+// c it read 8x too low and every check against the peak passed trivially.
+TEST(Metrics, HeadlineDividesByTheGpusThatDidTheWork) {
+  Timeline t;
+  for (int r = 0; r < 8; ++r) t.intervals.push_back(iv(r, IntervalKind::compute, "attention", 0, 0, 10));
+  t.window_end_ns = 10;
+  MetricsInputs in;
+  in.flops = 8e12;
+  in.flops_per_rank.assign(8, 1e12);
+  in.pass_time_ns = 10;
+  const struct {
+    int gpus;  // as the executor reports it
+    double per_gpu;
+    int divisor;
+  } rows[] = {{0, 1e12, 8}, {8, 1e12, 8}, {1, 8e12, 1}, {2, 4e12, 2}, {3, 8e12 / 3, 3}};
+  for (const auto& row : rows) {
+    in.gpus = row.gpus;
+    const auto m = compute_metrics(t, in);
+    EXPECT_DOUBLE_EQ(*m.attention_tflops, row.per_gpu / 10 / 1e3) << "gpus " << row.gpus;
+    EXPECT_DOUBLE_EQ(*m.attention_tflops_aggregate, 8e12 / 10 / 1e3);
+    EXPECT_EQ(m.attention_tflops_gpus, row.divisor);
+    EXPECT_EQ(m.to_json()["attention_tflops_gpus"], row.divisor);
+  }
+}
+
 TEST(Metrics, RatesAndLaunchOverhead) {
   MetricsInputs in;
   in.flops = 2e12;
@@ -230,8 +279,8 @@ TEST(Metrics, RejectsIntervalEndingBeforeItBegins) {
   EXPECT_THROW(compute_metrics(t), Error);
 }
 
-// Random timelines: per-rank comm (execution, or in flight for a rank with no execution in the
-// window), comm in flight, compute, overlap and exposed comm, by counting cells.
+// Random timelines (empty intervals among them): per-rank comm (execution, or in flight for a rank
+// with no execution in the window), comm in flight, compute, overlap and exposed comm, by counting cells.
 TEST(Metrics, MatchesBruteForceOnRandomTimelines) {
   std::mt19937_64 rng(12345);
   constexpr int kGrid = 300;
@@ -251,10 +300,11 @@ TEST(Metrics, MatchesBruteForceOnRandomTimelines) {
     }
     const auto m = compute_metrics(t);
     for (const auto& r : m.per_rank) {
+      // Executed: a comm interval reaches the window, even an empty one (a copy inside one tick).
       bool executed = false;
       for (const auto& x : t.intervals)
         executed |= x.rank == r.rank && x.kind == IntervalKind::comm &&
-                    std::min<std::int64_t>(x.end_ns, hi) > std::max<std::int64_t>(x.begin_ns, lo);
+                    std::min<std::int64_t>(x.end_ns, hi) >= std::max<std::int64_t>(x.begin_ns, lo);
       const IntervalKind basis = executed ? IntervalKind::comm : IntervalKind::comm_in_flight;
       std::int64_t comm = 0, comp = 0, both = 0, flight = 0;
       for (int cell = lo; cell < hi; ++cell) {

@@ -135,7 +135,7 @@ class AcceptCli(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             with open(html) as f:
                 page = f.read()
-            self.assertIn("TFLOP/s per rank", page)
+            self.assertIn("TFLOP/s per GPU", page)
             self.assertIn("162.1", page)
 
     def test_bad_input_exits_2_naming_file_and_path(self):

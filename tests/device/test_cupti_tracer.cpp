@@ -35,7 +35,7 @@ TEST(CuptiTracer, TracesKernelMemcpyAndMemset) {
   CuptiConversionOptions opt;
   opt.marker_domain = nvtx::kDomain;
   CuptiTracer tracer(opt);
-  tracer.set_stream_role(stream, {0, IntervalKind::compute, "rank 0 compute"});
+  tracer.set_stream_role(stream, 0, {0, IntervalKind::compute, "rank 0 compute"});
   const std::int64_t t0 = CuptiTracer::now_ns();
   {
     nvtx::ScopedRange range(nvtx::kRangeReplay, 0);

@@ -74,5 +74,28 @@ TEST(ExecStamp, WindowsStayInsideTheSpanAndMissingStampsAreRefused) {
   EXPECT_FALSE(place_exec_windows({}, 0, 100));
 }
 
+// A copy that ran inside one tick of %globaltimer stamps begin == end. It still ran: its window is
+// one tick long, ending where its end stamp is placed, so the rank keeps an execution window.
+TEST(ExecStamp, ACopyInsideOneTimerTickGetsAOneTickWindow) {
+  std::vector<ExecStamp> copies(2);
+  fold_stamp(copies[0], 7'000, 7'000);  // K: inside one tick
+  fold_stamp(copies[1], 9'000, 9'000);  // V: the same, two ticks later
+  const auto w = place_exec_windows(copies, 1000, 20'000);
+  ASSERT_TRUE(w);
+  EXPECT_EQ((*w)[1].end_ns, 20'000);
+  EXPECT_EQ((*w)[1].begin_ns, 20'000 - kGlobalTimerTickNs);
+  EXPECT_EQ((*w)[0].end_ns, 18'000);
+  EXPECT_EQ((*w)[0].begin_ns, 18'000 - kGlobalTimerTickNs);
+  // A window longer than a tick keeps its stamps; one near the span's start stays inside the span.
+  std::vector<ExecStamp> early(2);
+  fold_stamp(early[0], 100, 100);
+  fold_stamp(early[1], 2'100, 5'100);
+  const auto e = place_exec_windows(early, 0, 5'000);
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)[1].begin_ns, 2'000);
+  EXPECT_EQ((*e)[0].end_ns, 0);
+  EXPECT_EQ((*e)[0].begin_ns, 0);
+}
+
 }  // namespace
 }  // namespace rb::kernels

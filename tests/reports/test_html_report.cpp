@@ -140,7 +140,7 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
                 {"metrics", {{"comm_time_ms", 0.038}, {"overlap_fraction", 0.9}, {"exposed_comm_ms", 0.0038}}}};
   runs[4]["cupti"] = {{"error", "CUPTI is in use by another client"}};
   const std::string html = render_report(make_file(runs));
-  EXPECT_NE(html.find("<th>TFLOP/s per rank</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>TFLOP/s per GPU</th>"), std::string::npos);
   EXPECT_NE(html.find("<th>slowest rank</th>"), std::string::npos);
   EXPECT_NE(html.find("1.87\u2020"), std::string::npos) << "in-flight comm is marked";
   const auto cupti = html.find("id=\"cupti\"");

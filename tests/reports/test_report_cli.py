@@ -101,20 +101,20 @@ class ReportCli(unittest.TestCase):
     def test_unknown_major_version_is_refused(self):
         with tempdir() as d:
             bad = os.path.join(d, "results.json")
-            doc = dict(self.doc, schema_version="2.0.0")
+            doc = dict(self.doc, schema_version="3.0.0")
             write_json(bad, doc)
             p = run("report", bad)
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("schema_version", p.stderr)
-            self.assertIn("2.0.0", p.stderr)
-            self.assertRegex(p.stderr, r"major versions 0 to 1")
+            self.assertIn("3.0.0", p.stderr)
+            self.assertRegex(p.stderr, r"major versions 0 to 2")
             self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
             self.assertFalse(os.path.exists(os.path.join(d, "report.html")))
 
     def test_a_newer_minor_version_is_read(self):
         with tempdir() as d:
             newer = os.path.join(d, "results.json")
-            doc = dict(self.doc, schema_version="1.9.3", added_later={"x": 1})
+            doc = dict(self.doc, schema_version="2.9.3", added_later={"x": 1})
             write_json(newer, doc)
             p = run("report", newer)
             self.assertEqual(p.returncode, 0, p.stderr)

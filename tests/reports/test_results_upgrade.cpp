@@ -22,7 +22,7 @@ const std::filesystem::path kFixture = std::filesystem::path(RINGBENCH_SOURCE_DI
 
 TEST(ResultsUpgrade, AnH200FileOf030ReadsWithPerGpuTflopsAndInFlightComm) {
   const ResultsFile f = read_results(kFixture);
-  EXPECT_EQ(f.major, 1);
+  EXPECT_EQ(f.major, 2);
   EXPECT_EQ(f.doc["schema_version"], kResultsSchemaVersion);
   EXPECT_EQ(f.doc["converted_from"], "0.3.0");
   const json& ring = f.runs()[0];
@@ -44,11 +44,36 @@ TEST(ResultsUpgrade, AnH200FileOf030ReadsWithPerGpuTflopsAndInFlightComm) {
   EXPECT_DOUBLE_EQ(f.runs()[1]["metrics"]["attention_tflops"].get<double>(), 1458.0 / 8);
 }
 
+// Results 2.0.0: the per-GPU headline divides by the GPUs that ran the ranks at once. A 1.x record
+// of cuda's concurrent mode had 8 ranks on 1 GPU and divided by 8; it reads as the whole pass's
+// rate on that GPU. Isolated mode, nccl and the cpu backend divided by c rightly and read as before.
+TEST(ResultsUpgrade, A1xConcurrentRunReadsPerGpuNotPerRank) {
+  json doc = json::parse(std::ifstream(kFixture));
+  json& concurrent = doc["runs"][0];
+  concurrent["schema_version"] = "1.2.0";
+  concurrent["timing"]["rank_mode"] = "concurrent";
+  concurrent["timing"]["devices"] = 2;
+  concurrent["metrics"] = {{"attention_tflops", 800.0 / 8}, {"attention_tflops_aggregate", 800.0}};
+  concurrent["cupti"]["metrics"] = {{"attention_tflops", 640.0 / 8}, {"attention_tflops_aggregate", 640.0}};
+  json& isolated = doc["runs"][1];
+  isolated["schema_version"] = "1.2.0";
+  isolated["metrics"] = {{"attention_tflops", 800.0 / 8}, {"attention_tflops_aggregate", 800.0}};
+  doc["schema_version"] = "1.2.0";
+  ASSERT_EQ(upgrade_results(doc), 2);
+  EXPECT_EQ(doc["converted_from"], "1.2.0");
+  EXPECT_DOUBLE_EQ(concurrent["metrics"]["attention_tflops"].get<double>(), 800.0 / 2);
+  EXPECT_EQ(concurrent["metrics"]["attention_tflops_gpus"], 2);
+  EXPECT_DOUBLE_EQ(concurrent["cupti"]["metrics"]["attention_tflops"].get<double>(), 640.0 / 2);
+  EXPECT_DOUBLE_EQ(isolated["metrics"]["attention_tflops"].get<double>(), 800.0 / 8);
+  EXPECT_EQ(isolated["metrics"]["attention_tflops_gpus"], 8);
+  EXPECT_EQ(isolated["schema_version"], kResultsSchemaVersion);
+}
+
 TEST(ResultsUpgrade, CurrentRunsAreLeftAloneAndConversionIsIdempotent) {
   json doc = json::parse(std::ifstream(kFixture));
   ASSERT_EQ(upgrade_results(doc), 2);
   const json once = doc;
-  EXPECT_EQ(upgrade_results(doc), 0);  // every run now says 1.0.0
+  EXPECT_EQ(upgrade_results(doc), 0);  // every run now says the current version
   EXPECT_EQ(doc, once);
 }
 
@@ -75,15 +100,15 @@ TEST(ResultsUpgrade, AJsonlLineWithoutAVersionIsOfTheOldFormat) {
 
 TEST(ResultsUpgrade, AFutureMajorIsStillRefused) {
   json doc = json::parse(std::ifstream(kFixture));
-  doc["schema_version"] = "2.0.0";
+  doc["schema_version"] = "3.0.0";
   EXPECT_THROW(validate_results(doc, "x.json"), InputError);
   // A record from a newer ringbench in a file whose header says 1.0.0 (a results.jsonl is given
   // today's header on read) is refused too, naming the record; so is a version that is not one.
   doc["schema_version"] = kResultsSchemaVersion;
-  doc["runs"][1]["schema_version"] = "2.1.0";
+  doc["runs"][1]["schema_version"] = "3.1.0";
   try {
     validate_results(doc, "x.jsonl");
-    ADD_FAILURE() << "a 2.1.0 record was accepted";
+    ADD_FAILURE() << "a 3.1.0 record was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("/runs/1/schema_version"), std::string::npos) << e.what();
   }

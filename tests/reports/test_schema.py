@@ -76,9 +76,9 @@ class Schema(unittest.TestCase):
             "overlap above 1": lambda d: d["runs"][ok]["metrics"].__setitem__("overlap_fraction", 1.5),
             "imbalance below 1": lambda d: d["runs"][ok]["plan"].__setitem__("work_imbalance", 0.5),
             "wrong schema name": lambda d: d.__setitem__("schema", "something.else"),
-            "major version 2": lambda d: d.__setitem__("schema_version", "2.0.0"),
-            "a 0.x document (readers convert it; the schema describes 1.x)":
-                lambda d: d.__setitem__("schema_version", "0.3.0"),
+            "major version 3": lambda d: d.__setitem__("schema_version", "3.0.0"),
+            "a 1.x document (readers convert it; the schema describes 2.x)":
+                lambda d: d.__setitem__("schema_version", "1.2.0"),
             "a run without its version": lambda d: d["runs"][ok].pop("schema_version"),
             "unknown comm basis": lambda d: d["runs"][ok]["metrics"].__setitem__("comm_basis", "events"),
             "no runs": lambda d: d.pop("runs"),
@@ -94,7 +94,7 @@ class Schema(unittest.TestCase):
 
     def test_later_minor_versions_may_add_fields(self):
         doc = copy.deepcopy(self.doc)
-        doc["schema_version"] = "1.9.0"
+        doc["schema_version"] = "2.9.0"
         doc["new_top_level"] = {"x": 1}
         doc["runs"][0]["new_field"] = [1, 2]
         doc["runs"][0]["config"]["new_axis"] = "value"
