@@ -1,80 +1,195 @@
 #!/usr/bin/env bash
 # The GPU check, in one go and under 8 minutes on one H200 (the GPU-truth issue's "must show"):
-#   1. the default preset configures against the node's own NCCL (2.28.3: no ncclCommRevoke) and builds;
-#   2. every `gpu` test passes (kernels against their twins, the stamped copy against events, the
-#      executor for every split and variant, contiguous ring included; the NVTX ranges under CUPTI);
-#   3. compute-sanitizer memcheck and racecheck on small shapes;
-#   4. the micro-benchmarks (attention, merge, the c = 8 pass per GPU, the driver's copy against the
-#      stamped copy) and PyTorch SDPA beside them;
-#   5. `accept profiles/gpu-check.json`: the S = 8k/32k x c = 1..8 x 3 splits x 2 variants sweep
+#   1. the default preset configures against the node's own NCCL (2.28.3: no ncclCommRevoke) and
+#      MPI, and builds; where the node has Open MPI's runtime but no headers, against the headers
+#      .deps/ carries (scripts/device-deps.sh) and the node's own libmpi.so.40, so the nccl
+#      transport is built there too;
+#   2. the per-sample SM clock of a --max-noise 1 sweep that starts on the GPU left idle by the
+#      build (clock-samples.tsv);
+#   3. every `gpu` test passes, one at a time (kernels against their twins, the stamped copy against
+#      events, the executor for every split and variant, contiguous ring included; the NVTX ranges
+#      under CUPTI);
+#   4. `accept profiles/gpu-check.json`: the S = 8k/32k x c = 1..8 x 3 splits x 2 variants sweep
 #      passes correctness everywhere, contiguous imbalance within 10% of plan and zig-zag <= 1.05 at
 #      S = 32768, c = 8, no per-GPU figure above the peak, NVLink N/A; then the comm clocks side by
 #      side (execution from stamps, in flight from events, CUPTI);
-#   6. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
-#   7. `bash scripts/run.sh` on a short profile takes the GPU path and exits 0;
-#   and after the gpu tests, the per-sample SM clock of a --max-noise 1 sweep that starts on an idle
-#   GPU (clock-samples.tsv).
-# Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json, summary.txt.
-# Steps run under their own time limits and the script carries on past a failing step; it exits 1
-# when any step failed. Host libraries come from .deps/ (scripts/device-deps.sh) when it is there.
-# Usage: OUT=/path bash scripts/device-check.sh
+#   5. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
+#   6. `bash scripts/run.sh` on a short profile, with the binary built in 1, takes the GPU path and
+#      exits 0;
+#   7. compute-sanitizer memcheck, initcheck (uninitialised cp.async sources: memcheck does not see
+#      those) and racecheck on small shapes, once a trivial kernel of its own has passed under
+#      memcheck; where even that fails (gVisor answers "Device not supported") they are skipped;
+#   8. the micro-benchmarks (attention, merge, the c = 8 pass per GPU, the driver's copy against the
+#      stamped copy) and PyTorch SDPA beside them.
+# Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json,
+# environment.txt (GPU, CUDA, NCCL, and where MPI came from), summary.txt (a line per step: ok,
+# FAILED, TIMED OUT, or skipped with its reason, the time budget's end among them).
+# Each step runs under its own limit, cut to what is left of a budget of 460 s
+# (RINGBENCH_CHECK_BUDGET_S), so the whole check ends inside 8 minutes; the steps the issue must see
+# come first. It carries on past a failing step and exits 1 when any step failed or timed out; a
+# step skipped for what the machine lacks (no compute-sanitizer, no mpirun) or for the budget's end
+# does not fail it: the check fails only for the code (a step that overran has failed already).
+# Host libraries come from .deps/ (scripts/device-deps.sh) when it is there.
+# Usage: OUT=/path bash scripts/device-check.sh [--dry-run]
+#   --dry-run      print the plan (the MPI flags, the sanitizer decision, every step's command and
+#                  limit) and run nothing; works without a GPU
+#   --mpi-args     print only the MPI flags configure would get, one a line (device-deps.sh --check)
+#   RINGBENCH_MPI_HEADERS=carried   use .deps/'s Open MPI headers even where the node has its own
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT="${OUT:-$PWD/device-out}"
-mkdir -p "$OUT/logs"
-OUT="$(cd "$OUT" && pwd)"
-start=$(date +%s)
-summary="$OUT/summary.txt"
-: >"$summary"
-failed=0
+cd "$(dirname "$0")/.." || exit 2
+
+mode=run
+case "${1:-}" in
+  "") ;;
+  --dry-run) mode=dry ;;
+  --mpi-args) mode=mpi-args ;;
+  -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "usage: OUT=/path bash scripts/device-check.sh [--dry-run | --mpi-args]" >&2; exit 2 ;;
+esac
 
 if [ -d .deps/usr ]; then
   export CMAKE_PREFIX_PATH="$PWD/.deps/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
   export LD_LIBRARY_PATH="$PWD/.deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
+
+# The node's own MPI headers where it has them (its wrapper, or the compiler's default path, finds
+# mpi.h: FindMPI then needs no help). Without them, the headers .deps/ carries, linked to the node's
+# own libmpi.so.40, and only where the node's mpirun is the Open MPI major.minor those headers
+# describe: one ABI across a 4.1.x series, not across series. Sets mpi_args, mpi_origin,
+# mpirun_version and libmpi.
+mpi_plan() {
+  mpi_args=()
+  mpirun_version="$(mpirun --version 2>/dev/null | head -1)"
+  libmpi="$(ldconfig -p 2>/dev/null | awk '$1 == "libmpi.so.40" { print $NF; exit }')"
+  local f w h
+  if [ -z "$libmpi" ]; then
+    for f in /usr/lib/x86_64-linux-gnu/libmpi.so.40 /usr/lib/x86_64-linux-gnu/openmpi/lib/libmpi.so.40 \
+      /usr/lib64/openmpi/lib/libmpi.so.40 /usr/lib64/libmpi.so.40; do
+      [ -e "$f" ] && { libmpi="$f"; break; }
+    done
+  fi
+  if [ "${RINGBENCH_MPI_HEADERS:-auto}" != carried ]; then
+    for w in mpicxx mpic++ mpicc c++ cc; do
+      command -v "$w" >/dev/null 2>&1 || continue
+      h="$(printf '#include <mpi.h>\n' | "$w" -E -x c - 2>/dev/null | grep -m1 -oE '"[^"]*/mpi\.h"' | tr -d '"')"
+      if [ -n "$h" ]; then
+        mpi_origin="the node's own: $h (found through $w)"
+        return
+      fi
+    done
+  fi
+  local carried=.deps/openmpi/include
+  if [ ! -f "$carried/mpi.h" ]; then
+    mpi_origin="none: the node has no mpi.h and .deps/ carries none (scripts/device-deps.sh)"
+    return
+  fi
+  local hv rv
+  hv="$(sed -n 's/^#define OMPI_\(MAJOR\|MINOR\|RELEASE\)_VERSION //p' "$carried/mpi.h" | paste -sd.)"
+  rv="$(printf '%s\n' "$mpirun_version" | sed -n 's/.*Open MPI[^0-9]*\([0-9][0-9.]*\).*/\1/p')"
+  if [ -z "$libmpi" ]; then
+    mpi_origin="none: .deps/ carries Open MPI $hv's headers, but the node has no libmpi.so.40 to link"
+  elif [ -z "$rv" ] || [ "${rv%.*}" != "${hv%.*}" ]; then
+    mpi_origin="none: .deps/ carries Open MPI $hv's headers, but the node's mpirun is '${mpirun_version:-missing}'"
+  else
+    # No wrapper (the node's, if any, points at headers it lacks), no MPI-2 C++ bindings (their
+    # headers and libmpi_cxx are not carried), and the node's libmpi by its full path.
+    mpi_args=(-DMPI_SKIP_COMPILER_WRAPPER=ON -DMPI_ASSUME_NO_BUILTIN_MPI=ON -DMPI_CXX_SKIP_MPICXX=ON
+      "-DMPI_CXX_HEADER_DIR=$PWD/$carried" -DMPI_CXX_LIB_NAMES=mpi "-DMPI_mpi_LIBRARY=$libmpi")
+    mpi_origin="carried: Open MPI $hv's headers from .deps/openmpi/include, linked to the node's $libmpi (Open MPI $rv)"
+  fi
+}
+mpi_plan
+if [ "$mode" = mpi-args ]; then
+  echo "device-check: MPI headers: $mpi_origin" >&2
+  [ ${#mpi_args[@]} -gt 0 ] && printf '%s\n' "${mpi_args[@]}"
+  exit 0
+fi
+
+OUT="${OUT:-$PWD/device-out}"
+budget="${RINGBENCH_CHECK_BUDGET_S:-460}"
+start=$(date +%s)
+deadline=$((start + budget))
+failed=0
+if [ "$mode" = run ]; then
+  mkdir -p "$OUT/logs"
+  OUT="$(cd "$OUT" && pwd)"
+  summary="$OUT/summary.txt"
+  : >"$summary"
+else
+  summary=/dev/null
+  echo "device-check --dry-run: nothing runs; OUT would be $OUT; budget ${budget}s in all"
+  echo "MPI headers: $mpi_origin"
+  echo "  mpirun: ${mpirun_version:-not found}; libmpi.so.40: ${libmpi:-not found}"
+fi
 jobs="$(nproc)"
 root=()
 [ "$(id -u)" -eq 0 ] && root=(--allow-run-as-root)
 
-# step NAME SECONDS CMD...: runs CMD with a time limit, its output in logs/NAME.log, one line in
-# summary.txt with status and seconds.
+note() { printf '%-22s %s\n' "$1" "$2" | tee -a "$summary"; }
+skip() { note "$1" "skipped ($2)"; }
+
+# step NAME SECONDS CMD...: runs CMD with a time limit (SECONDS, or what is left of the budget if
+# less), its output in logs/NAME.log, one line in summary.txt with status and seconds. A step the
+# budget leaves under 15 s for does not start: it would show nothing, and says so.
 step() {
   local name="$1" limit="$2"
   shift 2
-  local t0=$(date +%s) rc
+  if [ "$mode" = dry ]; then
+    printf '%-22s %4ss  %s\n' "$name" "$limit" "$(printf '%q ' "$@")"
+    return 0
+  fi
+  local t0 rc left status=ok cut=""
+  t0=$(date +%s)
+  left=$((deadline - t0))
+  if [ "$left" -lt 15 ]; then
+    note "$name" "skipped (the ${budget}s budget is spent)"
+    return 1
+  fi
+  [ "$limit" -gt "$left" ] && { limit=$left; cut=", the budget's end"; }
   timeout --signal=INT --kill-after=10 "$limit" "$@" >"$OUT/logs/$name.log" 2>&1
   rc=$?
-  local status=ok
   [ $rc -eq 0 ] || { status="FAILED (rc $rc)"; failed=1; }
-  [ $rc -eq 124 ] && status="TIMED OUT after ${limit}s"
-  printf '%-22s %-22s %4ss\n' "$name" "$status" "$(( $(date +%s) - t0 ))" | tee -a "$summary"
+  [ $rc -eq 124 ] && status="TIMED OUT after ${limit}s$cut"
+  printf '%-22s %-22s %4ss\n' "$name" "$status" "$(($(date +%s) - t0))" | tee -a "$summary"
   return $rc
 }
 
-{
-  echo "ringbench device check, $(date -u +%FT%TZ), git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
-  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.max.mem --format=csv 2>&1
-  nvcc --version | tail -1
-  grep -h -E '#define NCCL_(MAJOR|MINOR|PATCH)' /usr/include/nccl.h /usr/local/cuda/include/nccl.h 2>/dev/null
-} >"$OUT/environment.txt" 2>&1
+if [ "$mode" = run ]; then
+  {
+    echo "ringbench device check, $(date -u +%FT%TZ), git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.max.mem --format=csv 2>&1
+    nvcc --version | tail -1
+    grep -h -E '#define NCCL_(MAJOR|MINOR|PATCH)' /usr/include/nccl.h /usr/local/cuda/include/nccl.h 2>/dev/null
+    echo "mpirun: ${mpirun_version:-not found} ($(command -v mpirun || echo 'not on PATH'))"
+    echo "libmpi.so.40: ${libmpi:-not found}"
+    echo "MPI headers: $mpi_origin"
+    [ ${#mpi_args[@]} -gt 0 ] && echo "MPI configure flags: ${mpi_args[*]}"
+    echo "compute-sanitizer: $(command -v compute-sanitizer || echo 'not found') $(compute-sanitizer --version 2>/dev/null | tail -1)"
+  } >"$OUT/environment.txt" 2>&1
+fi
 
-step configure 120 cmake --preset default || { cat "$summary"; exit 1; }
-grep -E 'ncclCommRevoke|ringbench [0-9]' "$OUT/logs/configure.log" | tee -a "$summary"
-step build 300 cmake --build --preset default --parallel "$jobs" || { cat "$summary"; exit 1; }
 bin=build/default
+ringbench="$PWD/$bin/bench/ringbench"
 
-step gpu-tests 150 ctest --preset gpu --output-junit "$OUT/gpu-tests.xml"
+step configure 90 cmake --preset default "${mpi_args[@]}" || { cat "$summary"; exit 1; }
+[ "$mode" = run ] && grep -E 'ncclCommRevoke|ringbench [0-9]' "$OUT/logs/configure.log" | tee -a "$summary"
+step build 240 cmake --build --preset default --parallel "$jobs" || { cat "$summary"; exit 1; }
 
-# Measurement hygiene: after 20 s idle (the clock falls to idle, 345 MHz seen), a --max-noise 1
-# sweep records every sample's SM clock; the first samples may show the climb back to boost. The
-# table gives per configuration the clocks of its first samples, the range, what was dropped and why
-# sampling stopped.
-sleep 20
-step clock-samples 90 "$bin/bench/ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,4 \
+# Measurement hygiene: the GPU has been idle through configure and build (20 s idle brings the
+# clock down to idle, 345 MHz seen); a --max-noise 1 sweep records every sample's SM clock, and the
+# first samples may show the climb back to boost. The table gives per configuration the clocks of
+# its first samples, the range, what was dropped and why sampling stopped.
+if [ "$mode" = run ]; then
+  idle=$((20 - ($(date +%s) - start)))
+  [ "$idle" -gt 0 ] && sleep "$idle"
+else
+  echo "idle-wait                    sleep until 20 s after the start (configure and build usually cover it)"
+fi
+step clock-samples 90 "$ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,4 \
   --split zigzag --heads 16 --kv-heads 2 --head-dim 128 --max-noise 1 --max-time 10 --no-interleave \
   --out "$OUT/results-clock"
-if [ -f "$OUT/results-clock/results.json" ]; then
+if [ "$mode" = run ] && [ -f "$OUT/results-clock/results.json" ]; then
   python3 - "$OUT/results-clock/results.json" >"$OUT/clock-samples.tsv" 2>&1 <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -89,37 +204,16 @@ for r in doc["runs"]:
 PY
 fi
 
-# Sanitizers on the small-shape tests: memcheck (out-of-bounds, misaligned, uninitialised cp.async
-# sources, the stamped copy's tails) and racecheck (shared-memory hazards between the cp.async
-# stages and ldmatrix reads).
-if command -v compute-sanitizer >/dev/null; then
-  kfilter='KernelsCuda.AttentionMatchesTwinOnRandomSegments:KernelsCuda.MergeMatchesTwin:KernelsCuda.FillMatchesTwinBitForBit:KernelsCuda.StampedCopyMatchesTwinAndStampsItsWindow'
-  step memcheck-kernels 90 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    "$bin/tests/device/test_kernels_cuda" --gtest_filter="$kfilter"
-  step racecheck-kernels 90 compute-sanitizer --tool racecheck --error-exitcode 1 \
-    "$bin/tests/device/test_kernels_cuda" --gtest_filter='KernelsCuda.AttentionMatchesTwinOnLongSegments'
-  step memcheck-executor 60 compute-sanitizer --tool memcheck --error-exitcode 1 \
-    "$bin/tests/device/test_executor_cuda" \
-    --gtest_filter='ExecutorCuda.GraphReplayEqualsEagerBitForBit:ExecutorCuda.TransfersExecuteInsideTheirInFlightSpans'
-else
-  echo "compute-sanitizer      not found, skipped" | tee -a "$summary"
-fi
-
-if [ -x "$bin/bench/micro/ringbench_micro_cuda" ]; then
-  step micro-cuda 120 "$bin/bench/micro/ringbench_micro_cuda" --benchmark_min_time=0.1 \
-    --benchmark_filter='CudaAttention/D:(64|128)/S:16384/group:8/causal_diag:1|CudaMerge|CudaPassC8|CudaCopyD2D|CudaStampedCopy' \
-    --benchmark_out="$OUT/micro_cuda.json" --benchmark_out_format=json
-fi
-
-step peer-sdpa 90 python3 scripts/peer_sdpa.py --out "$OUT/peer_sdpa.json"
+# One test at a time: the gpu label's tests are RUN_SERIAL (tests/CMakeLists.txt).
+step gpu-tests 150 ctest --preset gpu --output-junit "$OUT/gpu-tests.xml"
 
 # The sweep and its checks in one: accept runs gpu-check's sweep, then holds it to the checks.
-step accept-gpu-check 240 "$bin/bench/ringbench" accept profiles/gpu-check.json --out "$OUT/results" \
+step accept-gpu-check 240 "$ringbench" accept profiles/gpu-check.json --out "$OUT/results" \
   --junit "$OUT/accept.xml"
-cp "$OUT/logs/accept-gpu-check.log" "$OUT/accept.txt" 2>/dev/null
+[ -f "$OUT/logs/accept-gpu-check.log" ] && cp "$OUT/logs/accept-gpu-check.log" "$OUT/accept.txt"
 # The comm clocks side by side, per configuration with comm: execution (the copies' stamps), in flight
 # (events), CUPTI's execution, and the headline per GPU beside the aggregate.
-if [ -f "$OUT/results/results.json" ]; then
+if [ "$mode" = run ] && [ -f "$OUT/results/results.json" ]; then
   python3 - "$OUT/results/results.json" >"$OUT/comm-clocks.tsv" 2>&1 <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -139,25 +233,131 @@ PY
 fi
 
 # The nccl transport with one rank: a single H200 cannot host two NCCL ranks (NCCL refuses two ranks
-# of one communicator on one device), so c = 1 is what one GPU can show.
-if command -v mpirun >/dev/null && "$bin/bench/ringbench" --version | grep -q ' nccl'; then
-  step nccl-1rank 90 mpirun -np 1 "${root[@]}" "$bin/bench/ringbench" run --backend cuda --dtype bfloat16 \
-    --transport nccl --cp 1 --seq 8192,32768 --variant ring,allgather --heads 16 --kv-heads 2 --head-dim 128 \
-    --repeats 10 --out "$OUT/results-nccl"
+# of one communicator on one device), so c = 1 is what one GPU can show. What the machine lacks
+# (mpirun, NCCL, MPI headers) skips it; MPI and NCCL found but no nccl transport built is the code's.
+# shellcheck disable=SC2054  # the commas are --seq's and --variant's lists
+nccl_step=(nccl-1rank 60 mpirun -np 1 "${root[@]}" "$ringbench" run --backend cuda --dtype bfloat16
+  --transport nccl --cp 1 --seq 8192,32768 --variant ring,allgather --heads 16 --kv-heads 2 --head-dim 128
+  --repeats 10 --out "$OUT/results-nccl")
+if ! command -v mpirun >/dev/null; then
+  skip nccl-1rank "no mpirun"
+elif [ "$mode" = dry ]; then
+  echo "nccl-1rank: runs if the build has the nccl transport (needs NCCL at configure time; MPI: $mpi_origin)"
+  step "${nccl_step[@]}"
+elif "$ringbench" --version | grep -q ' nccl'; then
+  step "${nccl_step[@]}"
+elif ! grep -q 'NCCL=ON' "$OUT/logs/configure.log"; then
+  skip nccl-1rank "configure found no NCCL: logs/configure.log"
+elif ! grep -q 'MPI=ON' "$OUT/logs/configure.log"; then
+  case "$mpi_origin" in
+    none:*) skip nccl-1rank "no MPI to build it against: ${mpi_origin#none: }" ;;
+    *) note nccl-1rank "FAILED (MPI headers were there, $mpi_origin, but configure found no MPI: logs/configure.log)"; failed=1 ;;
+  esac
 else
-  printf '%-22s %-22s\n' nccl-1rank "skipped (no mpirun or no nccl transport)" | tee -a "$summary"
+  note nccl-1rank "FAILED (configure found NCCL and MPI, but the binary has no nccl transport)"
+  failed=1
 fi
 
 # The README's main command on the GPU node: it must find the GPU and take the GPU path. A small
-# profile of its own keeps this step to its build and a few configurations.
-cat >"$OUT/run-sh-profile.json" <<'JSON'
+# profile of its own keeps this step to a few configurations, and RINGBENCH_BIN to the binary built
+# above (run.sh would otherwise configure and build preset `main` from scratch).
+if [ "$mode" = run ]; then
+  cat >"$OUT/run-sh-profile.json" <<'JSON'
 {"name": "run-sh-check", "description": "device-check: scripts/run.sh's GPU path",
  "sweep": {"seq": [8192], "cp": [1, 8], "split": ["contiguous", "zigzag"], "variant": ["ring"], "heads": 16,
            "kv_heads": 2, "head_dim": 128, "dtype": "bfloat16", "backend": "cuda", "transport": "nccl",
            "repeats": 5, "warmup": 1}}
 JSON
-step run-sh 150 bash scripts/run.sh --profile "$OUT/run-sh-profile.json" "$OUT/results-run-sh"
-grep -E '^ringbench: (one GPU|[0-9]+ GPUs|no GPU)' "$OUT/logs/run-sh.log" | tee -a "$summary"
+fi
+step run-sh 60 env RINGBENCH_BIN="$ringbench" bash scripts/run.sh --profile "$OUT/run-sh-profile.json" \
+  "$OUT/results-run-sh"
+[ -f "$OUT/logs/run-sh.log" ] && grep -E '^ringbench: (one GPU|[0-9]+ GPUs|no GPU)' "$OUT/logs/run-sh.log" | tee -a "$summary"
 
-echo "total $(( $(date +%s) - start ))s; logs in $OUT/logs" | tee -a "$summary"
+# Sanitizers on the small-shape tests: memcheck (out-of-bounds, misaligned, the stamped copy's
+# tails), initcheck (reads of device memory never written: the attention kernel's cp.async loads of
+# K and V, which memcheck does not track) and racecheck (shared-memory hazards between the cp.async
+# stages and ldmatrix reads). First a trivial kernel of the check's own, plain and under memcheck:
+# where the sanitizer cannot run even that (gVisor: "Device not supported"), its steps are skipped
+# with the sanitizer's answer, since nothing of ringbench's was tested.
+sanitizer_skip=""
+probed=""
+probe="$OUT/sanitizer-probe"
+if ! command -v compute-sanitizer >/dev/null; then
+  sanitizer_skip="compute-sanitizer not found"
+elif ! command -v nvcc >/dev/null; then
+  sanitizer_skip="no nvcc to build the sanitizer's probe"
+elif [ "$mode" = dry ]; then
+  echo "sanitizer probe: $(command -v compute-sanitizer) on a one-kernel program of the check's own: build" \
+    "it with nvcc, run it plain, then under memcheck; the sanitizer steps run if it passes, else each is" \
+    "'skipped (<the sanitizer's first error line>)'"
+else
+  cat >"$probe.cu" <<'CU'
+// device-check's sanitizer probe: one kernel, one copy back, nothing of ringbench's.
+#include <cstdio>
+__global__ void iota(int* p) { p[threadIdx.x] = static_cast<int>(threadIdx.x); }
+int main() {
+  int* d = nullptr;
+  int h[32] = {};
+  if (cudaMalloc(&d, sizeof h) != cudaSuccess) return std::puts("probe: cudaMalloc failed"), 2;
+  iota<<<1, 32>>>(d);
+  if (cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess) return std::puts("probe: copy failed"), 2;
+  cudaFree(d);
+  for (int i = 0; i < 32; ++i)
+    if (h[i] != i) return std::puts("probe: wrong values"), 3;
+  return std::puts("probe: ok"), 0;
+}
+CU
+  if ! nvcc -o "$probe" "$probe.cu" >"$OUT/logs/sanitizer-probe-build.log" 2>&1; then
+    sanitizer_skip="its probe did not build: logs/sanitizer-probe-build.log"
+  elif ! "$probe" >"$OUT/logs/sanitizer-probe-plain.log" 2>&1; then
+    sanitizer_skip="its probe fails without the sanitizer too: logs/sanitizer-probe-plain.log"
+  else
+    left=$((deadline - $(date +%s)))
+    if [ "$left" -lt 15 ]; then
+      probed="skipped (the ${budget}s budget is spent)" # and so is every sanitizer step
+    else
+      # Passing means the tool ran and reported on the kernel, not merely that the program exited 0.
+      timeout --signal=INT --kill-after=10 $((left < 45 ? left : 45)) compute-sanitizer --tool memcheck \
+        --error-exitcode 1 "$probe" >"$OUT/logs/sanitizer-probe.log" 2>&1
+      rc=$?
+      plog="$OUT/logs/sanitizer-probe.log"
+      if [ $rc -ne 0 ] || ! grep -q 'ERROR SUMMARY: 0 errors' "$plog" || grep -qE 'Error:|[Nn]ot supported' "$plog"; then
+        why="$(grep -m1 -E 'Error:|[Nn]ot supported' "$plog" | sed 's/^=* *//')"
+        sanitizer_skip="compute-sanitizer fails on a trivial kernel: ${why:-rc $rc, logs/sanitizer-probe.log}"
+      fi
+    fi
+  fi
+  note sanitizer-probe "${probed:-${sanitizer_skip:+unusable: }${sanitizer_skip:-ok}}"
+fi
+kfilter='KernelsCuda.AttentionMatchesTwinOnRandomSegments:KernelsCuda.MergeMatchesTwin:KernelsCuda.FillMatchesTwinBitForBit:KernelsCuda.StampedCopyMatchesTwinAndStampsItsWindow'
+sanitizer_steps=(
+  "memcheck-kernels 90 compute-sanitizer --tool memcheck --error-exitcode 1 $bin/tests/device/test_kernels_cuda --gtest_filter=$kfilter"
+  "initcheck-kernels 60 compute-sanitizer --tool initcheck --error-exitcode 1 $bin/tests/device/test_kernels_cuda --gtest_filter=KernelsCuda.AttentionMatchesTwinOnRandomSegments"
+  "racecheck-kernels 90 compute-sanitizer --tool racecheck --error-exitcode 1 $bin/tests/device/test_kernels_cuda --gtest_filter=KernelsCuda.AttentionMatchesTwinOnLongSegments"
+  "memcheck-executor 60 compute-sanitizer --tool memcheck --error-exitcode 1 $bin/tests/device/test_executor_cuda --gtest_filter=ExecutorCuda.GraphReplayEqualsEagerBitForBit:ExecutorCuda.TransfersExecuteInsideTheirInFlightSpans"
+)
+for s in "${sanitizer_steps[@]}"; do
+  read -r -a argv <<<"$s"
+  if [ -n "$sanitizer_skip" ]; then
+    skip "${argv[0]}" "$sanitizer_skip"
+  else
+    step "${argv[@]}"
+  fi
+done
+
+if [ "$mode" = dry ] || [ -x "$bin/bench/micro/ringbench_micro_cuda" ]; then
+  step micro-cuda 90 "$bin/bench/micro/ringbench_micro_cuda" --benchmark_min_time=0.1 \
+    --benchmark_filter='CudaAttention/D:(64|128)/S:16384/group:8/causal_diag:1|CudaMerge|CudaPassC8|CudaCopyD2D|CudaStampedCopy' \
+    --benchmark_out="$OUT/micro_cuda.json" --benchmark_out_format=json
+else
+  skip micro-cuda "the build has no ringbench_micro_cuda"
+fi
+
+step peer-sdpa 90 python3 scripts/peer_sdpa.py --out "$OUT/peer_sdpa.json"
+
+if [ "$mode" = dry ]; then
+  echo "device-check --dry-run: done; a real run exits 1 if any step is FAILED or TIMED OUT"
+  exit 0
+fi
+echo "total $(($(date +%s) - start))s of a ${budget}s budget; logs in $OUT/logs" | tee -a "$summary"
 exit $failed
