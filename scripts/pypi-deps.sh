@@ -21,9 +21,18 @@ cd "$(dirname "$0")/.."
 # Pinned. The frontend's headers are the same in every wheel of a version; the cp311 manylinux one is
 # asked for by name so the download does not depend on the local Python.
 cudnn_frontend_version="1.32.0"
+# The tools group also pins what HTA imports at run time, at the versions its tests passed with, so a
+# new pandas or numpy cannot change what CI runs. They are PyPI's, not Debian's: HTA 0.5.0 wants newer
+# plotly (>= 5.11) and networkx (>= 3.1) than Debian 12 has, and pip --target installs every
+# dependency anyway. The folder's numpy 2 cannot share a process with Debian's scipy (built for numpy
+# 1.24), so the tests run these tools in processes of their own (tests/pylib: pytools_run).
 tools_requirements=(
   "holistictraceanalysis==0.5.0"
   "asv==0.6.6"
+  "numpy==2.4.6"
+  "pandas==3.1.1"
+  "plotly==7.1.0"
+  "networkx==3.6.1"
 )
 
 python=/usr/bin/python3

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,14 +28,19 @@ void write_chrome_trace(std::ostream& os, const std::vector<Timeline>& timelines
       win_hi = std::max(win_hi, t.window_end_ns);
     }
 
-  // tid per (rank, lane) in order of first appearance: deterministic and stable across a sweep.
+  // tid per (rank, track) in order of first appearance: deterministic and stable across a sweep. A
+  // track is the interval's lane, or a further track of it where intervals of one lane overlap.
+  std::vector<const Interval*> all;
+  for (const auto& t : timelines)
+    for (const auto& iv : t.intervals) all.push_back(&iv);
+  const std::vector<std::string> tracks = interval_tracks(all);
   LaneIds tids;
   std::set<int> ranks;
-  for (const auto& t : timelines)
-    for (const auto& iv : t.intervals) {
-      ranks.insert(iv.rank);
-      tids.id(iv.rank, iv.lane);
-    }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    ranks.insert(all[i]->rank);
+    tids.id(all[i]->rank, all[i]->lane);  // a lane's own track numbers before its further ones
+    tids.id(all[i]->rank, tracks[i]);
+  }
 
   os << "{\"traceEvents\":[\n";
   bool first = true;
@@ -59,19 +65,18 @@ void write_chrome_trace(std::ostream& os, const std::vector<Timeline>& timelines
     emit({{"ph", "M"}, {"name", "thread_name"}, {"pid", pid}, {"tid", tid}, {"args", {{"name", key.second}}}});
     emit({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", pid}, {"tid", tid}, {"args", {{"sort_index", tid}}}});
   }
-  for (const auto& t : timelines) {
-    for (const auto& iv : t.intervals) {
-      json args = {{"kind", to_string(iv.kind)}, {"step", iv.step}, {"bytes", iv.bytes}};
-      if (iv.graph_node_id != 0) args["graph_node_id"] = iv.graph_node_id;
-      emit({{"ph", "X"},
-            {"cat", to_string(iv.kind)},
-            {"name", iv.name},
-            {"pid", trace_pid(iv.rank)},
-            {"tid", tids.find(iv.rank, iv.lane)},
-            {"ts", trace_us(iv.begin_ns - origin)},
-            {"dur", trace_dur_us(iv.begin_ns - origin, iv.end_ns - origin)},
-            {"args", std::move(args)}});
-    }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Interval& iv = *all[i];
+    json args = {{"kind", to_string(iv.kind)}, {"step", iv.step}, {"bytes", iv.bytes}};
+    if (iv.graph_node_id != 0) args["graph_node_id"] = iv.graph_node_id;
+    emit({{"ph", "X"},
+          {"cat", to_string(iv.kind)},
+          {"name", iv.name},
+          {"pid", trace_pid(iv.rank)},
+          {"tid", tids.find(iv.rank, tracks[i])},
+          {"ts", trace_us(iv.begin_ns - origin)},
+          {"dur", trace_dur_us(iv.begin_ns - origin, iv.end_ns - origin)},
+          {"args", std::move(args)}});
   }
   json other = {{"producer", "ringbench"},
                 {"ringbench_trace_version", kChromeTraceVersion},

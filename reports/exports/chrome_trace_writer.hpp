@@ -1,9 +1,10 @@
 // Chrome trace export (docs/design.md §8): Timelines as one Chrome trace JSON file that Perfetto and
 // chrome://tracing open. One "X" event per interval (µs), pid = rank + 1 (Perfetto reserves pid 0),
-// tid = one per lane (stream or thread), named by process_name / thread_name metadata events; args
-// carry kind, step and bytes, and otherData maps each pid to its rank, so that `ringbench analyze`
-// reads the trace back with the executor's classification. One file per rank for HTA is
-// kineto_trace_writer's. Format history: docs/formats.md, "Traces".
+// tid = one per lane (stream or thread; a lane whose intervals overlap gets further tracks, "comm 2"),
+// named by process_name / thread_name metadata events; args carry kind, step and bytes, and
+// otherData maps each pid to its rank, so that `ringbench analyze` reads the trace back with the
+// executor's classification. One file per rank for HTA is kineto_trace_writer's. Format history:
+// docs/formats.md, "Traces".
 #pragma once
 
 #include <filesystem>

@@ -55,9 +55,14 @@ void write_kineto_rank_trace(std::ostream& os, const Timeline& t, const KinetoRa
     const bool counted = iv.kind == IntervalKind::compute || iv.kind == IntervalKind::memory || iv.kind == comm_kind;
     if (!counted) continue;
     device.push_back(&iv);
-    tids.id(info.rank, iv.lane);
     lo = std::min(lo, iv.begin_ns);
     hi = std::max(hi, iv.end_ns);
+  }
+  // A stream per track: intervals of one lane that overlap go to a further stream of it.
+  const std::vector<std::string> tracks = interval_tracks(device);
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    tids.id(info.rank, device[i]->lane);  // a lane's own stream numbers before its further ones
+    tids.id(info.rank, tracks[i]);
   }
   if (hi < lo) lo = hi = origin;
   const int host = tids.next(info.rank);  // the CPU thread the launch and step events sit on
@@ -96,9 +101,10 @@ void write_kineto_rank_trace(std::ostream& os, const Timeline& t, const KinetoRa
         {"ts", trace_us(hi - origin)},
         {"dur", 0}});
   std::int64_t correlation = 0;
-  for (const Interval* iv : device) {
+  for (std::size_t i = 0; i < device.size(); ++i) {
+    const Interval* iv = device[i];
     ++correlation;
-    const int tid = tids.find(info.rank, iv->lane);
+    const int tid = tids.find(info.rank, tracks[i]);
     const double ts = trace_us(iv->begin_ns - origin);
     json args = {{"device", info.rank},        {"stream", tid},
                  {"correlation", correlation}, {"External id", correlation},

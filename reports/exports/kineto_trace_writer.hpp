@@ -6,7 +6,8 @@
 //   space after each colon, since HTA may find the rank with the pattern `"rank":\s+(\d+)`;
 // - device events only (the intervals the metrics count: compute, memory, and comm executing, or
 //   in flight where a rank saw nothing else), as `cat` kernel / gpu_memcpy / gpu_memset with
-//   integer `args.stream` (the lane's tid) and `args.correlation`;
+//   integer `args.stream` (the tid of the interval's track: its lane, or a further track of the lane
+//   where its intervals overlap, so that every stream is serial) and `args.correlation`;
 // - comm named `ncclKernel_ringbench_<name>`, which every HTA version classes as communication
 //   (0.5's `^nccl.*Kernel`, older `ncclKernel` anywhere); the original name stays in
 //   `args.ringbench_name`;

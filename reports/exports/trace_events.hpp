@@ -1,6 +1,7 @@
 // What the two trace writers (chrome_trace_writer: one file for Perfetto; kineto_trace_writer: one
 // file per rank for HTA) share: µs times that keep the nanosecond, durations that never reach past
-// the interval's own end, the pid of a rank, and one tid per (rank, lane).
+// the interval's own end, the pid of a rank, and one tid per (rank, track): a lane, and further tracks
+// of it where its intervals overlap.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,13 @@ double trace_us(std::int64_t ns);
 // never so large that trace_us(begin) + dur exceeds trace_us(end) in double arithmetic, so no
 // reader that adds them sees an interval overrun the next one on its track.
 double trace_dur_us(std::int64_t begin_ns, std::int64_t end_ns);
+
+// The track each interval is written on, in the order of `intervals`: its lane, or, where it begins
+// before an earlier interval of the same rank and lane has ended (ring-bidirectional's two
+// directions on one comm thread), the first of the lane's further tracks that is free by then,
+// "<lane> 2", "<lane> 3", ... No event on a track then begins before the one before it ends, so
+// Perfetto drops none and HTA's streams stay serial, as CUDA streams are.
+std::vector<std::string> interval_tracks(const std::vector<const Interval*>& intervals);
 
 // tid per (rank, lane), numbered from 1 in order of first appearance for each rank.
 class LaneIds {

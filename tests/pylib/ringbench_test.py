@@ -4,6 +4,7 @@ whose machine lacks a prerequisite. ctest puts this folder on PYTHONPATH and nam
 RINGBENCH_BIN; to run a test by hand, from its folder:
   PYTHONPATH=../pylib RINGBENCH_BIN=../../build/ci/ringbench python3 -m unittest -v test_run_cli"""
 import copy
+import functools
 import json
 import os
 import subprocess
@@ -102,6 +103,48 @@ def scale_timing(doc, factor):
 
 def tempdir():
     return tempfile.TemporaryDirectory(prefix="ringbench-test-")
+
+
+@functools.lru_cache(maxsize=None)
+def pytools_dir():
+    """The folder that holds the field's own tools the tests use as peers (Meta's HTA, asv):
+    RINGBENCH_PYTOOLS where set, else where `scripts/pypi-deps.sh tools` installs them."""
+    if os.environ.get("RINGBENCH_PYTOOLS"):
+        return os.environ["RINGBENCH_PYTOOLS"]
+    p = subprocess.run(["bash", os.path.join(SOURCE_DIR, "scripts", "pypi-deps.sh"), "--where", "tools"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def pytools_env(extra=None):
+    """The environment of a process that imports from the tools' folder, which comes first on its
+    PYTHONPATH. The folder carries its own numpy and pandas (pip's resolution for HTA), which Debian's
+    scipy cannot load beside, so the tools always run in a process of their own, never in a test's."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (pytools_dir(), os.environ.get("PYTHONPATH")) if p),
+               PYTHONNOUSERSITE="1", PYTHONDONTWRITEBYTECODE="1")
+    env.update(extra or {})
+    return env
+
+
+def pytools_run(script, *args, timeout=600, env=None, input=None):
+    """Runs a Python script file with the tools' folder on its path; returns the CompletedProcess."""
+    return subprocess.run([sys.executable, script, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=pytools_env(env), input=input)
+
+
+def pytool(dist, module):
+    """(version, None) when `module` imports from the tools' folder, `version` being that of the
+    distribution `dist`; else (None, why not), the reason a test that needs it skips with."""
+    where = pytools_dir()
+    fetch = "install with `bash scripts/pypi-deps.sh tools` (needs PyPI)"
+    if not where or not os.path.isdir(where):
+        return None, f"{dist} is not installed: no folder {where or '(pypi-deps.sh --where tools failed)'}; {fetch}"
+    code = f"import importlib.metadata as m, {module}; print(m.version({dist!r}))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=pytools_env())
+    if p.returncode != 0:
+        last = (p.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, f"{dist} does not import from {where}: {last}; {fetch}"
+    return p.stdout.strip(), None
 
 
 def skip_process(reason):
