@@ -29,6 +29,7 @@ E parse_name(std::string_view s, std::string_view where, const std::array<std::s
 constexpr std::array<std::string_view, 3> kDType{"float64", "float32", "bfloat16"};
 constexpr std::array<std::string_view, 2> kBackend{"cpu", "cuda"};
 constexpr std::array<std::string_view, 3> kTransport{"local", "mpi", "nccl"};
+constexpr std::array<std::string_view, 3> kKernel{"ringbench", "cudnn", "auto"};
 
 }  // namespace
 
@@ -51,6 +52,8 @@ Backend parse_backend(std::string_view s, std::string_view w) { return parse_nam
 Transport parse_transport(std::string_view s, std::string_view w) {
   return parse_name<Transport>(s, w, kTransport, "transport");
 }
+std::string_view to_string(Kernel v) { return name_of(v, kKernel); }
+Kernel parse_kernel(std::string_view s, std::string_view w) { return parse_name<Kernel>(s, w, kKernel, "kernel"); }
 
 int dtype_bytes(DType d) {
   switch (d) {
@@ -93,9 +96,9 @@ void Config::validate_shape() const {
 }
 
 std::string Config::label() const {
-  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {} {}/{}", seq, cp, to_string(split), to_string(variant),
+  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {} {}/{}{}", seq, cp, to_string(split), to_string(variant),
                      heads, kv_heads, head_dim, causal ? "causal" : "full", to_string(dtype), to_string(backend),
-                     to_string(transport));
+                     to_string(transport), kernel == Kernel::ringbench ? "" : " cudnn");
 }
 
 }  // namespace rb

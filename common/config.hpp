@@ -14,12 +14,17 @@ enum class Variant { ring, allgather, ring_bidirectional };  // names and summar
 enum class DType { float64, float32, bfloat16 };
 enum class Backend { cpu, cuda };
 enum class Transport { local, mpi, nccl };
+// The attention kernel of each ring step on the cuda backend: ringbench's own, or cuDNN's fused
+// flash attention (ring/sdpa_pieces.hpp). `automatic` is what a sweep may ask for ("auto"); each
+// configuration then runs one of the other two (bench/sweep/backend.hpp), which is its identity.
+enum class Kernel { ringbench, cudnn, automatic };
 
 std::string_view to_string(Split v);
 std::string_view to_string(Variant v);
 std::string_view to_string(DType v);
 std::string_view to_string(Backend v);
 std::string_view to_string(Transport v);
+std::string_view to_string(Kernel v);
 
 // Parsers throw InputError naming `where` (a flag or a JSON path), the value and the allowed names.
 Split parse_split(std::string_view s, std::string_view where);
@@ -27,6 +32,7 @@ Variant parse_variant(std::string_view s, std::string_view where);
 DType parse_dtype(std::string_view s, std::string_view where);
 Backend parse_backend(std::string_view s, std::string_view where);
 Transport parse_transport(std::string_view s, std::string_view where);
+Kernel parse_kernel(std::string_view s, std::string_view where);
 
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);
@@ -44,9 +50,10 @@ struct Config {
   Backend backend = Backend::cpu;
   Transport transport = Transport::local;
   std::uint64_t seed = 1;
-  int repeats = 5;         // timed passes
-  int warmup = 1;          // untimed passes after the checked one
-  double link_gbps = 0.0;  // 0: transfers run at memory speed; else paced to this link (Gbit/s)
+  int repeats = 5;                    // timed passes
+  int warmup = 1;                     // untimed passes after the checked one
+  double link_gbps = 0.0;             // 0: transfers run at memory speed; else paced to this link (Gbit/s)
+  Kernel kernel = Kernel::ringbench;  // never automatic once a sweep has chosen
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
   // The scheme's divisibility rule is checked by ring::validate_plan_inputs.

@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "kernels/cuda_check.hpp"
+#include "kernels/merge_weights.hpp"
 
 namespace rb::kernels {
 namespace {
@@ -34,13 +35,8 @@ __global__ void __launch_bounds__(kThreads) merge_partials_kernel(const MergePar
       lb = p.lse_part[line];
     }
     // Weights of the stable form; (0, 1) takes (O_b, L_b) as is when the row had seen no key.
-    float l = lb, wa = 0.f, wb = 1.f;
-    if (la != -INFINITY && lb != -INFINITY) {
-      const float hi = fmaxf(la, lb), lo = fminf(la, lb);
-      l = hi + log1pf(expf(lo - hi));
-      wa = expf(la - l);
-      wb = expf(lb - l);
-    }
+    const MergeWeights mw = merge_weights(la, lb);
+    const float l = mw.l, wa = mw.wa, wb = mw.wb;
     if (active && lb != -INFINITY) {
       auto* oa = reinterpret_cast<float4*>(p.o_acc + line * p.d);
       const auto* ob = reinterpret_cast<const float4*>(p.o_part + line * p.d);

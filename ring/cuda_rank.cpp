@@ -10,6 +10,7 @@
 #include "common/error.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/fill_inputs.cuh"
+#include "kernels/fold_piece.cuh"
 #include "kernels/merge_partials.cuh"
 #include "ring/cuda_devices.hpp"
 
@@ -23,10 +24,12 @@ void EnqueueContext::label(cudaStream_t s, int rank, int step, IntervalKind kind
   if (void* node = last_captured_node(s)) labels->push_back(GraphNodeLabel{node, rank, step, kind, lane, name});
 }
 
-void CudaRank::setup(const Plan& plan, int r, int dev) {
+void CudaRank::setup(const Plan& plan, int r, int dev, CudnnSdpa* cudnn) {
   const Config& cfg = plan.config;
   const KvSchedule& sch = plan.schedule;
   plan_ = &plan;
+  if (cfg.kernel == Kernel::cudnn && cudnn == nullptr) throw Error("cuda rank: the cudnn kernel needs a cuDNN handle");
+  cudnn_ = cfg.kernel == Kernel::cudnn ? cudnn : nullptr;
   rank = r;
   device = dev;
   const std::int64_t rows = plan.ranks.at(r).tokens, c = cfg.cp;
@@ -66,14 +69,26 @@ void CudaRank::setup(const Plan& plan, int r, int dev) {
   }
   launches = step_launches(plan, r);
   for (const auto& sl : launches)
-    work.push_back(sl.action == StepAction::skip ? kernels::DeviceAttentionWork()
-                                                 : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
+    work.push_back(sl.action == StepAction::skip || cudnn_
+                       ? kernels::DeviceAttentionWork()
+                       : kernels::DeviceAttentionWork(sl.pairs, sl.work, sl.sq, cfg.causal));
+  if (cudnn_) {
+    sdpa = sdpa_steps(plan, r);
+    std::int64_t ws = 0;
+    for (const auto& st : sdpa)
+      for (const auto& piece : st.pieces) ws = std::max(ws, cudnn_->prepare(graph_key(piece, cfg)));
+    if (ws > 0) workspace = DeviceBuffer<std::byte>(static_cast<std::size_t>(ws));
+  }
   for (std::size_t j = 0; j < launches.size(); ++j)
     ev.push_back(StepEvents{make_event(true), make_event(true), make_event(true), make_event(true), make_event(true),
                             make_event(false), make_event(false)});
 }
 
 void CudaRank::attend(int j, const EnqueueContext& ctx) {
+  if (cudnn_) {
+    attend_cudnn(j, ctx);
+    return;
+  }
   const Config& cfg = plan_->config;
   const bool gathered = plan_->schedule.gathered;
   const cudaStream_t s = compute.get();
@@ -107,6 +122,45 @@ void CudaRank::attend(int j, const EnqueueContext& ctx) {
                             s);
     ctx.label(s, rank, j, IntervalKind::compute, "compute", "merge");
   }
+  ctx.timing(e.merge_end, s);
+  RB_CUDA_CHECK(cudaEventRecord(e.compute_done.get(), s));
+}
+
+void CudaRank::attend_cudnn(int j, const EnqueueContext& ctx) {
+  const Config& cfg = plan_->config;
+  const bool gathered = plan_->schedule.gathered;
+  const cudaStream_t s = compute.get();
+  const SdpaStep& st = sdpa.at(static_cast<std::size_t>(j));
+  const bf16* k = gathered ? all_k.get() : block(j);
+  const bf16* v = gathered ? all_v.get() : block(j) + plan_->schedule.lane_rows * row_elems_;
+  // The piece's O goes to o_part's memory, which holds twice what a bf16 (rows, Hq, D) needs.
+  auto* o_piece = reinterpret_cast<bf16*>(o_part.get());
+  kernels::FoldPieceParams fold{o_acc.get(), lse_acc.get(), o_piece, lse_part.get(), 0, 0, cfg.heads, cfg.head_dim};
+  StepEvents& e = ev[static_cast<std::size_t>(j)];
+  ctx.timing(e.attn_begin, s);
+  if (st.clear_first) {
+    fold.mode = kernels::FoldMode::clear;
+    fold.row0 = 0;
+    fold.rows = plan_->ranks[rank].tokens;
+    kernels::fold_piece(fold, s);
+    ctx.label(s, rank, j, IntervalKind::compute, "compute", "merge");
+  }
+  for (const SdpaPiece& piece : st.pieces) {
+    SdpaPointers p;
+    p.q = q.get() + q_offset(piece, cfg);
+    p.k = k + kv_offset(piece, cfg);
+    p.v = v + kv_offset(piece, cfg);
+    p.o = o_piece + q_offset(piece, cfg);
+    p.stats = lse_part.get() + stats_offset(piece, cfg);
+    cudnn_->run(graph_key(piece, cfg), p, workspace.get(), s);
+    ctx.label(s, rank, j, IntervalKind::compute, "compute", "attention");
+    fold.mode = piece.writes ? kernels::FoldMode::write : kernels::FoldMode::merge;
+    fold.row0 = piece.q_row0;
+    fold.rows = piece.rows;
+    kernels::fold_piece(fold, s);
+    ctx.label(s, rank, j, IntervalKind::compute, "compute", "merge");
+  }
+  ctx.timing(e.attn_end, s);
   ctx.timing(e.merge_end, s);
   RB_CUDA_CHECK(cudaEventRecord(e.compute_done.get(), s));
 }

@@ -16,6 +16,7 @@
 #include "kernels/attention_block.cuh"
 #include "kernels/device_buffer.hpp"
 #include "ring/cuda_handles.hpp"
+#include "ring/cudnn_sdpa.hpp"
 #include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"
 #include "ring/step_launch.hpp"
@@ -44,8 +45,10 @@ struct EnqueueContext {
 class CudaRank {
  public:
   // Allocates rank r's buffers on the current device, which is `device`, and fills its Q and own
-  // block on its compute stream (not synchronised: the caller syncs before the first pass).
-  void setup(const Plan& plan, int r, int device);
+  // block on its compute stream (not synchronised: the caller syncs before the first pass). With
+  // the cudnn kernel (Config::kernel) its steps run as SDPA pieces on `cudnn`, the device's, whose
+  // graphs are prepared here, outside any capture.
+  void setup(const Plan& plan, int r, int device, CudnnSdpa* cudnn = nullptr);
 
   // The step buffer rank r attends to at step j (rotating schedules): its own block at step 0, then
   // the two receive buffers in turn. Each holds every lane's [K | V] piece (common/kv_schedule.hpp).
@@ -57,7 +60,8 @@ class CudaRank {
   int steps() const { return static_cast<int>(launches.size()); }
 
   // Enqueues step j's attention (and merge) on the compute stream, between its timing events, and
-  // records compute_done. The keys come from block(j), or the gathered K/V.
+  // records compute_done. The keys come from block(j), or the gathered K/V. With cuDNN the step's
+  // pieces and their folds all sit between attn_begin and attn_end (no separate merge interval).
   void attend(int j, const EnqueueContext& ctx);
   // Step j's compute intervals (attention, merge) relative to `ref`, appended to `out`.
   void compute_intervals(int j, const CudaEvent& ref, std::vector<Interval>& out) const;
@@ -66,12 +70,19 @@ class CudaRank {
   DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: step buffers; all_k/v: (c·rows, Hkv, D)
   DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
   std::vector<StepLaunch> launches;                // per step: what it computes (step_launch.hpp)
-  std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one
+  std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one, or with cuDNN
+  std::vector<SdpaStep> sdpa;                      // per step, with cuDNN (ring/sdpa_pieces.hpp)
+  DeviceBuffer<std::byte> workspace;               // cuDNN's, the largest any of its graphs needs
   CudaStream compute, comm;
   std::vector<StepEvents> ev;  // per step
 
  private:
+  // Step j on cuDNN: clear (if the step says so), then each piece into the scratch O and stats
+  // (o_part's memory as bf16, lse_part) and its fold into the accumulators.
+  void attend_cudnn(int j, const EnqueueContext& ctx);
+
   const Plan* plan_ = nullptr;
+  CudnnSdpa* cudnn_ = nullptr;
   std::int64_t row_elems_ = 0;
 };
 

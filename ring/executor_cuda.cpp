@@ -23,6 +23,7 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <optional>
 #include <span>
 
@@ -125,6 +126,12 @@ class CudaExecutorImpl final : public CudaExecutor {
   // A group's processes each drive their own GPU, always concurrently.
   int gpus_at_work() const override {
     return rb::gpus_at_work(c_, concurrent() && !group_, static_cast<int>(devices_.size()));
+  }
+
+  std::map<std::string, std::string> cudnn_plans() const override {
+    std::map<std::string, std::string> out;
+    for (const auto& [device, sdpa] : cudnn_) out.merge(sdpa->plans());
+    return out;
   }
 
   std::vector<StreamLabel> streams() const override {
@@ -230,7 +237,13 @@ class CudaExecutorImpl final : public CudaExecutor {
       p.fork = make_event(false);
       p.clock = SampleClock(rk.device);
     }
-    rk.setup(plan_, r, rk.device);
+    CudnnSdpa* sdpa = nullptr;
+    if (plan_.config.kernel == Kernel::cudnn) {  // one handle per device, made outside any capture
+      auto& handle = cudnn_[rk.device];
+      if (!handle) handle = std::make_unique<CudnnSdpa>(rk.device);
+      sdpa = handle.get();
+    }
+    rk.setup(plan_, r, rk.device, sdpa);
     p.begin = make_event(true);
     p.end = make_event(true);
     p.join = make_event(false);
@@ -545,11 +558,12 @@ class CudaExecutorImpl final : public CudaExecutor {
   CudaOptions opts_;
   ProcessGroup* group_;
   int c_;
-  std::vector<int> hosted_;       // the ring ranks this process runs
-  std::vector<int> devices_;      // the devices they live on, in order of first use
-  std::vector<CudaRank> ranks_;   // by ring rank; only the hosted ones are set up
-  std::vector<RankPass> passes_;  // by ring rank, as ranks_
-  CudaStream origin_;             // concurrent mode; on opts_.device
+  std::vector<int> hosted_;                          // the ring ranks this process runs
+  std::vector<int> devices_;                         // the devices they live on, in order of first use
+  std::map<int, std::unique_ptr<CudnnSdpa>> cudnn_;  // by device, with the cudnn kernel
+  std::vector<CudaRank> ranks_;                      // by ring rank; only the hosted ones are set up
+  std::vector<RankPass> passes_;                     // by ring rank, as ranks_
+  CudaStream origin_;                                // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_, done_;
   SampleClock clock_;           // concurrent mode; on opts_.device
   std::vector<L2Flush> flush_;  // by device id; empty ones without --l2-flush

@@ -7,6 +7,7 @@
 // RINGBENCH_HAVE_CUDA; this header itself needs no CUDA header.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -62,6 +63,8 @@ class CudaExecutor : public Executor {
   // Sum over ranks of each rank's measured pass (isolated mode) next to the composed wall time
   // run_pass reports; equal to wall_ns in concurrent mode. From the last run_pass.
   virtual std::int64_t last_raw_ns() const = 0;
+  // With the cudnn kernel: each SDPA graph shape and the cuDNN plan (engine) chosen for it.
+  virtual std::map<std::string, std::string> cudnn_plans() const = 0;
 };
 
 // Every rank in this process over the copy transport: allocates and fills every rank's shard on its

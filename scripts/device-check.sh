@@ -16,13 +16,16 @@
 #   5. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
 #   6. `bash scripts/run.sh` on a short profile, with the binary built in 1, takes the GPU path and
 #      exits 0;
-#   7. compute-sanitizer memcheck, initcheck (uninitialised cp.async sources: memcheck does not see
+#   7. `accept profiles/gpu-check.json --kernel cudnn`: the same sweep and checks with every step on
+#      cuDNN's flash attention, where the build has cuDNN;
+#   8. compute-sanitizer memcheck, initcheck (uninitialised cp.async sources: memcheck does not see
 #      those) and racecheck on small shapes, once a trivial kernel of its own has passed under
 #      memcheck; where even that fails (gVisor answers "Device not supported") they are skipped;
-#   8. the micro-benchmarks (attention, merge, the c = 8 pass per GPU, the driver's copy against the
-#      stamped copy) and PyTorch SDPA beside them.
+#   9. the micro-benchmarks (attention on both kernels, merge, the c = 8 pass per GPU, the driver's
+#      copy against the stamped copy) and PyTorch SDPA beside them.
 # Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json,
-# environment.txt (GPU, CUDA, NCCL, and where MPI came from), summary.txt (a line per step: ok,
+# environment.txt (GPU, CUDA, NCCL, where MPI came from, and which cuDNN: headers and library with
+# their versions, PyTorch's copy among them), summary.txt (a line per step: ok,
 # FAILED, TIMED OUT, or skipped with its reason, the time budget's end among them).
 # Each step runs under its own limit, cut to what is left of a budget of 460 s
 # (RINGBENCH_CHECK_BUDGET_S), so the whole check ends inside 8 minutes; the steps the issue must see
@@ -106,6 +109,101 @@ if [ "$mode" = mpi-args ]; then
   exit 0
 fi
 
+# The Python side of cudnn_plan: tab-separated lines "headers PATH", "lib PATH VERSION ORIGIN",
+# "info TEXT", for the wheel's headers, each candidate library and PyTorch.
+cudnn_probe() {
+  timeout 30 python3 - "$1" 2>/dev/null <<'PY'
+import ctypes, glob, importlib.metadata as md, os, sys
+def version(path):
+    try:
+        v = ctypes.CDLL(path).cudnnGetVersion()
+        return f"{v // 10000}.{v % 10000 // 100}.{v % 100}"
+    except (OSError, AttributeError) as e:
+        return f"unloadable: {e}"
+libs = [(sys.argv[1], "the loader's, ldconfig")] if sys.argv[1] else []
+try:
+    import nvidia.cudnn as m
+    for d in m.__path__:
+        for h in glob.glob(os.path.join(d, "include", "cudnn_version.h")):
+            print("headers", h, sep="\t")
+        libs += [(f, "PyTorch's wheel nvidia/cudnn") for f in glob.glob(os.path.join(d, "lib", "libcudnn.so.9"))]
+except Exception:
+    pass
+for dist in ("nvidia-cudnn-cu12", "nvidia-cudnn-cu13"):
+    try:
+        print("info", f"Python package {dist} {md.version(dist)}", sep="\t")
+    except md.PackageNotFoundError:
+        pass
+try:
+    import torch
+    print("info", f"PyTorch {torch.__version__} (CUDA {torch.version.cuda}): torch.backends.cudnn.version() = "
+          f"{torch.backends.cudnn.version()}", sep="\t")
+    libs += [(f, "torch/lib") for f in glob.glob(os.path.join(os.path.dirname(torch.__file__), "lib", "libcudnn.so.9"))]
+except Exception as e:
+    print("info", f"PyTorch: not importable ({type(e).__name__})", sep="\t")
+seen = set()
+for f, origin in libs:
+    r = os.path.realpath(f)
+    if r not in seen:
+        seen.add(r)
+        print("lib", f, version(f), origin, sep="\t")
+PY
+}
+# Which cuDNN the node has, for environment.txt and configure. Headers: the node's own (toolkit,
+# system, a PyTorch wheel's nvidia/cudnn/include) before those .deps/ carries (scripts/device-deps.sh).
+# Library: the loader's libcudnn.so.9 (ldconfig), else a PyTorch wheel's copy (nvidia/cudnn/lib, or
+# torch/lib), each with the version it reports (cudnnGetVersion through ctypes: no GPU needed). The
+# build opens the library at run time and asks its version, so headers newer than the library are
+# safe (cmake/RingbenchDependencies.cmake); configure is given the library found here, which it
+# would not find in torch/lib itself. Sets cudnn_headers, cudnn_library, cudnn_info, cudnn_args.
+cudnn_plan() {
+  cudnn_args=()
+  cudnn_headers=""
+  cudnn_library=""
+  cudnn_info=()
+  local d h ld kind a b c
+  for d in "${CUDNN_PATH:-}" "${CUDNN_HOME:-}" /usr/local/cuda /usr; do
+    [ -n "$d" ] && [ -f "$d/include/cudnn_version.h" ] && { h="$d/include/cudnn_version.h"; break; }
+  done
+  ld="$(ldconfig -p 2>/dev/null | awk '$1 == "libcudnn.so.9" { print $NF; exit }')"
+  while IFS=$'\t' read -r kind a b c; do
+    case "$kind" in
+      headers) [ -z "${h:-}" ] && h="$a" ;;
+      lib) [ -z "$cudnn_library" ] && [ "${b#unloadable}" = "$b" ] && cudnn_library="$a ($b, $c)"
+        cudnn_info+=("cuDNN library candidate: $a ($b, $c)") ;;
+      *) cudnn_info+=("$a") ;;
+    esac
+  done < <(cudnn_probe "$ld")
+  if [ -n "${h:-}" ]; then
+    cudnn_headers="$h ($(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *//p' "$h" | paste -sd.))"
+  elif [ -f .deps/cudnn/include/cudnn_version.h ]; then
+    h=.deps/cudnn/include/cudnn_version.h
+    cudnn_headers="none of the node's own; carried: $h ($(sed -n 's/^#define CUDNN_\(MAJOR\|MINOR\|PATCHLEVEL\) *//p' \
+      "$h" | paste -sd.), scripts/device-deps.sh)"
+  fi
+  [ -n "$cudnn_library" ] && cudnn_args=("-DRINGBENCH_CUDNN_LIBRARY=${cudnn_library%% (*}")
+  local fe=.deps/cudnn-frontend/include/cudnn_frontend_version.h
+  if [ -f "$fe" ]; then
+    cudnn_info+=("cuDNN frontend headers: $fe ($(sed -n 's/^#define CUDNN_FRONTEND_\(MAJOR\|MINOR\|PATCH\)_VERSION *//p' \
+      "$fe" | paste -sd.))")
+  else
+    cudnn_info+=("cuDNN frontend headers: none (.deps/cudnn-frontend: scripts/pypi-deps.sh cudnn-frontend, or device-deps.sh)")
+  fi
+}
+cudnn_plan
+cudnn_text() {
+  local none_h="none found (the toolkit, the system, a PyTorch wheel, .deps/cudnn)"
+  local none_l="none found (libcudnn.so.9 in ldconfig, a PyTorch wheel, torch/lib)"
+  echo "cuDNN headers: ${cudnn_headers:-$none_h}"
+  echo "cuDNN library: ${cudnn_library:-$none_l}"
+  printf '%s\n' "${cudnn_info[@]}"
+  if [ -z "$cudnn_headers" ] || [ -z "$cudnn_library" ]; then
+    echo "cuDNN: none usable here: the build has no cudnn kernel (configure's summary line says why)"
+  fi
+  [ ${#cudnn_args[@]} -gt 0 ] && echo "cuDNN configure flags: ${cudnn_args[*]}"
+  return 0
+}
+
 OUT="${OUT:-$PWD/device-out}"
 budget="${RINGBENCH_CHECK_BUDGET_S:-460}"
 start=$(date +%s)
@@ -121,6 +219,7 @@ else
   echo "device-check --dry-run: nothing runs; OUT would be $OUT; budget ${budget}s in all"
   echo "MPI headers: $mpi_origin"
   echo "  mpirun: ${mpirun_version:-not found}; libmpi.so.40: ${libmpi:-not found}"
+  cudnn_text
 fi
 jobs="$(nproc)"
 root=()
@@ -166,13 +265,14 @@ if [ "$mode" = run ]; then
     echo "MPI headers: $mpi_origin"
     [ ${#mpi_args[@]} -gt 0 ] && echo "MPI configure flags: ${mpi_args[*]}"
     echo "compute-sanitizer: $(command -v compute-sanitizer || echo 'not found') $(compute-sanitizer --version 2>/dev/null | tail -1)"
+    cudnn_text
   } >"$OUT/environment.txt" 2>&1
 fi
 
 bin=build/default
 ringbench="$PWD/$bin/bench/ringbench"
 
-step configure 90 cmake --preset default "${mpi_args[@]}" || { cat "$summary"; exit 1; }
+step configure 90 cmake --preset default "${mpi_args[@]}" "${cudnn_args[@]}" || { cat "$summary"; exit 1; }
 [ "$mode" = run ] && grep -E 'ncclCommRevoke|ringbench [0-9]' "$OUT/logs/configure.log" | tee -a "$summary"
 step build 240 cmake --build --preset default --parallel "$jobs" || { cat "$summary"; exit 1; }
 
@@ -272,6 +372,15 @@ fi
 step run-sh 60 env RINGBENCH_BIN="$ringbench" bash scripts/run.sh --profile "$OUT/run-sh-profile.json" \
   "$OUT/results-run-sh"
 [ -f "$OUT/logs/run-sh.log" ] && grep -E '^ringbench: (one GPU|[0-9]+ GPUs|no GPU)' "$OUT/logs/run-sh.log" | tee -a "$summary"
+
+# The cudnn kernel (--kernel cudnn): gpu-check's sweep and checks again with each step on cuDNN's
+# SDPA pieces, where the build has cuDNN and its library opens (`ringbench --version` lists it).
+if [ "$mode" = dry ] || "$ringbench" --version 2>/dev/null | grep -q ' cudnn'; then
+  step accept-cudnn 180 "$ringbench" accept profiles/gpu-check.json --kernel cudnn --out "$OUT/results-cudnn" \
+    --junit "$OUT/accept-cudnn.xml"
+else
+  skip accept-cudnn "the build has no cuDNN kernel (see the configure line's cuDNN=OFF reason)"
+fi
 
 # Sanitizers on the small-shape tests: memcheck (out-of-bounds, misaligned, the stamped copy's
 # tails), initcheck (reads of device memory never written: the attention kernel's cp.async loads of

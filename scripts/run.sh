@@ -20,6 +20,9 @@
 #   RINGBENCH_BIN=PATH                  use this ringbench binary instead of building one
 # Host libraries come from .deps/usr when it is there (scripts/device-deps.sh: a GPU machine with no
 # package registry); otherwise a failed configure installs the build packages (setup.sh --build).
+# Where the machine has CUDA and cuDNN, the build includes the cudnn kernel: cuDNN's C++ frontend
+# headers are fetched into .deps/ first if missing (scripts/pypi-deps.sh), and said so; where that
+# cannot be done, it builds without (configure's summary line says why).
 # Exit: the worst exit code of the sweeps run (0 ok, 1 a configuration failed, 2 bad input).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,8 +68,24 @@ else
   gpus=0
 fi
 
+# Where this machine has cuDNN for a build to use: the headers' or the library's path, or nothing.
+cudnn_here() {
+  local d
+  for d in "${CUDNN_PATH:-}" "${CUDNN_HOME:-}" /usr/local/cuda /usr; do
+    [ -n "$d" ] && [ -f "$d/include/cudnn_version.h" ] && { echo "$d/include/cudnn_version.h"; return; }
+  done
+  ldconfig -p 2>/dev/null | awk '$1 == "libcudnn.so.9" { print $NF; exit }'
+}
+
 bin="${RINGBENCH_BIN:-}"
 if [ -z "$bin" ]; then
+  if command -v nvcc >/dev/null 2>&1 && cudnn="$(cudnn_here)" && [ -n "$cudnn" ]; then
+    if [ ! -f .deps/cudnn-frontend/include/cudnn_frontend.h ]; then
+      echo "ringbench: cuDNN found ($cudnn): fetching its C++ frontend's headers first (scripts/pypi-deps.sh cudnn-frontend)" >&2
+    fi
+    bash scripts/pypi-deps.sh cudnn-frontend ||
+      echo "ringbench: building without the cudnn kernel (no frontend headers)" >&2
+  fi
   log="$(mktemp)"
   if ! cmake --preset main >"$log" 2>&1; then
     echo "ringbench: configuring failed; installing the packages the build needs (scripts/setup.sh --build)" >&2

@@ -27,6 +27,7 @@ struct AcceptFlags {
   std::string junit;
   bool json = false;
   bool no_cupti = false;  // as `run --no-cupti`: leaves CUPTI to Nsight Systems (scripts/nsys.sh passes it)
+  std::string kernel;     // as `run --kernel`: the same sweep and checks on another attention kernel
   std::vector<std::string> argv;
 };
 
@@ -34,7 +35,8 @@ int run_accept(const AcceptFlags& f) {
   const auto profile = reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"),
                                                      f.profile);
   // The sweep is validated even with --results, so a broken profile never passes a node.
-  const SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
+  SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
+  if (!f.kernel.empty()) set_sweep_axis(spec, "kernel", f.kernel, FieldOrigin{"", "--kernel"});
   if (!f.junit.empty()) check_output_file("--junit", f.junit);
 
   std::filesystem::path results_path = f.results;
@@ -80,6 +82,8 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
   sub->add_flag("--json", f->json, "Print the outcome as JSON instead of the PASS/FAIL lines");
   sub->add_flag("--no-cupti", f->no_cupti,
                 "Leave CUPTI off so Nsight Systems can attach (as for run; scripts/nsys.sh passes it)");
+  sub->add_option("--kernel", f->kernel,
+                  "Run the profile's sweep on this attention kernel (ringbench, cudnn, auto), as run --kernel");
   sub->callback([f, &action, &app] {
     f->argv = command_line();
     action = [f] { return run_accept(*f); };

@@ -51,8 +51,13 @@ namespace {
 #else
 #define RB_FEATURE_NVTX ""
 #endif
+#ifdef RINGBENCH_HAVE_CUDNN
+#define RB_FEATURE_CUDNN " cudnn"
+#else
+#define RB_FEATURE_CUDNN ""
+#endif
 constexpr const char kBuildFeatures[] =
-    " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX;
+    " cpu" RB_FEATURE_CUDA RB_FEATURE_MPI RB_FEATURE_NCCL RB_FEATURE_CUPTI RB_FEATURE_NVTX RB_FEATURE_CUDNN;
 
 // Rank 0 prints what every rank agreed on; other ranks print only what is their own.
 void print_error(const char* kind, const std::exception& e) {

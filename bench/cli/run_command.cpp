@@ -37,7 +37,8 @@ struct RunFlags {
                              {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
                              {"--backend", "backend", false, {}},  {"--transport", "transport", false, {}},
                              {"--seed", "seed", false, {}},        {"--repeats", "repeats", false, {}},
-                             {"--warmup", "warmup", false, {}},    {"--link-gbps", "link_gbps", false, {}}};
+                             {"--warmup", "warmup", false, {}},    {"--link-gbps", "link_gbps", false, {}},
+                             {"--kernel", "kernel", false, {}}};
   std::string out = "results";
   std::string dump;
   bool skip_invalid = false;
@@ -247,6 +248,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   axis("--repeats", "Timed passes per configuration");
   axis("--warmup", "Untimed passes before timing");
   axis("--link-gbps", "Pace each K/V transfer to this link bandwidth in Gbit/s, at most 1e6 (0: unpaced)");
+  axis("--kernel",
+       "Attention kernel of each step: ringbench (its own, the default), cudnn (cuDNN's fused flash attention; "
+       "cuda builds with cuDNN) or auto (cudnn where it runs the configuration, else ringbench)");
   sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str();
   sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory");
   sub->add_flag("--skip-invalid", f->skip_invalid,

@@ -1,10 +1,15 @@
-// The device attention kernel's TFLOP/s by D, S, GQA group and mask class (one pair of S queries
-// against S keys: `full` is an off-diagonal block, `partial` the causal diagonal), and the merge
-// kernel's GB/s. FLOPs count unmasked pairs only (docs/design.md §3). The goal shape is
-// S=16384, D=128, causal, Hq=16/Hkv=2 (CudaAttention/128/16384/8/1).
+// A step's attention TFLOP/s by D, S, GQA group, mask class (one pair of S queries against S keys:
+// `full` is an off-diagonal block, `partial` the causal diagonal) and kernel: ringbench's own, or
+// cuDNN's as the executor runs it (the pair's SDPA pieces, each folded into fp32 accumulators:
+// ring/sdpa_pieces.hpp); and the merge kernel's GB/s. FLOPs count unmasked pairs only
+// (docs/design.md §3). The goal shape is S=16384, D=128, causal, Hq=16/Hkv=2
+// (CudaAttention/128/16384/8/1/kernel), held against peer_sdpa.py's cuDNN figure.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include <cuda_bf16.h>
 
@@ -12,7 +17,10 @@
 #include "kernels/attention_block.cuh"
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
+#include "kernels/fold_piece.cuh"
 #include "kernels/merge_partials.cuh"
+#include "ring/cudnn_sdpa.hpp"
+#include "ring/sdpa_pieces.hpp"
 
 namespace rb::micro {
 namespace {
@@ -37,22 +45,60 @@ void CudaAttention(benchmark::State& state) {
   kernels::fill_inputs(dk.get(), {k}, fp, nullptr);
   fp.tensor = kernels::ref::Tensor::v;
   kernels::fill_inputs(dv.get(), {k}, fp, nullptr);
-  kernels::DeviceAttentionWork work(std::span(&pair, 1), s, s, true);
+  std::function<void()> step;
+  kernels::DeviceAttentionWork work;
   kernels::AttentionBlockParams p;
-  p.q = dq.get(), p.k = dk.get(), p.v = dv.get(), p.o = o.get(), p.lse = lse.get();
-  p.sq = s, p.sk = s, p.hq = hq, p.hkv = hkv, p.d = d, p.causal = true;
-  p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  work.bind(p);
-  kernels::attention_block(p, nullptr);  // warm-up (and the shared-memory opt-in)
+  std::unique_ptr<ring::CudnnSdpa> cudnn;
+  DeviceBuffer<std::byte> workspace;
+  DeviceBuffer<float> acc, lse_acc;  // cudnn: the accumulators the pieces fold into
+  std::vector<ring::SdpaPiece> pieces;
+  Config cfg;
+  if (state.range(4) == 0) {
+    work = kernels::DeviceAttentionWork(std::span(&pair, 1), s, s, true);
+    p.q = dq.get(), p.k = dk.get(), p.v = dv.get(), p.o = o.get(), p.lse = lse.get();
+    p.sq = s, p.sk = s, p.hq = hq, p.hkv = hkv, p.d = d, p.causal = true;
+    p.scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
+    work.bind(p);
+    step = [&] { kernels::attention_block(p, nullptr); };
+  } else {
+    try {
+      cudnn = std::make_unique<ring::CudnnSdpa>(0);
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
+    cfg.heads = hq, cfg.kv_heads = hkv, cfg.head_dim = d;
+    pieces = ring::pair_pieces(pair, true);
+    std::int64_t ws = 0;
+    for (const auto& piece : pieces) ws = std::max(ws, cudnn->prepare(ring::graph_key(piece, cfg)));
+    if (ws > 0) workspace = DeviceBuffer<std::byte>(static_cast<std::size_t>(ws));
+    acc = DeviceBuffer<float>(static_cast<std::size_t>(s * hq * d));
+    lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(s * hq));
+    step = [&] {
+      auto* o_piece = reinterpret_cast<bf16*>(o.get());  // as the executor: o_part's memory as bf16
+      bool first = true;
+      for (const auto& piece : pieces) {
+        const ring::SdpaPointers ptr{dq.get() + ring::q_offset(piece, cfg), dk.get() + ring::kv_offset(piece, cfg),
+                                     dv.get() + ring::kv_offset(piece, cfg), o_piece + ring::q_offset(piece, cfg),
+                                     lse.get() + ring::stats_offset(piece, cfg)};
+        cudnn->run(ring::graph_key(piece, cfg), ptr, workspace.get(), nullptr);
+        kernels::fold_piece({acc.get(), lse_acc.get(), o_piece, lse.get(), piece.q_row0, piece.rows, hq, d,
+                             first ? kernels::FoldMode::write : kernels::FoldMode::merge},
+                            nullptr);
+        first = false;
+      }
+    };
+  }
+  step();  // warm-up (and the shared-memory opt-in)
   RB_CUDA_CHECK(cudaDeviceSynchronize());
-  for (auto _ : state) state.SetIterationTime(time_on_gpu(nullptr, [&] { kernels::attention_block(p, nullptr); }));
+  for (auto _ : state) state.SetIterationTime(time_on_gpu(nullptr, step));
   const double flops = 4.0 * d * hq * static_cast<double>(unmasked_pairs(q, k, true));
   state.counters["TFLOP/s"] = benchmark::Counter(flops * 1e-12, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["unmasked_pairs"] = static_cast<double>(unmasked_pairs(q, k, true));
 }
 BENCHMARK(CudaAttention)
-    ->ArgNames({"D", "S", "group", "causal_diag"})
-    ->ArgsProduct({{64, 128}, {4096, 16384}, {1, 8}, {0, 1}})
+    ->ArgNames({"D", "S", "group", "causal_diag", "cudnn"})
+    ->ArgsProduct({{64, 128}, {4096, 16384}, {1, 8}, {0, 1}, {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

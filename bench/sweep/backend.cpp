@@ -1,6 +1,8 @@
 // Which backends and transports this build and job can run, their executors, and their memory.
 #include "bench/sweep/backend.hpp"
 
+#include "bench/sweep/kernel_choice.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -72,6 +74,7 @@ void check_backend(const Config& cfg, const ring::World* world) {
 #endif
   }
   ring::check_backend_supports(cfg);
+  check_kernel(cfg);
 }
 
 std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,

@@ -14,6 +14,7 @@
 #include "bench/sweep/backend.hpp"
 #include "bench/sweep/dump.hpp"
 #include "bench/sweep/gpu_state.hpp"
+#include "bench/sweep/kernel_choice.hpp"
 #include "bench/sweep/machine_probe.hpp"
 #include "bench/sweep/result_record.hpp"
 #include "bench/sweep/watchdog.hpp"
@@ -118,8 +119,10 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   recorder.reset();
 #endif
   metrics_in_.gpus = exec->gpus_at_work();
-  if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get()); ce && !group)
-    cuda_devices_ = ce->options().devices;
+  if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get())) {
+    if (!group) cuda_devices_ = ce->options().devices;
+    cudnn_plans_ = ce->cudnn_plans();
+  }
   // An injected throttle reads a made-up clock (nominal 1000 MHz, 500 in the rounds it hits), so
   // the filter's path runs on any backend; otherwise the executor's own clock, where it reads one.
   const bool injected_clock = opts_.fault.kind == "throttle" && opts_.fault.index == index_;
@@ -248,6 +251,10 @@ json ConfigurationRounds::record() const {
   if (samples_ms_.empty() && !(throttle_ && throttle_->dropped() > 0))
     throw Error(fmt::format("{}: no round has run", cfg_.label()));
   json rec = result_record(cfg_, "ok", "");
+  if (opts_.kernel_requested != Kernel::ringbench) {
+    rec["kernel_choice"] = kernel_choice_json(opts_.kernel_requested, cfg_);
+    if (!cudnn_plans_.empty()) rec["kernel_choice"]["cudnn_plans"] = cudnn_plans_;
+  }
   rec["plan"] = plan_json_;
   if (correctness_) rec["correctness"] = *correctness_;
   if (!samples_ms_.empty()) add_timing(rec);

@@ -78,14 +78,15 @@ class ConfigurationRounds {
   std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
   std::vector<double> probes_ms_, probe_core_spread_;
   void probe_machine();
-  nlohmann::json cupti_;                    // the traced pass, after the last round (cuda)
-  bool distributed_ = false;                // run with a process group
-  std::optional<int> cuda_devices_;         // cuda, local transport: GPUs the virtual ranks were dealt over
-  int chunk_ = 1;                           // --max-noise: timed passes per round
-  nlohmann::json gpu_start_, gpu_end_;      // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
-  std::string stopped_by_;                  // why sampling ended; empty while it goes on
-  std::optional<ThrottleFilter> throttle_;  // every timed sample's clock; made with the first executor
-  std::vector<int> round_counts_;           // samples kept by each round, in order
+  nlohmann::json cupti_;                            // the traced pass, after the last round (cuda)
+  bool distributed_ = false;                        // run with a process group
+  std::map<std::string, std::string> cudnn_plans_;  // cudnn kernel: each graph shape's cuDNN plan
+  std::optional<int> cuda_devices_;                 // cuda, local transport: GPUs the virtual ranks were dealt over
+  int chunk_ = 1;                                   // --max-noise: timed passes per round
+  nlohmann::json gpu_start_, gpu_end_;              // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
+  std::string stopped_by_;                          // why sampling ended; empty while it goes on
+  std::optional<ThrottleFilter> throttle_;          // every timed sample's clock; made with the first executor
+  std::vector<int> round_counts_;                   // samples kept by each round, in order
 };
 
 }  // namespace rb::bench

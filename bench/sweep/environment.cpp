@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "bench/sweep/gpu_state.hpp"
+#ifdef RINGBENCH_HAVE_CUDNN
+#include "ring/cudnn_sdpa.hpp"
+#endif
 
 #ifndef RINGBENCH_GIT_SHA
 #define RINGBENCH_GIT_SHA "unknown"
@@ -93,6 +96,13 @@ nlohmann::json host_info() {
     }
   }
   h["gpus"] = gpu_descriptions();  // the CUDA runtime's view, with NVML's where it loads
+  // The libraries a GPU run's figures depend on, as this process loaded them (2.1.0); the fleet
+  // view compares them across nodes.
+  nlohmann::json libraries = nlohmann::json::object();
+#ifdef RINGBENCH_HAVE_CUDNN
+  if (const auto v = ring::cudnn_versions(); !v.empty()) libraries["cudnn"] = v;
+#endif
+  h["libraries"] = libraries;
   return h;
 }
 

@@ -129,10 +129,12 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
   else if (key == "link_gbps")
     s.link_gbps = rd.number(rd.scalar(val, path), path, 0, 1e6, " Gbit/s (0: unpaced)");
+  else if (key == "kernel")
+    s.kernel = parse_kernel(rd.string(rd.scalar(val, path), path), rd.where(path));
   else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, link_gbps");
+            "transport, seed, repeats, warmup, link_gbps, kernel");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -186,7 +188,8 @@ nlohmann::json to_json(const SweepSpec& s) {
             {"seed", s.seed},
             {"repeats", s.repeats},
             {"warmup", s.warmup},
-            {"link_gbps", s.link_gbps}}}};
+            {"link_gbps", s.link_gbps},
+            {"kernel", to_string(s.kernel)}}}};
 }
 
 std::vector<Config> expand(const SweepSpec& s) {
@@ -216,6 +219,7 @@ std::vector<Config> expand(const SweepSpec& s) {
                     c.repeats = s.repeats;
                     c.warmup = s.warmup;
                     c.link_gbps = s.link_gbps;
+                    c.kernel = s.kernel;
                     out.push_back(c);
                   }
   return out;

@@ -31,6 +31,7 @@ struct SweepSpec {
   int repeats = 5;
   int warmup = 1;
   double link_gbps = 0.0;
+  Kernel kernel = Kernel::ringbench;  // may be automatic: each configuration's is chosen when expanded
 };
 
 // Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws

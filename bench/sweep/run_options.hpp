@@ -12,6 +12,7 @@
 
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
+#include "common/config.hpp"
 #include "ring/cuda_options.hpp"
 
 namespace rb::bench {
@@ -62,6 +63,9 @@ struct RunOptions {
   // dropped from the statistics (bench/sweep/throttle_filter.hpp). cuda only: the CPU reads no clock.
   ThrottleRule throttle;
   bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
+  // The sweep's kernel as asked (run_sweep sets it from the spec); each configuration's
+  // Config::kernel is what was chosen for it (auto: the record says why).
+  Kernel kernel_requested = Kernel::ringbench;
 };
 
 }  // namespace rb::bench

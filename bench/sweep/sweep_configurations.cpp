@@ -7,6 +7,7 @@
 
 #include "bench/sweep/backend.hpp"
 #include "bench/sweep/distributed.hpp"
+#include "bench/sweep/kernel_choice.hpp"
 #include "common/error.hpp"
 #include "reports/results/config_json.hpp"
 #include "ring/plan.hpp"
@@ -16,8 +17,10 @@ namespace rb::bench {
 std::vector<Config> expand_configurations(const SweepSpec& spec) {
   std::vector<Config> out;
   std::set<std::string> seen;
-  for (const auto& c : expand(spec))
+  for (auto c : expand(spec)) {
+    c.kernel = choose_kernel(c);  // before the ids: the kernel is part of one
     if (seen.insert(reports::config_id(c)).second) out.push_back(c);
+  }
   return out;
 }
 

@@ -21,8 +21,8 @@ using nlohmann::json;
   throw InputError(fmt::format("{}: {}", source, path), value.dump(), rule);
 }
 
-const std::set<std::string> kWhereFields{"seq",      "cp",     "split", "variant", "heads",     "kv_heads",
-                                         "head_dim", "causal", "dtype", "backend", "transport", "link_gbps"};
+const std::set<std::string> kWhereFields{"seq",    "cp",    "split",   "variant",   "heads",     "kv_heads", "head_dim",
+                                         "causal", "dtype", "backend", "transport", "link_gbps", "kernel"};
 
 std::optional<double> number_at(const json& run, const char* obj, const char* key) {
   if (!run.contains(obj) || !run.at(obj).is_object()) return std::nullopt;
@@ -125,6 +125,8 @@ void check_where_value(const std::string& field, const json& v, const std::strin
     name(parse_backend);
   else if (field == "transport")
     name(parse_transport);
+  else if (field == "kernel")
+    name(parse_kernel);
   else if (field == "causal") {
     if (!v.is_boolean()) throw InputError(where, v.dump(), "must be true or false");
   } else if (field == "link_gbps") {

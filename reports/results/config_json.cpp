@@ -23,6 +23,7 @@ nlohmann::json to_json(const Config& c) {
       {"repeats", c.repeats},
       {"warmup", c.warmup},
       {"link_gbps", c.link_gbps},
+      {"kernel", to_string(c.kernel)},
   };
 }
 
@@ -31,6 +32,9 @@ std::string config_id(const Config& c) {
                                to_string(c.variant), c.heads, c.kv_heads, c.head_dim, c.causal ? "causal" : "full",
                                to_string(c.dtype), to_string(c.backend), to_string(c.transport));
   if (c.link_gbps > 0) id += fmt::format("-link{}", c.link_gbps);
+  // The kernel is part of what was measured; ringbench's own, the default, keeps the ids of older
+  // results (which carry no kernel).
+  if (c.kernel != Kernel::ringbench) id += fmt::format("-{}", to_string(c.kernel));
   return id;
 }
 

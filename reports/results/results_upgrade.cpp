@@ -109,6 +109,9 @@ int upgrade_results(json& doc, std::optional<int> unversioned_major) {
   std::string from;  // the oldest version converted
   if (doc.contains("runs") && doc.at("runs").is_array())
     for (auto& run : doc.at("runs")) {
+      // Before 2.1.0 every run used ringbench's own kernel and said nothing of it.
+      if (run.is_object() && run.contains("config") && run["config"].is_object() && !run["config"].contains("kernel"))
+        run["config"]["kernel"] = "ringbench";
       int major = unversioned_major.value_or(doc_major);
       std::string version = unversioned_major ? fmt::format("{}.x", *unversioned_major)
                                               : doc.at("schema_version").get<std::string>();

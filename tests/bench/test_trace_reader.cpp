@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench/measure/kernel_classify.hpp"
 #include "bench/measure/trace_reader.hpp"
 #include "common/error.hpp"
 
@@ -43,6 +44,25 @@ TEST(TraceReader, ReadsGpuEventsOfKinetoTracesAndClassifiesByName) {
   EXPECT_EQ(tf.timeline.window_begin_ns, 1682725898082228000);
   EXPECT_EQ(tf.timeline.window_end_ns, 1682725898082251500);
   EXPECT_EQ(tf.role_classified, 0u);
+}
+
+// cuDNN's fused attention is compute by name alone (HTA's rule: not NCCL, not a memcpy or memset),
+// in the generated, precompiled and cutlass/xmma spellings; NCCL's kernels and the copies are not.
+TEST(KernelClassify, CudnnAttentionKernelsAreComputeAndNcclAndCopiesAreNot) {
+  for (const char* name : {
+           "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_3_64x64x128_4x1x1_kernel0_0",
+           "sm90_flash_fprop_wgmma_f16_knob_7_128x128x64",
+           "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
+           "kernel__5x_cudnn",
+           "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>>>("
+           "cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, int, int>>::Params)",
+       })
+    EXPECT_EQ(classify_kernel_name(name), IntervalKind::compute) << name;
+  for (const char* name : {"ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)",
+                           "ncclKernel_AllGather_RING_LL_Sum_int8_t", "void ncclKernel_SendRecv_RING_SIMPLE()"})
+    EXPECT_EQ(classify_kernel_name(name), IntervalKind::comm) << name;
+  for (const char* name : {"Memcpy DtoD (Device -> Device)", "Memcpy PtoP (Device -> Device)", "Memset (Device)"})
+    EXPECT_EQ(classify_kernel_name(name), IntervalKind::memory) << name;
 }
 
 TEST(TraceReader, StatedStreamRoleWinsOverTheNameAndDifferencesAreCounted) {

@@ -58,6 +58,11 @@ CASES = [
     ("run zero rounds", ["run", "--rounds", "0", *TINY], {}, ["--rounds", "0"]),
     ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
     ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
+    ("run unknown kernel", ["run", "--kernel", "flash3", *TINY], {}, ["--kernel", "flash3", "ringbench, cudnn, auto"]),
+    # In a build with cuDNN the cpu backend is the reason; in one without, the build is.
+    ("run cudnn on the cpu backend", ["run", "--kernel", "cudnn", *TINY], {}, ["kernel", "cudnn"]),
+    ("profile unknown kernel", ["run", "{p.json}"], {"p.json": {"sweep": {**GOOD_PROFILE["sweep"], "kernel": "fa2"}}},
+     ["p.json", "/sweep/kernel", "fa2"]),
     ("run bad rank mode", ["run", "--rank-mode", "sideways", *TINY], {}, ["--rank-mode", "sideways"]),
     # run: flags share the profile's validator, bounds included
     ("run seq beyond 2^40", ["run", "--seq", "4611686018427387904", "--cp", "1", "--split", "contiguous", *TINY], {},

@@ -44,6 +44,23 @@ class RunCli(unittest.TestCase):
             # Progress: one line per configuration on stderr with its verdict.
             self.assertEqual(sum(1 for l in p.stderr.splitlines() if "] ok " in l), 24)
 
+    def test_auto_kernel_on_the_cpu_backend_runs_ringbench_and_says_why(self):
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            p = run("run", "--seq", "64", "--cp", "2", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
+                    "--head-dim", "8", "--repeats", "1", "--kernel", "auto", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = read_json(os.path.join(out, "results.json"))
+            self.assertEqual(doc["profile"]["sweep"]["kernel"], "auto")
+            (r,) = doc["runs"]
+            # The default kernel keeps the ids of results written before the kernel was recorded.
+            self.assertEqual(r["config"]["kernel"], "ringbench")
+            self.assertFalse(r["config"]["id"].endswith("-cudnn"), r["config"]["id"])
+            choice = r["kernel_choice"]
+            self.assertEqual((choice["requested"], choice["chosen"]), ("auto", "ringbench"))
+            self.assertTrue("cpu backend" in choice["why"] or "no cuDNN" in choice["why"], choice["why"])
+            self.assertIn("libraries", doc["host"])
+
     def test_profile_with_flags_overriding_axes(self):
         with tempdir() as d:
             prof = os.path.join(d, "p.json")

@@ -65,6 +65,40 @@ TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
         }
 }
 
+// The cudnn kernel: each step as cuDNN SDPA pieces folded into the accumulators
+// (ring/sdpa_pieces.hpp) equals the reference within its bound for every split and variant, in
+// both modes; its graph replay equals its eager pass bit for bit.
+TEST(ExecutorCuda, CudnnKernelEqualsReferenceAndReplaysBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+#ifndef RINGBENCH_HAVE_CUDNN
+  GTEST_SKIP() << "this build has no cuDNN kernel";
+#else
+  for (int c : {1, 2, 3, 4, 8})
+    for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
+      for (const Variant variant : every_variant())
+        for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
+          Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
+          cfg.kernel = Kernel::cudnn;
+          SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
+          auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{mode, CudaLaunch::graph, false, 0});
+          const PassRecord rec = ex->run_pass(true);
+          EXPECT_GT(rec.wall_ns, 0);
+          const auto corr = check(*ex);
+          ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
+                                     << corr.max_abs_err;
+          EXPECT_FALSE(ex->cudnn_plans().empty());
+        }
+  Config cfg = small_config(4, Split::zigzag, Variant::ring, 128);
+  cfg.kernel = Kernel::cudnn;
+  auto graph = make_cuda_executor(make_plan(cfg), CudaOptions{});
+  auto eager = make_cuda_executor(make_plan(cfg), CudaOptions{CudaRankMode::isolated, CudaLaunch::eager, false, 0});
+  graph->run_pass(false);
+  eager->run_pass(false);
+  const auto rows = check_rows(graph->plan());
+  EXPECT_EQ(graph->output_rows(rows.positions), eager->output_rows(rows.positions));
+#endif
+}
+
 TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
   RB_SKIP_WITHOUT_GPU();
   const Config cfg = small_config(4, Split::zigzag, Variant::ring, 128);

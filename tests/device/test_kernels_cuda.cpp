@@ -17,6 +17,8 @@
 #include "kernels/device_buffer.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/fill_inputs_ref.hpp"
+#include "kernels/fold_piece.cuh"
+#include "kernels/fold_piece_ref.hpp"
 #include "kernels/merge_partials.cuh"
 #include "kernels/merge_partials_ref.hpp"
 #include "kernels/stamped_copy.cuh"
@@ -155,6 +157,45 @@ TEST(KernelsCuda, MergeMatchesTwin) {
         ASSERT_TRUE(std::isinf(gl[i]) && gl[i] < 0) << "d " << d << " L " << i;
       else
         ASSERT_NEAR(gl[i], la[i], 1e-5f * (1 + std::abs(la[i]))) << "d " << d << " L " << i;
+    }
+  }
+}
+
+// The cuDNN pieces' fold against its twin: a cleared range, a write and a merge over a row range
+// of bf16 O, with rows at -inf on both sides; rows outside the range stay as they were.
+TEST(KernelsCuda, FoldPieceMatchesTwin) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 g(13);
+  std::uniform_real_distribution<float> u(-1, 1), lse(-5, 20);
+  for (int d : {64, 128}) {
+    const std::int64_t sq = 97, row0 = 11, rows = 70;
+    const int hq = 3;
+    const auto n = static_cast<std::size_t>(sq * hq);
+    std::vector<double> piece(n * d);
+    for (auto& e : piece) e = u(g);
+    const auto piece_bf16 = test::to_bf16(piece);
+    std::vector<float> piece_f(n * d), acc(n * d), la(n), lb(n);
+    for (std::size_t i = 0; i < piece_f.size(); ++i) piece_f[i] = __bfloat162float(piece_bf16[i]);
+    for (auto& e : acc) e = u(g);
+    for (std::size_t i = 0; i < n; ++i) {
+      la[i] = i % 7 == 0 ? -std::numeric_limits<float>::infinity() : lse(g);
+      lb[i] = i % 5 == 0 ? -std::numeric_limits<float>::infinity() : lse(g);
+    }
+    DeviceBuffer<float> dacc{std::span<const float>(acc)}, dla{std::span<const float>(la)},
+        dlb{std::span<const float>(lb)};
+    DeviceBuffer<__nv_bfloat16> dpiece{std::span<const __nv_bfloat16>(piece_bf16)};
+    for (const FoldMode mode : {FoldMode::merge, FoldMode::write, FoldMode::clear}) {
+      fold_piece(FoldPieceParams{dacc.get(), dla.get(), dpiece.get(), dlb.get(), row0, rows, hq, d, mode}, nullptr);
+      ref::fold_piece({acc.data(), la.data(), piece_f.data(), lb.data(), row0, rows, hq, d, mode});
+      RB_CUDA_CHECK(cudaDeviceSynchronize());
+      const auto go = download(dacc), gl = download(dla);
+      for (std::size_t i = 0; i < go.size(); ++i) ASSERT_NEAR(go[i], acc[i], 1e-6f) << "d " << d << " O " << i;
+      for (std::size_t i = 0; i < gl.size(); ++i) {
+        if (std::isinf(la[i]))
+          ASSERT_TRUE(std::isinf(gl[i]) && gl[i] < 0) << "d " << d << " L " << i;
+        else
+          ASSERT_NEAR(gl[i], la[i], 1e-5f * (1 + std::abs(la[i]))) << "d " << d << " L " << i;
+      }
     }
   }
 }

@@ -73,5 +73,17 @@ TEST(Reference, ToleranceGrowsWithPrecisionAndLength) {
   EXPECT_FALSE(tolerance_for(b).second.empty());
 }
 
+// cuDNN stores each piece's O in bf16 before the fp32 fold: one more bf16 rounding than the own
+// kernel, so exactly 2^-8 more, and said so.
+TEST(Reference, TheCudnnKernelsBoundAddsItsBf16Output) {
+  Config own;
+  own.dtype = DType::bfloat16;
+  own.backend = Backend::cuda;
+  Config cudnn = own;
+  cudnn.kernel = Kernel::cudnn;
+  EXPECT_DOUBLE_EQ(tolerance_for(cudnn).first - tolerance_for(own).first, std::ldexp(1.0, -8));
+  EXPECT_NE(tolerance_for(cudnn).second.find("cuDNN"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rb::ring
