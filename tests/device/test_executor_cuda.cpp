@@ -39,13 +39,14 @@ Correctness check(CudaExecutor& ex) {
   return compare_to_reference(out, ref, plan.config, rows);
 }
 
-TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
-  RB_SKIP_WITHOUT_GPU();
+// Every split, variant and rank mode on `kernel` equals the reference within its bound.
+void expect_every_split_variant_and_mode_correct(Kernel kernel) {
   for (int c : {1, 2, 3, 4, 8})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
       for (const Variant variant : every_variant())
         for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
-          const Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
+          Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
+          cfg.kernel = kernel;
           SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
           auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{mode, CudaLaunch::graph, false, 0});
           const PassRecord rec = ex->run_pass(true);
@@ -54,7 +55,8 @@ TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
           ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
                                      << corr.max_abs_err;
           // One attention interval per rank and launched step (a causal contiguous ring skips the
-          // blocks of later ranks: ring/step_launch.hpp).
+          // blocks of later ranks: ring/step_launch.hpp); with cuDNN a step's pieces and folds
+          // share it.
           long launched = 0;
           for (int r = 0; r < c; ++r)
             for (const auto& sl : step_launches(ex->plan(), r)) launched += sl.action != StepAction::skip;
@@ -62,46 +64,14 @@ TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
                                             [](const Interval& iv) { return iv.name == "attention"; });
           EXPECT_EQ(n_attn, launched);
           EXPECT_FALSE(ex->graph_nodes().empty());
+          EXPECT_EQ(ex->cudnn_plans().empty(), kernel != Kernel::cudnn);
         }
 }
 
-// The cudnn kernel: each step as cuDNN SDPA pieces folded into the accumulators
-// (ring/sdpa_pieces.hpp) equals the reference within its bound for every split and variant, in
-// both modes; its graph replay equals its eager pass bit for bit.
-TEST(ExecutorCuda, CudnnKernelEqualsReferenceAndReplaysBitForBit) {
-  RB_SKIP_WITHOUT_GPU();
-#ifndef RINGBENCH_HAVE_CUDNN
-  GTEST_SKIP() << "this build has no cuDNN kernel";
-#else
-  for (int c : {1, 2, 3, 4, 8})
-    for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
-      for (const Variant variant : every_variant())
-        for (auto mode : {CudaRankMode::isolated, CudaRankMode::concurrent}) {
-          Config cfg = small_config(c, split, variant, c % 2 ? 64 : 128);
-          cfg.kernel = Kernel::cudnn;
-          SCOPED_TRACE(cfg.label() + " mode " + std::string(to_string(mode)));
-          auto ex = make_cuda_executor(make_plan(cfg), CudaOptions{mode, CudaLaunch::graph, false, 0});
-          const PassRecord rec = ex->run_pass(true);
-          EXPECT_GT(rec.wall_ns, 0);
-          const auto corr = check(*ex);
-          ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
-                                     << corr.max_abs_err;
-          EXPECT_FALSE(ex->cudnn_plans().empty());
-        }
+// The captured pass replays to the eager pass's output, bit for bit.
+void expect_graph_equals_eager(Kernel kernel) {
   Config cfg = small_config(4, Split::zigzag, Variant::ring, 128);
-  cfg.kernel = Kernel::cudnn;
-  auto graph = make_cuda_executor(make_plan(cfg), CudaOptions{});
-  auto eager = make_cuda_executor(make_plan(cfg), CudaOptions{CudaRankMode::isolated, CudaLaunch::eager, false, 0});
-  graph->run_pass(false);
-  eager->run_pass(false);
-  const auto rows = check_rows(graph->plan());
-  EXPECT_EQ(graph->output_rows(rows.positions), eager->output_rows(rows.positions));
-#endif
-}
-
-TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
-  RB_SKIP_WITHOUT_GPU();
-  const Config cfg = small_config(4, Split::zigzag, Variant::ring, 128);
+  cfg.kernel = kernel;
   auto graph = make_cuda_executor(make_plan(cfg), CudaOptions{});
   auto eager = make_cuda_executor(make_plan(cfg), CudaOptions{CudaRankMode::isolated, CudaLaunch::eager, false, 0});
   graph->run_pass(false);
@@ -109,6 +79,28 @@ TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
   const auto rows = check_rows(graph->plan());
   EXPECT_EQ(graph->output_rows(rows.positions), eager->output_rows(rows.positions));
   EXPECT_TRUE(eager->graph_nodes().empty());
+}
+
+TEST(ExecutorCuda, EqualsReferenceForEverySplitVariantAndMode) {
+  RB_SKIP_WITHOUT_GPU();
+  expect_every_split_variant_and_mode_correct(Kernel::ringbench);
+}
+
+TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+  expect_graph_equals_eager(Kernel::ringbench);
+}
+
+// The cudnn kernel: each step as cuDNN SDPA pieces folded into the accumulators
+// (ring/sdpa_pieces.hpp), the same checks.
+TEST(ExecutorCuda, CudnnKernelEqualsReferenceAndReplaysBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+#ifndef RINGBENCH_HAVE_CUDNN
+  GTEST_SKIP() << "this build has no cuDNN kernel";
+#else
+  expect_every_split_variant_and_mode_correct(Kernel::cudnn);
+  expect_graph_equals_eager(Kernel::cudnn);
+#endif
 }
 
 TEST(ExecutorCuda, LinkModelPacesTransfers) {
