@@ -1,6 +1,7 @@
 // The local transport's rendezvous, gather barrier and link pacing.
 #include "ring/transport_local.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -25,16 +26,14 @@ void LocalTransport::abort() {
   cv_.notify_all();
 }
 
-void LocalTransport::paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes, TransferSpan& span) const {
-  span.begin_ns = steady_ns();
+std::int64_t LocalTransport::paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes,
+                                        std::int64_t issued_ns) const {
   std::memcpy(dst, src, bytes);
-  if (link_gbps_ > 0) {
-    const auto wire_ns = static_cast<std::int64_t>(static_cast<double>(bytes) * 8.0 / link_gbps_);
-    const auto until = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(span.begin_ns + wire_ns));
-    std::this_thread::sleep_until(until);
-  }
-  span.end_ns = steady_ns();
-  span.bytes += static_cast<std::int64_t>(bytes);
+  const std::int64_t copied = steady_ns();
+  if (link_gbps_ <= 0) return copied;
+  const std::int64_t due = issued_ns + static_cast<std::int64_t>(static_cast<double>(bytes) * 8.0 / link_gbps_);
+  if (copied < due) std::this_thread::sleep_until(std::chrono::steady_clock::time_point(std::chrono::nanoseconds(due)));
+  return std::max(copied, due);
 }
 
 // A rendezvous per (receiver, sender, tag): the sender posts its offer, the receiver copies it and
@@ -43,10 +42,12 @@ TransferSpan LocalTransport::exchange(int self, int tag, std::span<const std::by
                                       std::span<std::byte> recv, int src) {
   TransferSpan span;
   const OfferKey mine{dst, self, tag}, theirs{self, src, tag};
+  std::int64_t posted = 0;
   {
     std::lock_guard lk(mu_);
     check_aborted();
-    if (!offers_.emplace(mine, Offer{send.data(), send.size()}).second)
+    posted = steady_ns();  // under the lock: when the offer becomes visible
+    if (!offers_.emplace(mine, Offer{send.data(), send.size(), posted}).second)
       throw Error(fmt::format("local transport: rank {} offered tag {} to rank {} twice", self, tag, dst));
     cv_.notify_all();
   }
@@ -60,7 +61,12 @@ TransferSpan LocalTransport::exchange(int self, int tag, std::span<const std::by
   if (offer.bytes != recv.size())
     throw Error(fmt::format("local transport: rank {} tag {} expected {} bytes from rank {}, got {}", self, tag,
                             recv.size(), src, offer.bytes));
-  paced_copy(recv.data(), offer.data, offer.bytes, span);
+  // Paced: the transfer is on the link from its issue, when both sides had posted, not from when
+  // this thread got to copy it; unpaced, it is the copy.
+  const std::int64_t issued = std::max(posted, offer.posted_ns);
+  span.begin_ns = link_gbps_ > 0 ? issued : steady_ns();
+  span.end_ns = paced_copy(recv.data(), offer.data, offer.bytes, issued);
+  span.bytes = static_cast<std::int64_t>(offer.bytes);
   std::unique_lock lk(mu_);
   offers_.erase(theirs);
   cv_.notify_all();
@@ -69,18 +75,21 @@ TransferSpan LocalTransport::exchange(int self, int tag, std::span<const std::by
   return span;
 }
 
-void LocalTransport::barrier() {
+std::int64_t LocalTransport::barrier() {
   std::unique_lock lk(mu_);
   check_aborted();
   const std::uint64_t gen = barrier_generation_;
   if (++barrier_arrived_ == ranks_) {
     barrier_arrived_ = 0;
     ++barrier_generation_;
+    barrier_released_ns_ = steady_ns();
     cv_.notify_all();
-    return;
+    return barrier_released_ns_;
   }
   cv_.wait(lk, [&] { return aborted_ || barrier_generation_ != gen; });
   check_aborted();
+  // Still this barrier's: no later one can complete before this rank arrives at it.
+  return barrier_released_ns_;
 }
 
 TransferSpan LocalTransport::allgather(int self, std::span<const std::byte> mine, std::span<std::byte> all) {
@@ -92,16 +101,18 @@ TransferSpan LocalTransport::allgather(int self, std::span<const std::byte> mine
     std::lock_guard lk(mu_);
     gather_table_[self] = mine.data();
   }
-  barrier();  // every rank has published its block
+  // Every rank has published its block; paced, the blocks follow one another on the link from the
+  // moment the last rank published (the gather's issue).
+  const std::int64_t issued = barrier();
   TransferSpan span;
-  const std::int64_t begin = steady_ns();
+  span.begin_ns = link_gbps_ > 0 ? issued : steady_ns();
+  span.end_ns = span.begin_ns;
   for (int r = 0; r < ranks_; ++r) {
     if (r == self) continue;
-    paced_copy(all.data() + block * r, gather_table_[r], block, span);
+    span.end_ns = paced_copy(all.data() + block * r, gather_table_[r], block, span.end_ns);
+    span.bytes += static_cast<std::int64_t>(block);
   }
-  span.begin_ns = begin;
-  if (ranks_ == 1) span.end_ns = begin;
-  barrier();  // every rank has read every block: sources may be reused, the table republished
+  (void)barrier();  // every rank has read every block: sources may be reused, the table republished
   return span;
 }
 

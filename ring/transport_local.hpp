@@ -1,7 +1,10 @@
 // The `local` transport: ranks are threads of one process and a transfer is a copy from the
 // sender's buffer into the receiver's, handed over by rendezvous (like a synchronous send). An
 // optional link model paces every receive to a stated bandwidth, so comm-bound regimes can be made
-// on purpose. Traffic: exactly the bytes of the blocks, nothing on top.
+// on purpose: a paced transfer is on the link from its issue (the later of the two sides' posts;
+// for a gather, the last rank's) for bytes / bandwidth, and ends then or when its copy ends if that
+// is later. So a comm thread that the OS runs late after the issue does not lengthen the transfer.
+// Traffic: exactly the bytes of the blocks, nothing on top.
 #pragma once
 
 #include <condition_variable>
@@ -28,11 +31,13 @@ class LocalTransport final : public KvTransport {
   struct Offer {
     const std::byte* data = nullptr;
     std::size_t bytes = 0;
+    std::int64_t posted_ns = 0;  // steady clock, when the sender posted it
   };
   using OfferKey = std::tuple<int, int, int>;  // receiver, sender, tag
-  void paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes, TransferSpan& span) const;
+  // Copies; paced, returns no earlier than issued_ns + the bytes' wire time. Returns the end.
+  std::int64_t paced_copy(std::byte* dst, const std::byte* src, std::size_t bytes, std::int64_t issued_ns) const;
   void check_aborted() const;
-  void barrier();
+  std::int64_t barrier();  // returns when the last rank arrived (steady clock)
 
   int ranks_;
   double link_gbps_;
@@ -43,6 +48,7 @@ class LocalTransport final : public KvTransport {
   std::vector<const std::byte*> gather_table_;
   int barrier_arrived_ = 0;
   std::uint64_t barrier_generation_ = 0;
+  std::int64_t barrier_released_ns_ = 0;
 };
 
 }  // namespace rb::ring
