@@ -5,8 +5,10 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 #ifdef RINGBENCH_HAVE_NVTX
@@ -88,6 +90,43 @@ inline void* last_captured_node(cudaStream_t s) {
   std::size_t n = 0;
   RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
   return status == cudaStreamCaptureStatusActive && n == 1 ? static_cast<void*>(deps[0]) : nullptr;
+}
+
+// The capture's frontier on s: the nodes the next call on s will depend on (empty when s is not
+// capturing).
+inline std::vector<void*> capture_frontier(cudaStream_t s) {
+  cudaStreamCaptureStatus status{};
+  const cudaGraphNode_t* deps = nullptr;
+  std::size_t n = 0;
+  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
+  if (status != cudaStreamCaptureStatusActive || deps == nullptr) return {};
+  return std::vector<void*>(deps, deps + n);
+}
+
+// Every node captured on s since its frontier was `before`, walked back from the frontier now
+// through the nodes' dependencies and stopped at `before`: a library call that enqueues several
+// nodes (cuDNN's execute) leaves them all, not only its last. More than `limit` nodes means the
+// walk left the call's own (a join from another stream): then only the last node, if one.
+inline std::vector<void*> captured_since(cudaStream_t s, const std::vector<void*>& before, std::size_t limit = 64) {
+  std::vector<void*> out, todo = capture_frontier(s);
+  std::set<void*> seen(before.begin(), before.end());
+  while (!todo.empty()) {
+    void* node = todo.back();
+    todo.pop_back();
+    if (!seen.insert(node).second) continue;
+    out.push_back(node);
+    if (out.size() > limit) {
+      void* last = last_captured_node(s);
+      return last ? std::vector<void*>{last} : std::vector<void*>{};
+    }
+    std::size_t n = 0;
+    const auto gn = static_cast<cudaGraphNode_t>(node);
+    RB_CUDA_CHECK(cudaGraphNodeGetDependencies(gn, nullptr, nullptr, &n));
+    std::vector<cudaGraphNode_t> deps(n);
+    if (n > 0) RB_CUDA_CHECK(cudaGraphNodeGetDependencies(gn, deps.data(), nullptr, &n));
+    for (cudaGraphNode_t d : deps) todo.push_back(static_cast<void*>(d));
+  }
+  return out;
 }
 
 // Captures what `enqueue` issues on `s` (which forks and joins any other stream it uses) into a

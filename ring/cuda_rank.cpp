@@ -24,6 +24,16 @@ void EnqueueContext::label(cudaStream_t s, int rank, int step, IntervalKind kind
   if (void* node = last_captured_node(s)) labels->push_back(GraphNodeLabel{node, rank, step, kind, lane, name});
 }
 
+std::vector<void*> EnqueueContext::frontier(cudaStream_t s) const {
+  return capturing && labels != nullptr ? capture_frontier(s) : std::vector<void*>{};
+}
+
+void EnqueueContext::label_since(cudaStream_t s, const std::vector<void*>& before, int rank, int step,
+                                 IntervalKind kind, const char* lane, const char* name) const {
+  if (!capturing || labels == nullptr) return;
+  for (void* node : captured_since(s, before)) labels->push_back(GraphNodeLabel{node, rank, step, kind, lane, name});
+}
+
 void CudaRank::setup(const Plan& plan, int r, int dev, CudnnSdpa* cudnn) {
   const Config& cfg = plan.config;
   const KvSchedule& sch = plan.schedule;
@@ -152,8 +162,9 @@ void CudaRank::attend_cudnn(int j, const EnqueueContext& ctx) {
     p.v = v + kv_offset(piece, cfg);
     p.o = o_piece + q_offset(piece, cfg);
     p.stats = lse_part.get() + stats_offset(piece, cfg);
+    const auto before = ctx.frontier(s);
     cudnn_->run(graph_key(piece, cfg), p, workspace.get(), s);
-    ctx.label(s, rank, j, IntervalKind::compute, "compute", "attention");
+    ctx.label_since(s, before, rank, j, IntervalKind::compute, "compute", "attention");
     fold.mode = piece.writes ? kernels::FoldMode::write : kernels::FoldMode::merge;
     fold.row0 = piece.q_row0;
     fold.rows = piece.rows;

@@ -40,6 +40,11 @@ struct EnqueueContext {
   void timing(const CudaEvent& e, cudaStream_t s) const;
   // Names the node the last call on s added (capture only).
   void label(cudaStream_t s, int rank, int step, IntervalKind kind, const char* lane, const char* name) const;
+  // The frontier to pass to label_since before a call that may add several nodes (capture only).
+  std::vector<void*> frontier(cudaStream_t s) const;
+  // Names every node the calls on s added since `before` (capture only).
+  void label_since(cudaStream_t s, const std::vector<void*>& before, int rank, int step, IntervalKind kind,
+                   const char* lane, const char* name) const;
 };
 
 class CudaRank {
