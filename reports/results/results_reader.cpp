@@ -1,9 +1,11 @@
 // Reading and validating results files.
 #include "reports/results/results_reader.hpp"
 
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -84,10 +86,27 @@ void convert_results(json& doc, const std::string& source, std::optional<int> un
   }
 }
 
+// Digits only, three parts, each within an int: sscanf's %d took " 1", "+1", "-0" and wrapped
+// "4294967297" to 1, so a far-future major read as 1.x.
 bool parse_semver(const std::string& s, int& major, int& minor, int& patch) {
-  char tail = 0;
-  return std::sscanf(s.c_str(), "%d.%d.%d%c", &major, &minor, &patch, &tail) == 3 && major >= 0 && minor >= 0 &&
-         patch >= 0;
+  int parts[3] = {0, 0, 0};
+  const char* p = s.data();
+  const char* const end = s.data() + s.size();
+  for (int i = 0; i < 3; ++i) {
+    if (i > 0) {
+      if (p == end || *p != '.') return false;
+      ++p;
+    }
+    if (p == end || *p < '0' || *p > '9') return false;
+    const auto [next, ec] = std::from_chars(p, end, parts[i]);
+    if (ec != std::errc()) return false;  // out of range
+    p = next;
+  }
+  if (p != end) return false;
+  major = parts[0];
+  minor = parts[1];
+  patch = parts[2];
+  return true;
 }
 
 void validate_results(const json& doc, const std::string& source, ResultsFile* out) {

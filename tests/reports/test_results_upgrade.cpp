@@ -98,6 +98,21 @@ TEST(ResultsUpgrade, AJsonlLineWithoutAVersionIsOfTheOldFormat) {
   std::filesystem::remove_all(dir);
 }
 
+// Versions are three parts of digits, each within an int: "4294967297.0.0" used to wrap to 1.x.
+TEST(ResultsReader, VersionsAreDigitsOnly) {
+  int ma = -1, mi = -1, pa = -1;
+  ASSERT_TRUE(parse_semver("2.10.0", ma, mi, pa));
+  EXPECT_EQ(ma, 2);
+  EXPECT_EQ(mi, 10);
+  EXPECT_EQ(pa, 0);
+  for (const char* bad : {"4294967297.0.0", " 1.2.0", "+1.2.0", "-0.3.0", "1.2", "1.2.0.", "1.2.0 ", "1..0", "",
+                          "1.2.x", "01.2.0x", "99999999999999999999.0.0"})
+    EXPECT_FALSE(parse_semver(bad, ma, mi, pa)) << "'" << bad << "'";
+  json doc = json::parse(std::ifstream(kFixture));
+  doc["schema_version"] = "4294967297.0.0";
+  EXPECT_THROW(validate_results(doc, "x.json"), InputError);
+}
+
 TEST(ResultsUpgrade, AFutureMajorIsStillRefused) {
   json doc = json::parse(std::ifstream(kFixture));
   doc["schema_version"] = "3.0.0";
