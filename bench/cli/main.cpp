@@ -2,6 +2,7 @@
 // runs the chosen action and maps errors to the documented exit codes. Under an MPI launcher it
 // first joins the job, and every rank agrees on whether the command line parsed before any of them
 // goes on, so bad input on one rank ends all of them (docs/distributed.md).
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "bench/cli/command.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
 #include "ring/process_group.hpp"
@@ -63,9 +65,9 @@ constexpr const char kBuildFeatures[] =
 void print_error(const char* kind, const std::exception& e) {
   const bool agreed = dynamic_cast<const rb::bench::AgreedInputError*>(&e) != nullptr;
   if (rb::bench::is_primary())
-    fmt::print(stderr, "ringbench: {}: {}\n", kind, e.what());
+    rb::print_quietly(stderr, fmt::format("ringbench: {}: {}\n", kind, e.what()));
   else if (!agreed)
-    fmt::print(stderr, "ringbench[rank {}]: {}: {}\n", rb::bench::world()->rank(), kind, e.what());
+    rb::print_quietly(stderr, fmt::format("ringbench[rank {}]: {}: {}\n", rb::bench::world()->rank(), kind, e.what()));
 }
 
 // NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
@@ -84,6 +86,10 @@ void attach_cupti_to_nvtx([[maybe_unused]] const CLI::App& app) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A closed stderr pipe or a file-size limit must fail the write, not kill the sweep: progress
+  // drops what it cannot write, and the results writer reports EFBIG as it reports a full disk.
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGXFSZ, SIG_IGN);
   std::unique_ptr<rb::ring::World> world;
   if (rb::ring::launched_by_mpi()) {
 #ifdef RINGBENCH_HAVE_MPI
@@ -136,7 +142,7 @@ int main(int argc, char** argv) {
     return rb::bench::kExitBadInput;
   }
   if (bad) {
-    fmt::print(stderr, "ringbench: error: {}\n", bad_text);
+    rb::print_quietly(stderr, fmt::format("ringbench: error: {}\n", bad_text));
     return rb::bench::kExitBadInput;
   }
   attach_cupti_to_nvtx(app);

@@ -11,6 +11,7 @@
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/sweep_pipeline.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/scheme_table.hpp"
@@ -210,12 +211,13 @@ int run(const RunFlags& f) {
   const SweepOutcome res = run_sweep(spec, opts);
   const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
   if (!is_primary()) return rc;  // rank 0 writes and says where
-  fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
-             res.interrupted_by ? " (interrupted)"
-             : res.fatal        ? " (stopped by a fatal error)"
-                                : "");
-  if (!res.report_html.empty()) fmt::print("report: {}\n", std::filesystem::absolute(res.report_html).string());
-  fmt::print("results: {}\n", std::filesystem::absolute(res.results_json).string());
+  rb::print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
+                                        res.interrupted_by ? " (interrupted)"
+                                        : res.fatal        ? " (stopped by a fatal error)"
+                                                           : ""));
+  if (!res.report_html.empty())
+    print_quietly(stdout, fmt::format("report: {}\n", std::filesystem::absolute(res.report_html).string()));
+  print_quietly(stdout, fmt::format("results: {}\n", std::filesystem::absolute(res.results_json).string()));
   return rc;
 }
 

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "common/console.hpp"
+
 namespace rb::bench {
 
 Progress::Progress(int total, std::FILE* out)
@@ -13,12 +15,13 @@ void Progress::start(int index, const std::string& label, int round, int rounds)
   started_ = std::chrono::steady_clock::now();
   if (!tty_) return;
   if (rounds > 1)
-    fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1, rounds);
+    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1,
+                                    rounds));
   else if (rounds == 0)
-    fmt::print(out_, "\r\033[K[{}/{}] running {} (round {}, until steady) ...", index + 1, total_, label, round + 1);
+    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} (round {}, until steady) ...", index + 1, total_, label,
+                                    round + 1));
   else
-    fmt::print(out_, "\r\033[K[{}/{}] running {} ...", index + 1, total_, label);
-  std::fflush(out_);
+    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} ...", index + 1, total_, label));
 }
 
 void Progress::round(int index, const std::string& label, int round, int rounds, const std::string& detail) {
@@ -33,9 +36,8 @@ void Progress::line(int index, const std::string& verdict, const std::string& la
   if (!out_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const int width = static_cast<int>(fmt::formatted_size("{}", total_));
-  fmt::print(out_, "{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width, total_,
-             verdict, label, detail, secs);
-  std::fflush(out_);
+  print_quietly(out_, fmt::format("{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width,
+                                  total_, verdict, label, detail, secs));
 }
 
 }  // namespace rb::bench

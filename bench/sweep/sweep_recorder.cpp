@@ -8,6 +8,7 @@
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/result_record.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "reports/html/html_report.hpp"
 
@@ -146,7 +147,7 @@ SweepOutcome SweepRecorder::finish(std::vector<ConfigurationSlot>& slots, const 
   try {
     outcome.report_html = reports::write_report_next_to(outcome.results_json);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ringbench: warning: report.html not written: {}\n", e.what());
+    print_quietly(stderr, fmt::format("ringbench: warning: report.html not written: {}\n", e.what()));
   }
   return outcome;
 }

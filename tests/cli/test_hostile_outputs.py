@@ -52,6 +52,31 @@ class HostileOutputs(unittest.TestCase):
         self.assertIn(flag, p.stderr)
         self.assertTrue(kind_test(os.stat(path).st_mode), f"{argv} replaced {path}")
 
+    def test_a_closed_or_full_stderr_costs_no_measurement(self):
+        # `2>&1 | head -1` closes the pipe after the first progress line (SIGPIPE killed the sweep,
+        # exit 141); `2>/dev/full` fails every write (SIGABRT); neither may cost what was measured.
+        with tempdir() as d:
+            out = os.path.join(d, "piped")
+            cmd = " ".join([BIN, "run", *TINY, "--out", out])
+            p = subprocess.run(["bash", "-c", cmd + ' 2>&1 | head -1 >/dev/null; exit "${PIPESTATUS[0]}"'],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(len(read_json(os.path.join(out, "results.json"))["runs"]), 6)
+            out = os.path.join(d, "full")
+            with open("/dev/full", "w") as full:
+                p = subprocess.run([BIN, "run", *TINY, "--out", out], stdout=full, stderr=full, timeout=120)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(len(read_json(os.path.join(out, "results.json"))["runs"]), 6)
+
+    def test_a_file_size_limit_is_an_error_not_a_signal(self):
+        # `ulimit -f` sends SIGXFSZ at the limit; ignored, the write fails with EFBIG, said in a line.
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            cmd = " ".join([BIN, "run", *TINY, "--out", out])
+            p = subprocess.run(["bash", "-c", "ulimit -f 4; " + cmd], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn("File too large", p.stderr)
+
     def test_no_output_flag_replaces_a_device_or_a_pipe(self):
         for kind, is_kind in (("chr", stat.S_ISCHR), ("fifo", stat.S_ISFIFO)):
             dev = self.node(f"node-{kind}", kind)
