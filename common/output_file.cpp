@@ -48,6 +48,36 @@ void check_creatable_under(const std::string& flag, const fs::path& p) {
 
 }  // namespace
 
+namespace {
+
+// Whether two paths name one file: by device and inode where both exist, else by canonical path.
+bool same_file(const fs::path& a, const fs::path& b) {
+  struct stat sa {
+  }, sb{};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
+}  // namespace
+
+void check_outputs_apart(std::initializer_list<NamedPath> inputs, std::initializer_list<NamedPath> outputs) {
+  for (auto out = outputs.begin(); out != outputs.end(); ++out) {
+    if (out->path.empty()) continue;
+    for (const auto& in : inputs)
+      if (!in.path.empty() && same_file(out->path, in.path))
+        throw InputError(out->flag, out->path.string(),
+                         fmt::format("is the input {} ({}): an output must not replace an input", in.flag,
+                                     in.path.string()));
+    for (auto other = outputs.begin(); other != out; ++other)
+      if (!other->path.empty() && same_file(out->path, other->path))
+        throw InputError(out->flag, out->path.string(),
+                         fmt::format("is also {}: two outputs must be two files", other->flag));
+  }
+}
+
 void check_output_file(const std::string& flag, const fs::path& path) {
   if (path.empty()) throw InputError(flag, "''", "an output file needs a path");
   struct stat st {};

@@ -17,6 +17,17 @@ namespace rb {
 // writable folder.
 void check_output_file(const std::string& flag, const std::filesystem::path& path);
 
+// A command's file and the flag (or argument) that named it, for check_outputs_apart.
+struct NamedPath {
+  std::string flag;
+  std::filesystem::path path;
+};
+
+// Refuses, with an InputError naming the output's flag, an output that is one of the inputs or
+// another output: compared by file identity (device and inode, so links and other spellings are
+// caught) where both exist, else by their canonical paths. Empty paths are left out.
+void check_outputs_apart(std::initializer_list<NamedPath> inputs, std::initializer_list<NamedPath> outputs);
+
 // Refuses an empty path, a path that exists and is not a writable folder, or one that cannot be
 // created under its nearest existing ancestor. Creates nothing.
 void check_output_dir(const std::string& flag, const std::filesystem::path& dir);

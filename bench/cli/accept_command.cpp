@@ -38,6 +38,7 @@ int run_accept(const AcceptFlags& f) {
   SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
   if (!f.kernel.empty()) set_sweep_axis(spec, "kernel", f.kernel, FieldOrigin{"", "--kernel"});
   if (!f.junit.empty()) check_output_file("--junit", f.junit);
+  check_outputs_apart({{"profile", f.profile}, {"--results", f.results}}, {{"--junit", f.junit}});
 
   std::filesystem::path results_path = f.results;
   if (results_path.empty()) {

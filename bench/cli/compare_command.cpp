@@ -36,6 +36,7 @@ int run_compare(const CompareFlags& f) {
   opts.allow_underpowered = f.allow_underpowered;
   if (!f.html_out.empty()) check_output_file("--html", f.html_out);
   if (!f.json_out.empty()) check_output_file("--json-out", f.json_out);
+  check_outputs_apart({{"BASE", f.base}, {"NEW", f.neu}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);
   for (const auto& n : base.notes) fmt::print(stderr, "ringbench: note: {}\n", n);

@@ -26,6 +26,7 @@ struct TrendFlags {
 
 int run_trend(const TrendFlags& f) {
   check_output_file("--out", f.out);
+  check_outputs_apart({{"--baseline", f.baseline}, {"--compare", f.compare}}, {{"--out", f.out}});
   auto history = reports::load_history(f.dir, reports::parse_threshold(f.threshold, "--threshold"));
   if (!f.baseline.empty()) reports::set_baseline(history, reports::read_results(f.baseline));
   if (!f.compare.empty())

@@ -77,6 +77,34 @@ class HostileOutputs(unittest.TestCase):
             self.assertEqual(p.returncode, 1, p.stderr)
             self.assertIn("File too large", p.stderr)
 
+    def test_an_output_never_replaces_an_input_or_another_output(self):
+        # Compared by file identity: a link to the input is the input.
+        with tempdir() as d:
+            out = os.path.join(d, "res")
+            self.assertEqual(run("run", *TINY, "--out", out).returncode, 0)
+            res = os.path.join(out, "results.json")
+            with open(res, "rb") as f:
+                before = f.read()
+            link = os.path.join(d, "link.json")
+            os.symlink(res, link)
+            cases = [
+                (["report", res, "-o", res], "--out"),
+                (["report", res, "-o", link], "--out"),
+                (["compare", res, res, "--json-out", res], "--json-out"),
+                (["compare", res, res, "--html", os.path.join(d, "x"), "--json-out", os.path.join(d, "x")],
+                 "--json-out"),
+                (["trend", d, "--baseline", res, "-o", link], "--out"),
+            ]
+            for argv, flag in cases:
+                with self.subTest(" ".join(argv[:1] + [flag])):
+                    p = run(*argv)
+                    self.assertEqual(p.returncode, 2, p.stderr)
+                    self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                    self.assertIn(flag, p.stderr)
+                    with open(res, "rb") as f:
+                        self.assertEqual(f.read(), before, "an input was replaced")
+                    self.assertFalse(os.path.exists(os.path.join(d, "x")))
+
     def test_no_output_flag_replaces_a_device_or_a_pipe(self):
         for kind, is_kind in (("chr", stat.S_ISCHR), ("fifo", stat.S_ISFIFO)):
             dev = self.node(f"node-{kind}", kind)
