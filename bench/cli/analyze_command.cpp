@@ -132,6 +132,12 @@ int run_analyze(const AnalyzeOptions& opts) {
     by_role.push_back(std::move(tf.timeline));
     by_name.push_back(std::move(tf.by_name));
   }
+  // Every device event excluded (each file's last ProfilerStep held all of them): nothing is left to
+  // measure, which is bad input for this flag, not an empty analysis.
+  if (std::all_of(by_role.begin(), by_role.end(), [](const Timeline& t) { return t.intervals.empty(); }))
+    throw InputError("--hta-drop-last-step", "given",
+                     "no device events left after excluding the last ProfilerStep (each trace's events all lie "
+                     "in its last step): run without it, or profile more steps");
   const Metrics m = compute_metrics(merge_timelines(by_role));
   std::optional<Metrics> m_name;
   if (differing > 0) m_name = compute_metrics(merge_timelines(by_name));

@@ -58,6 +58,15 @@ CASES = [
     ("run zero rounds", ["run", "--rounds", "0", *TINY], {}, ["--rounds", "0"]),
     ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
     ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
+    ("analyze excludes everything", ["analyze", "--hta-drop-last-step", "{t.json}"],
+     {"t.json": {"traceEvents": [
+         {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": 10, "pid": 1, "tid": 1},
+         {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "ts": 10, "dur": 10, "pid": 1, "tid": 1},
+         {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 12, "dur": 1, "pid": 1, "tid": 1,
+          "args": {"correlation": 7}},
+         {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 14, "dur": 3, "pid": 0, "tid": 7,
+          "args": {"correlation": 7, "stream": 7}}]}},
+     ["--hta-drop-last-step", "no device events left"]),
     ("run unknown kernel", ["run", "--kernel", "flash3", *TINY], {}, ["--kernel", "flash3", "ringbench, cudnn, auto"]),
     # In a build with cuDNN the cpu backend is the reason; in one without, the build is.
     ("run cudnn on the cpu backend", ["run", "--kernel", "cudnn", *TINY], {}, ["kernel", "cudnn"]),
