@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <system_error>
 
@@ -29,6 +30,10 @@ void require(const json& obj, const std::string& source, const std::string& path
     fail(source, path + "/" + key, json(nullptr), fmt::format("required field is missing ({})", what));
   if (!(obj.at(key).*is)()) fail(source, path + "/" + key, obj.at(key), fmt::format("must be {}", what));
 }
+
+// A pass of over a day (8.64e7 ms) is not one this harness times.
+constexpr double kMaxPassMs = 8.64e7;
+constexpr const char* kTimeRule = "must be a time in [0, 8.64e7] ms (a day)";
 
 void validate_run(const json& run, const std::string& source, const std::string& path) {
   if (!run.is_object()) fail(source, path, run, "a run must be an object");
@@ -66,12 +71,17 @@ void validate_run(const json& run, const std::string& source, const std::string&
     const std::string tpath = path + "/timing";
     if (!t.is_object()) fail(source, tpath, t, "must be an object or null");
     require(t, source, tpath, "samples_ms", &json::is_array, "an array of numbers");
+    // A time outside [0, kMaxPassMs] is no measurement: a negative median made "-893% NOISY", and
+    // samples of 1e308 made "+inf% NOISY", which hid a regression.
     for (std::size_t i = 0; i < t.at("samples_ms").size(); ++i) {
       const auto& x = t.at("samples_ms")[i];
-      if (!x.is_number() || x.get<double>() < 0)
-        fail(source, fmt::format("{}/samples_ms/{}", tpath, i), x, "must be a non-negative number");
+      if (!x.is_number() || !(x.get<double>() >= 0 && x.get<double>() <= kMaxPassMs))
+        fail(source, fmt::format("{}/samples_ms/{}", tpath, i), x, kTimeRule);
     }
     require(t, source, tpath, "median_ms", &json::is_number, "a number");
+    for (const char* k : {"min_ms", "median_ms", "mean_ms", "p90_ms", "p99_ms", "max_ms", "stdev_ms"})
+      if (t.contains(k) && t.at(k).is_number() && !(t.at(k).get<double>() >= 0 && t.at(k).get<double>() <= kMaxPassMs))
+        fail(source, fmt::format("{}/{}", tpath, k), t.at(k), kTimeRule);
   }
 }
 
@@ -126,7 +136,14 @@ void validate_results(const json& doc, const std::string& source, ResultsFile* o
                      kResultsOldestMajor, our, kResultsSchemaVersion));
   require(doc, source, "", "runs", &json::is_array, "an array");
   const auto& runs = doc.at("runs");
-  for (std::size_t i = 0; i < runs.size(); ++i) validate_run(runs[i], source, fmt::format("/runs/{}", i));
+  std::map<std::string, std::size_t> first_of;  // a results file holds one record per configuration
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    validate_run(runs[i], source, fmt::format("/runs/{}", i));
+    const auto& id = runs[i].at("config").at("id").get_ref<const std::string&>();
+    if (const auto [it, fresh] = first_of.emplace(id, i); !fresh)
+      fail(source, fmt::format("/runs/{}/config/id", i), runs[i].at("config").at("id"),
+           fmt::format("is also /runs/{}: one configuration, two records (which one is measured?)", it->second));
+  }
   if (out) {
     out->major = ma;
     out->minor = mi;
