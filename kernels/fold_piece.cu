@@ -16,7 +16,7 @@
 namespace rb::kernels {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kMergeThreads;
 
 // Grid: any size (grid-stride over warps); kThreads threads; no shared memory. Lines are laid out as
 // merge_partials lays them: `lanes` threads per line, 32 / lanes lines per warp.
@@ -81,8 +81,7 @@ void fold_piece(const FoldPieceParams& p, cudaStream_t stream) {
   if (reinterpret_cast<std::uintptr_t>(p.o_acc) % 16 != 0 || reinterpret_cast<std::uintptr_t>(p.o_piece) % 8 != 0)
     throw Error("fold_piece (cuda): O buffers must be 16-byte (fp32) and 8-byte (bf16) aligned");
   const int lanes = merge_lanes_per_line(p.d);
-  const std::int64_t warps_needed = (lines * lanes + 31) / 32;
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((warps_needed + 7) / 8, 65536));
+  const unsigned blocks = merge_blocks(lines, lanes);
   fold_piece_kernel<<<blocks, kThreads, 0, stream>>>(p, lanes);
   RB_CUDA_CHECK_LAUNCH();
 }

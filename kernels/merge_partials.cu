@@ -15,7 +15,7 @@
 namespace rb::kernels {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kMergeThreads;
 
 // Grid: any size (grid-stride over warps); kThreads threads; no shared memory.
 __global__ void __launch_bounds__(kThreads) merge_partials_kernel(const MergeParams p, int lanes) {
@@ -66,9 +66,7 @@ void merge_partials(const MergeParams& p, cudaStream_t stream) {
   if (reinterpret_cast<std::uintptr_t>(p.o_acc) % 16 != 0 || reinterpret_cast<std::uintptr_t>(p.o_part) % 16 != 0)
     throw Error("merge_partials (cuda): O buffers must be 16-byte aligned");
   const int lanes = merge_lanes_per_line(p.d);
-  const std::int64_t warps_needed = (lines * lanes + 31) / 32;
-  // Enough CTAs to fill the GPU several times over; the grid-stride loop covers the rest.
-  const auto blocks = static_cast<unsigned>(std::min<std::int64_t>((warps_needed + 7) / 8, 65536));
+  const unsigned blocks = merge_blocks(lines, lanes);
   merge_partials_kernel<<<blocks, kThreads, 0, stream>>>(p, lanes);
   RB_CUDA_CHECK_LAUNCH();
 }

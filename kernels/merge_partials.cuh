@@ -29,6 +29,16 @@ RB_HD constexpr int merge_lanes_per_line(int d) {
   return g;
 }
 
+// The line kernels' launch shape (this merge and the cuDNN piece fold, kernels/fold_piece.cuh):
+// CTAs of kMergeThreads threads, `lanes` threads a line, enough CTAs for every line up to 65536 (the
+// kernels' grid-stride loops cover the rest).
+inline constexpr int kMergeThreads = 256;
+inline unsigned merge_blocks(std::int64_t lines, int lanes) {
+  const std::int64_t warps_needed = (lines * lanes + 31) / 32;
+  const std::int64_t blocks = (warps_needed + kMergeThreads / 32 - 1) / (kMergeThreads / 32);
+  return static_cast<unsigned>(blocks < 65536 ? blocks : 65536);
+}
+
 // Enqueues the merge on `stream` (capturable). Throws rb::Error for d % 4 != 0 or misaligned rows.
 void merge_partials(const MergeParams& p, cudaStream_t stream);
 

@@ -77,6 +77,7 @@ class NcclTransport final : public CudaTransport {
     const cudaStream_t s = rk.comm.get();
     const KvSchedule& sch = plan_->schedule;
     const auto n = static_cast<std::size_t>(rk.piece_elems());  // a lane's K and V, contiguous
+    const auto before = ctx.frontier(s);
     group("ncclSend/ncclRecv of the K|V pieces", [&] {
       ncclResult_t first = ncclSuccess;
       for (int l = 0; l < static_cast<int>(sch.lanes.size()) && first == ncclSuccess; ++l) {
@@ -87,7 +88,7 @@ class NcclTransport final : public CudaTransport {
       }
       return first;
     });
-    label(ctx, s, j + 1, "kv_recv");
+    label(ctx, s, before, j + 1, "kv_recv");
   }
 
   // In place: sendbuff is this rank's slot of recvbuff (recvbuff + rank · count).
@@ -96,13 +97,14 @@ class NcclTransport final : public CudaTransport {
     const cudaStream_t s = rk.comm.get();
     const std::int64_t half = plan_->ranks[r].tokens * rk.row_elems();  // (S/c, Hkv, D): one rank's K or V
     const auto n = static_cast<std::size_t>(half);
+    const auto before = ctx.frontier(s);
     group("ncclAllGather of K and V", [&] {
       bf16 *k_all = rk.all_k.get(), *v_all = rk.all_v.get();
       const ncclResult_t k = ncclAllGather(k_all + half * r_, k_all, n, ncclBfloat16, comm_, s);
       const ncclResult_t v = ncclAllGather(v_all + half * r_, v_all, n, ncclBfloat16, comm_, s);
       return k != ncclSuccess ? k : v;
     });
-    label(ctx, s, 0, "kv_allgather");
+    label(ctx, s, before, 0, "kv_allgather");
   }
 
   void will_capture() override {
@@ -217,11 +219,12 @@ class NcclTransport final : public CudaTransport {
     RB_NCCL_CHECK_AS(settle(ended), "ncclGroupEnd()");
   }
 
-  // Names the node the group added last (capture only), for GraphNodeLabel. NCCL may end a launch
-  // with a node of its own; then the label names that node and the tracer finds no kernel under
-  // it, which loses a label but misnames nothing.
-  void label(const EnqueueContext& ctx, cudaStream_t s, int step, const char* name) const {
-    ctx.label(s, r_, step, IntervalKind::comm, "comm", name);
+  // Names every node the group added since `before` (capture only), for GraphNodeLabel: the CUPTI
+  // pass leaves out what no label or stream claims, and a replayed graph's NCCL kernels are claimed
+  // by their labels alone; NCCL may add nodes of its own around a launch.
+  void label(const EnqueueContext& ctx, cudaStream_t s, const std::vector<void*>& before, int step,
+             const char* name) const {
+    ctx.label_since(s, before, r_, step, IntervalKind::comm, "comm", name);
   }
 
   ProcessGroup& group_;
