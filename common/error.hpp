@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace rb {
 
@@ -14,8 +15,14 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `text` as an error line quotes it: made terminal_safe (common/console.hpp) with its line ends
+// too, and when longer than `max` bytes cut in the middle, keeping both ends (a path's folder and its
+// file name, a JSON path's leaf) with the number of bytes left out between them.
+std::string elide(std::string_view text, std::size_t max);
+
 // Bad input: names where it came from (flag, file, JSON path), the value and the rule it breaks.
-// The message quotes at most 200 bytes of `where` and of `value`; the accessors keep them whole.
+// The message is one short line whatever the input, at most 340 bytes: where and value elided to 80
+// bytes each, the rule to what they leave; the accessors keep all three whole.
 class InputError : public Error {
  public:
   InputError(std::string where, std::string value, std::string rule);

@@ -3,6 +3,12 @@
 // exist yet. Files are written whole or not at all (a temporary beside the target, then a rename),
 // and an OS failure names the file and the OS's reason, leaving no temporary behind. A sweep's output
 // folder is locked, so two sweeps never interleave their records in one results.jsonl.
+//
+// Symbolic links, one rule for every output: an output file that is a link (to a file, to nothing,
+// or in a loop) is refused, never written through nor replaced, since either would surprise whoever
+// made it. An output folder may be a link to a folder: files are made inside it, not through it.
+// Temporaries get a random name and are created exclusively, so a link planted where one will be
+// made is never followed.
 #pragma once
 
 #include <filesystem>
@@ -12,9 +18,10 @@
 
 namespace rb {
 
-// Refuses, with an InputError naming `flag`: an empty path, a path that exists and is not a regular
-// file (a folder, a device, a pipe, a socket), and a path whose nearest existing ancestor is not a
-// writable folder.
+// Refuses, with an InputError naming `flag`: an empty path, a path that names a folder by its
+// spelling (ends in '/', or is '.' or '..'), a symbolic link, a path that exists and is not a regular
+// file (a folder, a device, a pipe, a socket), a relative path when the working folder was removed,
+// and a path whose nearest existing ancestor is not a writable folder.
 void check_output_file(const std::string& flag, const std::filesystem::path& path);
 
 // A command's file and the flag (or argument) that named it, for check_outputs_apart.
@@ -28,19 +35,30 @@ struct NamedPath {
 // caught) where both exist, else by their canonical paths. Empty paths are left out.
 void check_outputs_apart(std::initializer_list<NamedPath> inputs, std::initializer_list<NamedPath> outputs);
 
-// Refuses an empty path, a path that exists and is not a writable folder, or one that cannot be
-// created under its nearest existing ancestor. Creates nothing.
+// Refuses an empty path, a path that exists and is not a writable folder (a file, a dangling link,
+// a link loop), a relative path when the working folder was removed, or one that cannot be created
+// under its nearest existing ancestor. Creates nothing.
 void check_output_dir(const std::string& flag, const std::filesystem::path& dir);
 
 // Creates the folder (and its parents) after check_output_dir.
 void make_output_dir(const std::string& flag, const std::filesystem::path& dir);
 
-// Writes `text` to `path` atomically after check_output_file, creating missing parent folders. A
-// failure of the OS (a full disk) throws rb::Error naming the file and errno's text.
+// Writes `text` to `path` atomically after check_output_file, creating missing parent folders. The
+// file gets the permissions of the file it replaces, or those a new file gets (0666 less the
+// umask). A failure of the OS (a full disk) throws rb::Error naming the file and errno's text.
 void write_output_file(const std::string& flag, const std::filesystem::path& path, std::string_view text);
 // The same for a file made of several parts (a header and a large array), without joining them.
 void write_output_file(const std::string& flag, const std::filesystem::path& path,
                        std::initializer_list<std::string_view> parts);
+
+// errno's text for a path, with a symlink loop named as one (strerror's "Too many levels of symbolic
+// links" does not say that a link is the cause).
+std::string path_error_text(int err);
+
+// Why an input that must exist as a file (folder false) or a folder cannot be used, in the words of
+// stat's error (a symlink loop is called one, where CLI11's ExistingFile says "File does not
+// exist"); empty when it can. For CLI11's check() on input paths.
+std::string existing_path_problem(const std::filesystem::path& path, bool folder);
 
 // An exclusive advisory lock (flock) on an output folder, held while a sweep writes into it and
 // released on destruction or when the process ends, however it ends. Creates the folder. A folder

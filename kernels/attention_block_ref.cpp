@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/cancellation.hpp"
 #include "common/error.hpp"
 
 namespace rb::kernels::ref {
@@ -61,6 +62,7 @@ void run_pair_head(const AttentionBlockParams<T>& p, const BlockPair& pr, int g,
 
     for (std::int64_t j0 = 0; j0 < pr.k.count; j0 += kTileKeys) {
       if (masked_pair && pr.k.pos(j0) > q_last) break;  // this and every later tile is above the diagonal
+      if (p.cancel && p.cancel->load(std::memory_order_relaxed)) throw Cancelled("attention_block: cancelled");
       const int nk = static_cast<int>(std::min<std::int64_t>(kTileKeys, pr.k.count - j0));
       const bool tile_full = !masked_pair || pr.k.pos(j0 + nk - 1) <= q_first;
 

@@ -3,6 +3,7 @@
 // is tiled so the compiler vectorises its inner loops; the float64 path is the reference arithmetic.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <span>
 
@@ -23,10 +24,14 @@ struct AttentionBlockParams {
   bool causal = true;
   T scale = 1;  // usually 1/sqrt(D)
   std::span<const BlockPair> pairs;
+  // Polled once per tile where set: a long call (one rank holding a whole long sequence, the
+  // reference's rows) must end within milliseconds of a timeout, not at its end.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Overwrites every row of O and L: rows touched by no unmasked pair get O = 0 and L = -inf.
-// Throws rb::Error when a pair points outside the buffers or the heads do not group.
+// Throws rb::Error when a pair points outside the buffers or the heads do not group, and
+// rb::Cancelled once *cancel is set (O and L are then partial).
 template <typename T>
 void attention_block(const AttentionBlockParams<T>& p);
 

@@ -3,14 +3,13 @@
 #include "model/presets.hpp"
 
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/strict_number.hpp"
 
 namespace rb::model {
 namespace {
@@ -50,17 +49,10 @@ std::string names_of(const std::array<T, N>& table) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
-// A whole-string positive finite number, or nothing.
-bool parse_positive(std::string_view text, double& out) {
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, out);
-  return ec == std::errc() && p == end && std::isfinite(out) && out > 0;
-}
-
-bool looks_numeric(std::string_view text) {
-  return !text.empty() &&
-         (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '-' || text[0] == '+' || text[0] == '.');
-}
+// Numbers go through the strict reader. The ranges keep every transfer and step time a figure the
+// table prints: a link of 1e-320 Gbit/s made each transfer infinite.
+const NumberRange kTflops{.lo = 1e-3, .hi = 1e6, .unit = " TFLOP/s"};
+const NumberRange kGbps{.lo = 1e-3, .hi = 1e6, .unit = " Gbit/s"};
 
 }  // namespace
 
@@ -78,25 +70,23 @@ const ModelShape& find_model(std::string_view name, std::string_view where) {
 Device parse_device(std::string_view text, std::string_view where) {
   for (const auto& d : kDevices)
     if (d.name == text) return d;
-  double tflops = 0;
-  if (parse_positive(text, tflops))
+  if (looks_like_number(text)) {
+    const double tflops = parse_number(text, where, kTflops);
     return Device{fmt::format("{} TFLOP/s", text), tflops * 1e12, "given on the command line"};
-  const std::string rule = looks_numeric(text)
-                               ? std::string("a peak given as a number must be a positive TFLOP/s figure")
-                               : fmt::format("must be a positive TFLOP/s number or one of: {}", names_of(kDevices));
-  throw InputError(std::string(where), fmt::format("'{}'", text), rule);
+  }
+  throw InputError(std::string(where), fmt::format("'{}'", text),
+                   fmt::format("must be a positive TFLOP/s number or one of: {}", names_of(kDevices)));
 }
 
 Link parse_link(std::string_view text, std::string_view where) {
   for (const auto& l : kLinks)
     if (l.name == text) return l;
-  double gbps = 0;
-  if (parse_positive(text, gbps))
+  if (looks_like_number(text)) {
+    const double gbps = parse_number(text, where, kGbps);
     return Link{fmt::format("{} Gb/s", text), gbps * 1e9 / 8, 0, "given on the command line"};
-  const std::string rule = looks_numeric(text)
-                               ? std::string("a link given as a number must be a positive Gbit/s figure")
-                               : fmt::format("must be a positive Gbit/s number or one of: {}", names_of(kLinks));
-  throw InputError(std::string(where), fmt::format("'{}'", text), rule);
+  }
+  throw InputError(std::string(where), fmt::format("'{}'", text),
+                   fmt::format("must be a positive Gbit/s number or one of: {}", names_of(kLinks)));
 }
 
 }  // namespace rb::model

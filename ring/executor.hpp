@@ -64,4 +64,11 @@ std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& 
 // Bytes the CPU backend allocates for a plan (all ranks' buffers), to skip what cannot fit.
 std::int64_t cpu_executor_bytes(const Plan& plan);
 
+// Threads the CPU backend starts for `hosted` ranks on schedule `sch`: a compute thread per rank
+// and a comm thread per lane (one to gather). Each rank's threads are what it measures, so they are
+// not pooled; past kMaxCpuExecutorThreads in one process the executor refuses to start (the sweep
+// skips such a configuration first, bench/sweep/memory_budget.hpp).
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted);
+inline constexpr std::int64_t kMaxCpuExecutorThreads = 2048;
+
 }  // namespace rb::ring

@@ -14,10 +14,12 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "common/cancellation.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
 #include "common/size_estimate.hpp"
@@ -66,9 +68,14 @@ class CpuExecutor final : public Executor {
       if (!group_ || r == group_->rank()) hosted_.push_back(r);
     const KvSchedule& sch = plan_.schedule;
     comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
+    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()));
+    if (threads > kMaxCpuExecutorThreads)
+      throw Error(fmt::format("cpu executor: {} ranks need {} threads; at most {} per process", hosted_.size(), threads,
+                              kMaxCpuExecutorThreads));
     const std::int64_t kv_half = rows_ * cfg.kv_heads * cfg.head_dim;
     row_elems_ = static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim;
     for (const int r : hosted_) {
+      throw_if_cancelled();  // thousands of ranks take seconds to set up
       Rank& rk = ranks_[r];
       const auto& segs = plan_.ranks[r].segments;
       rk.q.resize(rows_ * cfg.heads * cfg.head_dim);
@@ -99,19 +106,23 @@ class CpuExecutor final : public Executor {
       rk.recv_done.assign(comm_threads_, 0);
       rk.comm_log.resize(comm_threads_);
     }
-    for (const int r : hosted_) {
-      threads_.emplace_back([this, r] { worker(r, -1); });
-      for (int l = 0; l < comm_threads_; ++l) threads_.emplace_back([this, r, l] { worker(r, l); });
+    threads_.reserve(static_cast<std::size_t>(threads));
+    try {
+      for (const int r : hosted_) {
+        threads_.emplace_back([this, r] { worker(r, -1); });
+        for (int l = 0; l < comm_threads_; ++l) threads_.emplace_back([this, r, l] { worker(r, l); });
+      }
+    } catch (const std::system_error& e) {
+      // The OS ran out of threads (a pids limit): the ones started must end before the members
+      // go, or their destructors terminate the process.
+      const std::size_t started = threads_.size();
+      stop_threads();
+      throw Error(fmt::format("cpu executor: could not start thread {} of {}: {}", started + 1, threads, e.what()));
     }
   }
 
   ~CpuExecutor() override {
-    {
-      std::lock_guard lk(gate_mu_);
-      stopping_ = true;
-      gate_cv_.notify_all();
-    }
-    for (auto& t : threads_) t.join();
+    stop_threads();
     // An aborted wait may have left a send or collective pending on these buffers (mpi); MPI may
     // still read or write them, so they are kept until the process exits.
     if (group_ && group_->left_requests_behind()) {
@@ -145,6 +156,9 @@ class CpuExecutor final : public Executor {
     }
     record_ = record;
     if (error_) std::rethrow_exception(error_);
+    // An abort that came while the executor was being made (the watchdog repeats it) or a
+    // cancellation: no pass starts.
+    if (aborting_ || cancellation_requested()) throw Error("cpu executor: aborted");
     if (group_) group_->barrier();  // every rank starts the pass together
     const std::int64_t t0 = steady_ns();
     {
@@ -195,6 +209,16 @@ class CpuExecutor final : public Executor {
   }
 
  private:
+  void stop_threads() {
+    {
+      std::lock_guard lk(gate_mu_);
+      stopping_ = true;
+      gate_cv_.notify_all();
+    }
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
   struct Rank {
     std::vector<T> q, own;             // own: per lane [K (lane_rows, Hkv, D) | V (lane_rows, Hkv, D)]
     std::vector<T> buf[2];             // rotating: step buffers, the same layout as own
@@ -355,6 +379,7 @@ class CpuExecutor final : public Executor {
       ap.causal = cfg.causal;
       ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
       ap.pairs = sl.pairs;
+      ap.cancel = &aborting_;  // one rank's step can be the whole sequence: stop inside it
       const std::int64_t a0 = steady_ns();
       kref::attention_block(ap);
       const std::int64_t a1 = steady_ns();
@@ -399,6 +424,11 @@ std::int64_t cpu_executor_bytes(const Plan& plan) {
   // Q, own K/V, O partial and accumulated, two LSEs; then two step buffers or the gathered K/V.
   const double elems = 3 * q + kv + 2 * lse + (plan.schedule.gathered ? kv * c.cp : 2 * kv);
   return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
+}
+
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted) {
+  const std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());
+  return hosted * (1 + comm);
 }
 
 namespace {

@@ -14,10 +14,15 @@
 
 namespace rb::ring {
 
-Plan make_plan(const Config& cfg) {
+void validate_plan_inputs(const Config& cfg) {
   cfg.validate_shape();
+  check_divisible(*make_split_scheme(cfg.split), cfg.seq, cfg.cp);
+  (void)make_variant_scheme(cfg.variant)->schedule(cfg.cp, cfg.seq / cfg.cp);
+}
+
+Plan make_plan(const Config& cfg) {
+  validate_plan_inputs(cfg);
   auto scheme = make_split_scheme(cfg.split);
-  check_divisible(*scheme, cfg.seq, cfg.cp);
   auto variant = make_variant_scheme(cfg.variant);
 
   Plan plan;

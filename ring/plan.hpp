@@ -70,7 +70,11 @@ struct Plan {
   std::int64_t bytes_moved() const;
 };
 
-// Validates cfg (shape, divisibility) and builds its plan. Throws InputError on bad input.
+// The rules make_plan enforces (shape, the split's divisibility, the variant's schedule), without
+// building the plan, whose steps grow as c². Throws InputError on bad input.
+void validate_plan_inputs(const Config& cfg);
+
+// Validates cfg (validate_plan_inputs) and builds its plan. Throws InputError on bad input.
 Plan make_plan(const Config& cfg);
 
 // Where a global position lives: its rank and its local row (rows in segment order).

@@ -2,12 +2,16 @@
 #include "ring/reference.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
+#include <mutex>
 #include <random>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "common/cancellation.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 
@@ -28,10 +32,17 @@ std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64
   std::vector<double> out(n * width);
   const int workers = static_cast<int>(std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(n, 1)));
 
+  // An exception must not leave a worker's thread (that would terminate the process): the first
+  // one is kept, the others stop at their next chunk, and it is rethrown once all have joined.
+  std::exception_ptr failure;
+  std::mutex failure_mu;
+  std::atomic<bool> failed{false};
+
   // Worker w takes every workers-th chunk of consecutive positions, each chunk becoming segments.
-  auto work = [&](int w) {
+  auto chunks = [&](int w) {
     constexpr std::int64_t kChunk = 64;
-    for (std::int64_t c0 = w * kChunk; c0 < n; c0 += kChunk * workers) {
+    for (std::int64_t c0 = w * kChunk; c0 < n && !failed.load(); c0 += kChunk * workers) {
+      throw_if_cancelled();
       const std::int64_t cn = std::min(kChunk, n - c0);
       SegmentList qs;
       for (std::int64_t i = 0; i < cn; ++i) {
@@ -62,13 +73,33 @@ std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64
       ap.causal = cfg.causal;
       ap.scale = 1.0 / std::sqrt(static_cast<double>(cfg.head_dim));
       ap.pairs = pairs;
+      ap.cancel = &cancellation_flag();
       kref::attention_block(ap);
     }
   };
+  auto work = [&](int w) {
+    try {
+      chunks(w);
+    } catch (...) {
+      std::lock_guard lk(failure_mu);
+      if (!failure) failure = std::current_exception();
+      failed = true;
+    }
+  };
   std::vector<std::thread> pool;
-  for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  try {
+    for (int w = 1; w < workers; ++w) pool.emplace_back(work, w);
+  } catch (...) {
+    failed = true;  // no more threads to be had: the ones started stop, and this one reports it
+    for (auto& t : pool) t.join();
+    throw;
+  }
   work(0);
   for (auto& t : pool) t.join();
+  if (failure) {
+    throw_if_cancelled();  // a kernel stopped by the cancellation: its reason, not the kernel's words
+    std::rethrow_exception(failure);
+  }
   return out;
 }
 

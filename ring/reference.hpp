@@ -12,7 +12,8 @@
 
 namespace rb::ring {
 
-// Rows of full attention at `positions`, (n, Hq, D), computed on up to `threads` threads.
+// Rows of full attention at `positions`, (n, Hq, D), computed on up to `threads` threads. Throws
+// rb::Cancelled soon after the running configuration is cancelled (common/cancellation.hpp).
 std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64_t> positions, int threads);
 
 // Which rows a run is checked on. All of them up to `full_limit` tokens; above that, `sample` rows:

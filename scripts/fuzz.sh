@@ -10,7 +10,7 @@ cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz
 artifacts=build/fuzz/artifacts
 mkdir -p "$artifacts"
-for target in profile results trace; do
+for target in profile results trace numbers; do
   scratch=$(mktemp -d)
   echo "fuzz: $target for ${seconds}s"
   log="$artifacts/$target.log"

@@ -10,8 +10,10 @@
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/sweep_pipeline.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "common/json_output.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/accept.hpp"
 #include "reports/compare/junit.hpp"
@@ -48,18 +50,18 @@ int run_accept(const AcceptFlags& f) {
     opts.argv = f.argv;
     opts.cupti = !f.no_cupti;
     const SweepOutcome res = run_sweep(spec, opts);
-    fmt::print(stderr, "ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped);
+    print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped));
     results_path = res.results_json;
   }
   const auto results = reports::read_results(results_path);
-  for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
+  for (const auto& n : results.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   const auto report = reports::evaluate_checks(profile.name, profile.checks, results);
 
   if (!f.junit.empty()) write_output_file("--junit", f.junit, reports::junit_xml(report));
   if (f.json)
-    fmt::print("{}\n", report.to_json().dump(2));
+    print_quietly(stdout, fmt::format("{}\n", json_text(report.to_json(), 2)));
   else
-    fmt::print("{}", reports::format_accept_text(report));
+    print_quietly(stdout, fmt::format("{}", reports::format_accept_text(report)));
   return report.pass() ? kExitOk : kExitCheckFailed;
 }
 

@@ -14,10 +14,14 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
 #include "bench/measure/kernel_classify.hpp"
 #include "bench/measure/metrics.hpp"
 #include "bench/measure/trace_reader.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
+#include "common/json_output.hpp"
+#include "common/output_file.hpp"
 
 namespace rb::bench {
 namespace {
@@ -37,15 +41,28 @@ std::vector<std::string> expand_inputs(const std::vector<std::string>& inputs) {
   for (const auto& in : inputs) {
     std::error_code ec;
     if (!std::filesystem::is_directory(in, ec)) {
+      // A missing file is the trace reader's to name; a symlink loop it would call missing too.
+      if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+        throw InputError(in, "a trace path", "cannot be read: " + path_error_text(ec.value()));
       out.push_back(in);
       continue;
     }
     std::vector<std::filesystem::path> found;
-    for (const auto& e : std::filesystem::directory_iterator(in, ec)) {
+    // error_code forms throughout: a symlink loop among the entries is the user's input (exit 2
+    // naming the entry), not a filesystem_error.
+    std::filesystem::directory_iterator entries(in, ec);
+    for (; !ec && entries != std::filesystem::directory_iterator(); entries.increment(ec)) {
+      const std::filesystem::directory_entry& e = *entries;
       const std::string n = e.path().filename().string();
-      if (e.is_regular_file() && (n.ends_with(".json") || n.ends_with(".json.gz"))) found.push_back(e.path());
+      if (!n.ends_with(".json") && !n.ends_with(".json.gz")) continue;
+      std::error_code kind;
+      if (e.is_regular_file(kind))
+        found.push_back(e.path());
+      else if (kind)  // a trace that cannot be read would silently drop its rank
+        throw InputError(e.path().string(), "a trace file in " + in,
+                         "cannot be read: " + path_error_text(kind.value()));
     }
-    if (ec) throw InputError(in, "a folder", "the trace folder must be readable: " + ec.message());
+    if (ec) throw InputError(in, "a folder", "the trace folder must be readable: " + path_error_text(ec.value()));
     if (found.empty())
       throw InputError(in, "a folder with no *.json or *.json.gz", "a trace folder holds one trace file per rank");
     auto key = [](const std::filesystem::path& p) {
@@ -79,17 +96,19 @@ TraceReadOptions parse_roles(const std::vector<std::string>& roles) {
 std::string pct(const std::optional<double>& f) { return f ? fmt::format("{:.1f}", *f * 100.0) : "n/a"; }
 
 void print_table(const Metrics& m) {
-  fmt::print("{:>5} {:>12} {:>12} {:>9} {:>15} {:>10}\n", "rank", "comm_ms", "compute_ms", "overlap%",
-             "exposed_comm_ms", "intervals");
+  print_quietly(stdout, fmt::format("{:>5} {:>12} {:>12} {:>9} {:>15} {:>10}\n", "rank", "comm_ms", "compute_ms",
+                                    "overlap%", "exposed_comm_ms", "intervals"));
   for (const auto& r : m.per_rank) {
-    fmt::print("{:>5} {:>12.3f} {:>12.3f} {:>9} {:>15.3f} {:>10}\n", r.rank, static_cast<double>(r.comm_ns) / 1e6,
-               static_cast<double>(r.compute_ns) / 1e6, pct(r.overlap_fraction),
-               static_cast<double>(r.exposed_comm_ns) / 1e6, r.interval_count);
+    print_quietly(stdout,
+                  fmt::format("{:>5} {:>12.3f} {:>12.3f} {:>9} {:>15.3f} {:>10}\n", r.rank,
+                              static_cast<double>(r.comm_ns) / 1e6, static_cast<double>(r.compute_ns) / 1e6,
+                              pct(r.overlap_fraction), static_cast<double>(r.exposed_comm_ns) / 1e6, r.interval_count));
   }
-  fmt::print("imbalance (max/mean {} time): {}\n", m.imbalance_from_attention ? "attention" : "compute",
-             m.imbalance ? fmt::format("{:.3f}", *m.imbalance) : "n/a");
-  fmt::print("overlap (all ranks): {}%   exposed comm (mean): {:.3f} ms\n", pct(m.overlap_fraction),
-             m.exposed_comm_ns_mean / 1e6);
+  print_quietly(stdout,
+                fmt::format("imbalance (max/mean {} time): {}\n", m.imbalance_from_attention ? "attention" : "compute",
+                            m.imbalance ? fmt::format("{:.3f}", *m.imbalance) : "n/a"));
+  print_quietly(stdout, fmt::format("overlap (all ranks): {}%   exposed comm (mean): {:.3f} ms\n",
+                                    pct(m.overlap_fraction), m.exposed_comm_ns_mean / 1e6));
 }
 
 int run_analyze(const AnalyzeOptions& opts) {
@@ -149,28 +168,35 @@ int run_analyze(const AnalyzeOptions& opts) {
                         {"last_profiler_step", o.hta_drop_last_step ? "excluded (HTA's default)" : "included"},
                         {"metrics", m.to_json()}};
     j["by_kernel_name"] = m_name ? m_name->to_json() : nlohmann::json(nullptr);
-    fmt::print("{}\n", j.dump(2));
+    print_quietly(stdout, fmt::format("{}\n", json_text(j, 2)));
     return kExitOk;
   }
   for (const auto& f : files) {
-    fmt::print("{}: {} trace, {} intervals ({} other events skipped)\n", f["path"].get<std::string>(),
-               f["format"].get<std::string>(), f["intervals"].get<std::size_t>(),
-               f["skipped_events"].get<std::size_t>());
+    print_quietly(stdout, fmt::format("{}: {} trace, {} intervals ({} other events skipped)\n",
+                                      f["path"].get<std::string>(), f["format"].get<std::string>(),
+                                      f["intervals"].get<std::size_t>(), f["skipped_events"].get<std::size_t>()));
     if (o.hta_drop_last_step) {
       const auto steps = f["profiler_steps"].get<std::size_t>();
       if (steps >= 2)
-        fmt::print("  last of {} ProfilerSteps excluded, as HTA does by default: {} device events dropped\n", steps,
-                   f["excluded_last_profiler_step"].get<std::size_t>());
+        print_quietly(
+            stdout,
+            fmt::format("  last of {} ProfilerSteps excluded, as HTA does by default: {} device events dropped\n",
+                        steps, f["excluded_last_profiler_step"].get<std::size_t>()));
       else
-        fmt::print("  {} ProfilerStep annotation(s): nothing excluded (HTA filters only with two or more)\n", steps);
+        print_quietly(
+            stdout,
+            fmt::format("  {} ProfilerStep annotation(s): nothing excluded (HTA filters only with two or more)\n",
+                        steps));
     }
   }
-  fmt::print("\nclassified by {}:\n",
-             role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)");
+  print_quietly(stdout,
+                fmt::format("\nclassified by {}:\n",
+                            role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)"));
   print_table(m);
   if (m_name) {
-    fmt::print("\n{} of {} intervals classify differently by kernel name (HTA's rule); by kernel name:\n", differing,
-               role_classified);
+    print_quietly(
+        stdout, fmt::format("\n{} of {} intervals classify differently by kernel name (HTA's rule); by kernel name:\n",
+                            differing, role_classified));
     print_table(*m_name);
   }
   return kExitOk;
@@ -194,9 +220,9 @@ void add_analyze_command(CLI::App& app, CommandAction& action) {
   sub->add_flag("--hta-drop-last-step", opts->hta_drop_last_step,
                 "as HTA's TraceAnalysis does by default (include_last_profiler_step=False): drop the device events "
                 "launched in the last ProfilerStep#N of a trace that has two or more; ringbench keeps them by default");
-  sub->add_option("--max-trace-mb", opts->max_trace_mb,
-                  "Refuse a trace larger than this once decompressed, MiB (a 1 GiB trace takes several GiB of memory)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24))
+  add_integer_flag(sub, "--max-trace-mb", opts->max_trace_mb, 1, std::int64_t{1} << 24,
+                   "Refuse a trace larger than this once decompressed, MiB (a 1 GiB trace takes several GiB of memory)",
+                   "MIB")
       ->capture_default_str();
   sub->callback([opts, &action] { action = [opts] { return run_analyze(*opts); }; });
 }

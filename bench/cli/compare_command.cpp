@@ -6,7 +6,10 @@
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
+#include "common/json_output.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/compare_format.hpp"
@@ -30,7 +33,6 @@ int run_compare(const CompareFlags& f) {
   reports::CompareOptions opts;
   opts.metric = reports::parse_compare_metric(f.metric, "--metric");
   opts.alpha = f.alpha;
-  if (!(f.alpha > 0 && f.alpha < 1)) throw InputError("--alpha", fmt::format("{}", f.alpha), "must be in (0, 1)");
   opts.threshold = reports::parse_threshold(f.threshold, "--threshold");
   opts.allow_different_devices = f.allow_different_devices;
   opts.allow_underpowered = f.allow_underpowered;
@@ -39,16 +41,16 @@ int run_compare(const CompareFlags& f) {
   check_outputs_apart({{"BASE", f.base}, {"NEW", f.neu}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);
-  for (const auto& n : base.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
-  for (const auto& n : neu.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
+  for (const auto& n : base.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
+  for (const auto& n : neu.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   const auto cmp = reports::compare_results(base, neu, opts);
 
   if (!f.html_out.empty()) write_output_file("--html", f.html_out, reports::format_compare_html(cmp));
-  if (!f.json_out.empty()) write_output_file("--json-out", f.json_out, cmp.to_json().dump(2) + "\n");
+  if (!f.json_out.empty()) write_output_file("--json-out", f.json_out, json_text(cmp.to_json(), 2) + "\n");
   if (f.json)
-    fmt::print("{}\n", cmp.to_json().dump(2));
+    print_quietly(stdout, fmt::format("{}\n", json_text(cmp.to_json(), 2)));
   else
-    fmt::print("{}", reports::format_compare_text(cmp));
+    print_quietly(stdout, fmt::format("{}", reports::format_compare_text(cmp)));
   return cmp.regression() ? kExitCheckFailed : kExitOk;
 }
 
@@ -63,9 +65,17 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
   sub->add_option("new", f->neu, "NEW results.json (or results.jsonl): the candidate")->required();
   sub->add_option("--metric", f->metric, "time (median, default), tflops, overlap, exposed_comm or imbalance")
       ->capture_default_str();
-  sub->add_option("--alpha", f->alpha, "Significance level of the two-sided Mann-Whitney U test")
+  add_number_flag(sub, "--alpha", f->alpha, NumberRange{.lo = 0, .hi = 1, .lo_open = true, .hi_open = true},
+                  "Significance level of the two-sided Mann-Whitney U test", "ALPHA")
       ->capture_default_str();
-  sub->add_option("--threshold", f->threshold, "Relative change below which a run is SAME (5% or 0.05)")
+  // Read when parsed, so a bad value is refused before any file is read; kept as written for --help.
+  add_read_flag<std::string>(
+      sub, "--threshold", f->threshold,
+      [](const std::string& t) {
+        reports::parse_threshold(t, "--threshold");
+        return t;
+      },
+      "Relative change below which a run is SAME (5% or 0.05)", "REL")
       ->capture_default_str();
   sub->add_flag("--allow-different-devices", f->allow_different_devices,
                 "Compare even when hostname, CPU model or GPUs differ between the files");

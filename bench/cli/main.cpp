@@ -7,11 +7,14 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
@@ -70,6 +73,18 @@ void print_error(const char* kind, const std::exception& e) {
     rb::print_quietly(stderr, fmt::format("ringbench[rank {}]: {}: {}\n", rb::bench::world()->rank(), kind, e.what()));
 }
 
+// A first argument that names no command: CLI11 says only "A subcommand is required".
+std::optional<rb::InputError> unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (!app.get_subcommands().empty()) return std::nullopt;
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    names.push_back(sub->get_name());
+  const std::string commands = fmt::format("{}", fmt::join(names, ", "));
+  if (argc < 2) return rb::InputError("command", "(none)", fmt::format("give one of the commands: {}", commands));
+  if (argv[1][0] == '-') return std::nullopt;
+  return rb::InputError("command", argv[1], fmt::format("unknown command; the commands are: {}", commands));
+}
+
 // NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
 // sweep's NVTX ranges only if libcupti is named before the sweep makes its first range. So a
 // command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here.
@@ -96,14 +111,14 @@ int main(int argc, char** argv) {
     try {
       world = rb::ring::make_mpi_world(&argc, &argv);
     } catch (const std::exception& e) {
-      fmt::print(stderr, "ringbench: failed: joining the MPI job: {}\n", e.what());
+      rb::print_quietly(stderr, fmt::format("ringbench: failed: joining the MPI job: {}\n", e.what()));
       return rb::bench::kExitCheckFailed;
     }
     rb::bench::set_world(world.get());
 #else
-    fmt::print(stderr,
-               "ringbench: error: launched by an MPI launcher, but this build has no MPI (it was not found when "
-               "ringbench was configured); install libopenmpi-dev and rebuild, or set RINGBENCH_MPI=0\n");
+    rb::print_quietly(stderr,
+                      "ringbench: error: launched by an MPI launcher, but this build has no MPI (it was not found when "
+                      "ringbench was configured); install libopenmpi-dev and rebuild, or set RINGBENCH_MPI=0\n");
     return rb::bench::kExitBadInput;
 #endif
   }
@@ -122,15 +137,27 @@ int main(int argc, char** argv) {
   rb::bench::add_compare_command(app, action);
   rb::bench::add_accept_command(app, action);
   rb::bench::add_trend_command(app, action);
+  try {
+    rb::bench::check_number_flags(app);
+  } catch (const std::logic_error& e) {
+    rb::print_quietly(stderr, fmt::format("ringbench: failed: internal error: {}\n", e.what()));
+    return rb::bench::kExitCheckFailed;
+  }
   std::optional<rb::InputError> bad;
   std::string bad_text;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return rb::bench::is_primary() ? app.exit(e) : 0;  // --help, --version
-    // One line, like every other input error (CLI11's own exit() adds a second line).
-    bad = rb::InputError("command line", e.what(), "see --help");
-    bad_text = fmt::format("{} (see --help)", e.what());
+    bad = unknown_command(app, argc, argv);
+    if (bad) {
+      bad_text = bad->what();
+    } else {
+      // One short line, like every other input error (CLI11's own exit() adds a second line, and its
+      // text quotes the argument whole).
+      bad = rb::InputError("command line", e.what(), "see --help");
+      bad_text = fmt::format("{} (see --help)", rb::elide(e.what(), 300));
+    }
   } catch (const rb::InputError& e) {
     bad = e;
     bad_text = e.what();

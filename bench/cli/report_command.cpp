@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/trend.hpp"
@@ -34,7 +36,7 @@ int run_report(const ReportFlags& f) {
   check_output_file("--out", out);
   check_outputs_apart({{"results", f.results}, {"--history", f.history}}, {{"--out", out}});
   const reports::ResultsFile results = reports::read_results(f.results);
-  for (const auto& n : results.notes) fmt::print(stderr, "ringbench: note: {}\n", n);
+  for (const auto& n : results.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   for (const auto& id : f.timeline_ids) {
     const auto& runs = results.runs();
     const bool found = std::any_of(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
@@ -49,7 +51,9 @@ int run_report(const ReportFlags& f) {
   opt.timeline_ids = f.timeline_ids;
   if (!f.history.empty()) opt.trend_html = reports::trend_fragment(reports::load_history(f.history));
   reports::write_report(results, out, opt);
-  fmt::print("report: {}\n", std::filesystem::absolute(out).string());
+  std::error_code ec;  // the working folder may be gone by now; the report is written all the same
+  const std::filesystem::path shown = std::filesystem::absolute(out, ec);
+  print_quietly(stdout, fmt::format("report: {}\n", (ec ? out : shown).string()));
   return kExitOk;
 }
 
@@ -61,19 +65,17 @@ void add_report_command(CLI::App& app, CommandAction& action) {
       "report", "Render one self-contained HTML report (inline SVG, no network) of a results.json or results.jsonl");
   cmd->add_option("results", f->results, "results.json (or the results.jsonl of an unfinished sweep)")
       ->required()
-      ->check(CLI::ExistingFile)
+      ->check(CLI::Validator([](std::string& p) { return existing_path_problem(p, false); }, "FILE"))
       ->type_name("RESULTS");
   cmd->add_option("-o,--out", f->out, "Where to write the report (default: report.html beside RESULTS)")
       ->type_name("HTML");
   cmd->add_option("--title", f->title, "Page title (default: ringbench: <profile name>)")->type_name("TEXT");
-  cmd->add_option("--max-timelines", f->max_timelines,
-                  "Configurations that get a per-rank timeline (the report also caps their total size)")
-      ->capture_default_str()
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000}))
-      ->type_name("N");
+  add_integer_flag(cmd, "--max-timelines", f->max_timelines, 0, 1000000,
+                   "Configurations that get a per-rank timeline (the report also caps their total size)")
+      ->capture_default_str();
   cmd->add_option("--history", f->history,
                   "A nightly history directory (scripts/nightly.sh): the report gains a trend view")
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::Validator([](std::string& p) { return existing_path_problem(p, true); }, "DIR"));
   cmd->add_option("--timeline", f->timeline_ids, "Draw the timeline of this configuration id whatever the caps say")
       ->type_name("ID")
       ->expected(1)  // one id per flag, so `--timeline ID RESULTS` leaves RESULTS positional

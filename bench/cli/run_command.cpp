@@ -1,11 +1,15 @@
 // `ringbench run [PROFILE.json] [flags]`: a sweep from a profile, from flags, or a profile with
 // flags overriding its axes. Prints where the results are; exits 1 if any configuration failed.
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/profile.hpp"
@@ -15,6 +19,7 @@
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/scheme_table.hpp"
+#include "common/strict_number.hpp"
 #include "reports/compare/mann_whitney.hpp"
 #include "ring/cuda_options.hpp"
 
@@ -62,14 +67,17 @@ struct RunFlags {
   bool given(const char* name) const { return app->count(name) > 0; }
 };
 
-// One typed item: a JSON number when it reads as one, otherwise a string, so "64" is an integer,
-// "1e309" (beyond double) and "inf" stay strings the validator refuses, and "zigzag" is a name.
+// One typed item: text written as a number goes through the strict reader (a value too large or
+// too small for a double is refused here) and a whole number within int64 becomes a JSON integer
+// ("64", "1e3"), which the axis's validator checks against its range. Any other text stays a
+// string: a name ("zigzag"), or what an integer axis refuses with its own rule, quoting it as
+// typed ("0x10", "0.5", "99999999999999999999999"). The one real axis, the link, is read here.
 nlohmann::json flag_item(const std::string& text, const char* flag) {
   if (text.empty()) throw InputError(flag, "''", "an empty value; give a value (lists are comma-separated: 1,2,4)");
-  const auto v = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  // An integer literal beyond int64 parses as a double; kept as typed, it is refused as typed.
-  const bool wrapped = v.is_number_float() && text.find_first_of(".eE") == std::string::npos;
-  return v.is_number() && !wrapped ? v : nlohmann::json(text);
+  if (!written_as_number(text)) return nlohmann::json(text);
+  if (std::string_view(flag) == "--link-gbps") return parse_number(text, flag, kLinkGbps);
+  const WrittenNumber n = read_number(text, flag);
+  return n.integer ? nlohmann::json(*n.integer) : nlohmann::json(text);
 }
 
 // A flag's values as the JSON a profile would hold: every occurrence, each split at commas, with
@@ -95,16 +103,22 @@ nlohmann::json flag_value(const AxisFlag& a) {
   return a.list ? items : items.at(0);
 }
 
-constexpr double kMaxTimeoutS = 1e6;            // 11.6 days
-constexpr double kMaxMemoryLimitGib = 1048576;  // 1 PiB
-constexpr double kMaxRecoveryMs = 60000;        // a GPU that has not recovered in a minute will not
-
-// Bounds that keep a duration or size finite once converted to integer nanoseconds or bytes.
-double bounded(double v, double hi, const char* flag, const char* unit, const char* zero_means) {
-  if (!(v >= 0 && v <= hi))
-    throw InputError(flag, fmt::format("{}", v), fmt::format("must be in [0, {}] {} (0: {})", hi, unit, zero_means));
-  return v;
-}
+// Ranges that keep a duration or size finite once converted to integer nanoseconds or bytes, and
+// a nonzero value nonzero once converted: 1e-10 GiB was 0 bytes, which means "no limit".
+const NumberRange kTimeoutS{.lo = 0, .hi = 1e6, .unit = " s", .zero_means = "none"};
+const NumberRange kMaxTimeS{.lo = 0, .hi = 1e6, .unit = " s", .zero_means = "no limit but 1000 rounds"};
+const NumberRange kMemoryLimitGib{.lo = 0,
+                                  .hi = 1048576,
+                                  .least_nonzero = 1e-9,
+                                  .unit = " GiB",
+                                  .zero_means = "90% of available"};
+// A GPU that has not recovered in a minute will not.
+const NumberRange kRecoveryMs{.lo = 0, .hi = 60000, .unit = " ms", .zero_means = "no wait"};
+const NumberRange kMaxNoisePct{.lo = 0, .hi = 1000, .lo_open = true, .unit = "%"};
+const NumberRange kThrottlePct{.lo = 0, .hi = 100, .unit = "%", .zero_means = "drop none"};
+const NumberRange kAlpha{.lo = 0, .hi = 1, .lo_open = true, .hi_open = true, .unit = " (an alpha)"};
+constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kMaxCount = 1000000;
 
 // What every MPI rank must have been given alike: the sweep and the options that change results.
 std::string canonical(const SweepSpec& spec, const RunOptions& o) {
@@ -136,8 +150,6 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
   if (f.given("--require-power")) {
-    if (!(f.require_power > 0 && f.require_power < 1))
-      throw InputError("--require-power", fmt::format("{}", f.require_power), "must be an alpha in (0, 1)");
     const int need = reports::min_samples_for(f.require_power);
     if (spec.repeats < need)
       throw InputError(f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats",
@@ -147,9 +159,6 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
                                    spec.repeats, f.require_power, reports::min_attainable_p(spec.repeats, spec.repeats),
                                    need));
   }
-  if (f.full_check_limit < 0)
-    throw InputError("--full-check-limit", std::to_string(f.full_check_limit), "must be zero or more");
-  if (f.check_sample < 1) throw InputError("--check-rows", std::to_string(f.check_sample), "must be at least 1");
 
   check_output_dir("--out", f.out);
   for (const char* name : {"results.json", "results.jsonl", "report.html"})
@@ -163,36 +172,27 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.full_check_limit = f.full_check_limit;
   opts.check_sample = f.check_sample;
   opts.argv = f.argv;
-  opts.timeout_s = bounded(f.timeout_s, kMaxTimeoutS, "--timeout", "seconds", "none");
-  opts.memory_limit_bytes = static_cast<std::int64_t>(bounded(f.memory_limit_gib, kMaxMemoryLimitGib, "--memory-limit",
-                                                              "GiB", "90% of available") *
-                                                      1073741824.0);
+  opts.timeout_s = f.timeout_s;
+  opts.memory_limit_bytes = static_cast<std::int64_t>(f.memory_limit_gib * 1073741824.0);
   opts.fault = parse_fault(f.inject_fault);
   opts.trace = f.trace;
-  if (f.rounds < 1) throw InputError("--rounds", std::to_string(f.rounds), "must be at least 1");
+  // Checked before anything is measured: a file where OUT/traces should be is bad input, not a
+  // sweep of failed configurations.
+  if (f.trace) check_output_dir("--trace", std::filesystem::path(f.out) / "traces");
   opts.rounds = f.rounds;
   opts.interleave = !f.no_interleave;
   opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
   opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
   opts.l2_flush = f.l2_flush;
-  if (f.devices < 0) throw InputError("--devices", std::to_string(f.devices), "must be 0 (every visible GPU) or more");
-  if (f.given("--max-noise") && !(f.max_noise_pct > 0 && f.max_noise_pct <= 1000))
-    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct),
-                     "must be a relative standard deviation in (0, 1000] %");
   if (!f.given("--max-noise") && (f.given("--min-samples") || f.given("--max-time")))
     throw InputError(f.given("--min-samples") ? "--min-samples" : "--max-time", "given",
                      "stops noise-based sampling, which needs --max-noise");
-  if (f.min_samples < 2 || f.min_samples > 1000000)
-    throw InputError("--min-samples", std::to_string(f.min_samples), "must be in [2, 1000000] (a noise needs two)");
   opts.stopping.max_noise_pct = f.given("--max-noise") ? f.max_noise_pct : 0.0;
   opts.stopping.min_samples = f.min_samples;
-  opts.stopping.max_time_s = bounded(f.max_time_s, kMaxTimeoutS, "--max-time", "seconds", "no limit but 1000 rounds");
+  opts.stopping.max_time_s = f.max_time_s;
   opts.stopping.min_rounds = f.rounds;
-  if (!(f.throttle_threshold_pct >= 0 && f.throttle_threshold_pct <= 100))
-    throw InputError("--throttle-threshold", fmt::format("{}", f.throttle_threshold_pct),
-                     "must be a percentage of the nominal SM clock in [0, 100] (0: drop no sample)");
   opts.throttle.threshold_pct = f.throttle_threshold_pct;
-  opts.throttle.recovery_ms = bounded(f.throttle_recovery_ms, kMaxRecoveryMs, "--throttle-recovery", "ms", "no wait");
+  opts.throttle.recovery_ms = f.throttle_recovery_ms;
   opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
 }
@@ -257,13 +257,14 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory");
   sub->add_flag("--skip-invalid", f->skip_invalid,
                 "Record configurations that break a rule as skipped instead of stopping with exit 2");
-  sub->add_option("--full-check-limit", f->full_check_limit, "Check every output row up to this S")
+  add_integer_flag(sub, "--full-check-limit", f->full_check_limit, 0, kMaxInt64, "Check every output row up to this S")
       ->capture_default_str();
-  sub->add_option("--check-rows", f->check_sample, "Rows checked (sampled) above the full-check limit")
+  add_integer_flag(sub, "--check-rows", f->check_sample, 1, kMaxInt64,
+                   "Rows checked (sampled) above the full-check limit")
       ->capture_default_str();
-  sub->add_option("--rounds", f->rounds,
-                  "Spread the timed passes over this many fresh executors (each warmed up), as asv spreads "
-                  "samples over processes")
+  add_integer_flag(sub, "--rounds", f->rounds, 1, kMaxCount,
+                   "Spread the timed passes over this many fresh executors (each warmed up), as asv spreads "
+                   "samples over processes")
       ->capture_default_str();
   sub->add_flag("--no-interleave", f->no_interleave,
                 "Run each configuration's rounds back to back instead of round 1 of every configuration, then "
@@ -280,37 +281,39 @@ void add_run_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::IsMember({"graph", "eager"}))
       ->capture_default_str();
   sub->add_flag("--l2-flush", f->l2_flush, "cuda: flush L2 before each timed replay (cold) instead of warm");
-  sub->add_option("--devices", f->devices,
-                  "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
-                  "between them (0: every visible GPU)")
+  add_integer_flag(sub, "--devices", f->devices, 0, 65536,
+                   "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
+                   "between them (0: every visible GPU)")
       ->capture_default_str();
-  sub->add_option("--require-power", f->require_power,
+  add_number_flag(sub, "--require-power", f->require_power, kAlpha,
                   "Refuse (exit 2) a sweep whose repeats could never give compare's U test p < ALPHA (the nightly job "
-                  "passes its alpha)")
-      ->type_name("ALPHA");
-  sub->add_option("--max-noise", f->max_noise_pct,
+                  "passes its alpha)",
+                  "ALPHA");
+  add_number_flag(sub, "--max-noise", f->max_noise_pct, kMaxNoisePct,
                   "Sample each configuration until the relative standard deviation of its timed passes is at most "
                   "PCT (after --rounds rounds and --min-samples passes), one round of repeats/rounds passes at a "
-                  "time, as NVBench does; off: exactly --repeats passes")
-      ->type_name("PCT");
-  sub->add_option("--min-samples", f->min_samples, "With --max-noise: the fewest timed passes before stopping")
+                  "time, as NVBench does; off: exactly --repeats passes",
+                  "PCT");
+  add_integer_flag(sub, "--min-samples", f->min_samples, 2, kMaxCount,
+                   "With --max-noise: the fewest timed passes before stopping (a noise needs two)")
       ->capture_default_str();
-  sub->add_option("--max-time", f->max_time_s,
-                  "With --max-noise: stop a configuration after this many seconds whatever its noise (0: no limit)")
+  add_number_flag(sub, "--max-time", f->max_time_s, kMaxTimeS,
+                  "With --max-noise: stop a configuration after this many seconds whatever its noise (0: no limit)",
+                  "S")
       ->capture_default_str();
-  sub->add_option("--throttle-threshold", f->throttle_threshold_pct,
+  add_number_flag(sub, "--throttle-threshold", f->throttle_threshold_pct, kThrottlePct,
                   "cuda: drop a timed sample from the statistics when its SM clock (read in the stream around the "
                   "pass) is under PCT% of the clock the runtime reports, as NVBench does; the configuration fails "
-                  "when more than half are dropped (0: drop none)")
-      ->type_name("PCT")
+                  "when more than half are dropped (0: drop none)",
+                  "PCT")
       ->capture_default_str();
-  sub->add_option("--throttle-recovery", f->throttle_recovery_ms,
-                  "cuda: after a dropped sample, wait this many ms for the GPU's clock to recover")
-      ->type_name("MS")
+  add_number_flag(sub, "--throttle-recovery", f->throttle_recovery_ms, kRecoveryMs,
+                  "cuda: after a dropped sample, wait this many ms for the GPU's clock to recover", "MS")
       ->capture_default_str();
-  sub->add_option("--timeout", f->timeout_s, "Abort a configuration after this many seconds and record it (0: none)");
-  sub->add_option("--memory-limit", f->memory_limit_gib,
-                  "Skip configurations estimated to need more host memory, GiB (0: 90% of available)");
+  add_number_flag(sub, "--timeout", f->timeout_s, kTimeoutS,
+                  "Abort a configuration after this many seconds and record it (0: none)", "S");
+  add_number_flag(sub, "--memory-limit", f->memory_limit_gib, kMemoryLimitGib,
+                  "Skip configurations estimated to need more host memory, GiB (0: 90% of available)", "GIB");
   sub->add_option("--inject-fault", f->inject_fault,
                   "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
       ->group("");  // hidden: for the failure-isolation tests

@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include "bench/cli/command.hpp"
+#include "bench/cli/number_flag.hpp"
+#include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "common/json_output.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/trend.hpp"
@@ -32,16 +35,19 @@ int run_trend(const TrendFlags& f) {
   if (!f.compare.empty())
     reports::set_tonight(history, read_json_file(f.compare, "--compare", "a compare JSON"), f.compare);
   write_output_file("--out", f.out, reports::trend_page(history, f.title));
-  if (f.json) fmt::print("{}\n", reports::to_json(history).dump(2));
-  fmt::print(stderr, "ringbench: trend of {} configurations over {} dates ({} to {})\n", history.configs.size(),
-             history.dates.size(), history.dates.front(), history.dates.back());
+  if (f.json) print_quietly(stdout, fmt::format("{}\n", json_text(reports::to_json(history), 2)));
+  print_quietly(stderr,
+                fmt::format("ringbench: trend of {} configurations over {} dates ({} to {})\n", history.configs.size(),
+                            history.dates.size(), history.dates.front(), history.dates.back()));
   // The steps, regressions first, one line each: what a nightly log should show without the page.
   for (const auto& s : reports::steps_by_severity(history))
-    fmt::print(stderr, "ringbench: {} {} {} from {}: {:+.1f}% ({}..{})\n", s.step->regression ? "REGRESSION" : "step",
-               s.config->label, s.series->metric, s.step->date, 100 * s.step->change, s.step->previous_commit,
-               s.step->commit);
+    print_quietly(stderr, fmt::format("ringbench: {} {} {} from {}: {:+.1f}% ({}..{})\n",
+                                      s.step->regression ? "REGRESSION" : "step", s.config->label, s.series->metric,
+                                      s.step->date, 100 * s.step->change, s.step->previous_commit, s.step->commit));
   // With --json, stdout is the JSON alone so it can be piped.
-  fmt::print(f.json ? stderr : stdout, "trend: {}\n", std::filesystem::absolute(f.out).string());
+  std::error_code ec;  // the working folder may be gone by now; the page is written all the same
+  const std::filesystem::path shown = std::filesystem::absolute(f.out, ec);
+  print_quietly(f.json ? stderr : stdout, fmt::format("trend: {}\n", ec ? f.out : shown.string()));
   return kExitOk;
 }
 
@@ -52,15 +58,23 @@ void add_trend_command(CLI::App& app, CommandAction& action) {
   CLI::App* sub = app.add_subcommand("trend",
                                      "Draw each metric against the date from a history directory of results files");
   sub->add_option("history", f->dir, "Directory of results files named YYYY-MM-DD*.json (scripts/nightly.sh)")
-      ->required();
+      ->required()
+      ->check(CLI::Validator([](std::string& p) { return existing_path_problem(p, true); }, "DIR"));
   sub->add_option("-o,--out", f->out, "The HTML page to write")->capture_default_str();
   sub->add_option("--title", f->title, "Page title")->capture_default_str();
   sub->add_flag("--json", f->json, "Also print the series and the steps found as JSON on stdout");
+  const CLI::Validator existing_file([](std::string& p) { return existing_path_problem(p, false); }, "FILE");
   sub->add_option("--compare", f->compare, "Tonight's `compare --json-out` file: its verdicts lead the page")
-      ->check(CLI::ExistingFile);
-  sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")
-      ->check(CLI::ExistingFile);
-  sub->add_option("--threshold", f->threshold, "A step in the history counts beyond this relative change (5% or 0.05)")
+      ->check(existing_file);
+  sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")->check(existing_file);
+  // Read when parsed, so a bad value is refused before the history is read; kept as written for --help.
+  add_read_flag<std::string>(
+      sub, "--threshold", f->threshold,
+      [](const std::string& t) {
+        reports::parse_threshold(t, "--threshold");
+        return t;
+      },
+      "A step in the history counts beyond this relative change (5% or 0.05)", "REL")
       ->capture_default_str();
   sub->callback([f, &action] { action = [f] { return run_trend(*f); }; });
 }

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <istream>
 #include <limits>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -12,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure/kernel_classify.hpp"
+#include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/json_input.hpp"
 
@@ -19,6 +23,12 @@ namespace rb::bench {
 namespace {
 
 using nlohmann::json;
+
+// Memory per event kept is a few hundred bytes, so one kept event per 512 bytes of the byte cap keeps
+// a trace's memory near --max-trace-mb whatever the file holds.
+constexpr std::size_t kTraceBytesPerKept = 512;
+// A Kineto event holds about 30 values; far more in one event is not a trace.
+constexpr std::size_t kMaxTraceEventValues = 4096;
 
 // Kineto's device-side categories (older Kineto wrote "Kernel", "Memcpy", "Memset").
 bool is_gpu_category(std::string cat) {
@@ -59,9 +69,29 @@ std::string shown(const json& v) {
   return s;
 }
 
+// What the reader keeps of one complete ("X") event that may become an interval: the members it
+// reads, moved out of the event, so a trace of millions of events never exists as one document.
+// Which events become intervals depends on whether the file is ringbench's (otherData), which the
+// file may state after its events, so the choice waits for the whole file.
+struct KeptEvent {
+  std::size_t index = 0;
+  json name, ts, dur, pid, tid;
+  std::string cat;
+  std::optional<json> kind, correlation, stream, step, bytes, graph_node_id, ringbench_name;
+};
+
+std::optional<json> take_member(json& obj, const char* key) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return std::nullopt;
+  return std::move(*it);
+}
+
+json take_or_null(json& obj, const char* key) { return take_member(obj, key).value_or(json()); }
+
 class Reader {
  public:
-  Reader(const std::string& source, const TraceReadOptions& opt) : source_(source), opt_(opt) {}
+  Reader(const std::string& source, const TraceReadOptions& opt)
+      : source_(source), opt_(opt), max_kept_(std::max<std::size_t>(opt.max_bytes / kTraceBytesPerKept, 1)) {}
 
   [[noreturn]] void fail(const std::string& pointer, const std::string& value, const std::string& rule) const {
     throw InputError(source_ + "#" + pointer, value, rule);
@@ -90,22 +120,82 @@ class Reader {
     return static_cast<std::int64_t>(whole) * 1000 + std::llround((us - whole) * 1000.0);
   }
 
-  TraceFile parse(const json& doc) {
+  // Sums ns that a hostile file may push past int64 (an origin near INT64_MAX, a huge dur).
+  std::int64_t add_ns(std::int64_t a, std::int64_t b, const std::string& pointer, const json& v,
+                      const char* rule) const {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum)) fail(pointer, shown(v), rule);
+    return sum;
+  }
+
+  // One element of traceEvents, as the parser finishes it: checked, its annotations and launches
+  // noted, and what an interval needs kept.
+  void consume(json&& ev, const std::string& array_pointer, std::size_t i) {
+    const auto at = [&] { return fmt::format("{}/{}", array_pointer, i); };
+    events_pointer_ = array_pointer;
+    if (!ev.is_object()) fail(at(), shown(ev), "every trace event must be a JSON object");
+    auto ph = ev.find("ph");
+    if (ph == ev.end() || !ph->is_string())
+      fail(at() + "/ph", ph == ev.end() ? "missing" : shown(*ph), "every trace event needs a string 'ph'");
+    if (*ph == "M" && string_member(ev, "name") == "thread_name") {
+      const auto args = ev.find("args");
+      if (args != ev.end() && args->is_object()) {
+        const auto name = args->find("name");
+        if (name != args->end() && name->is_string()) {
+          note_kept(at());
+          thread_names_[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] =
+              trim(name->get<std::string>());
+        }
+      }
+    }
+    if (*ph != "X") {
+      ++skipped_;
+      return;
+    }
+    json no_args = json::object();
+    json* args = &no_args;
+    if (auto a = ev.find("args"); a != ev.end()) {
+      if (!a->is_object()) fail(at() + "/args", shown(*a), "args must be a JSON object");
+      args = &*a;
+    }
+    const std::string cat = string_member(ev, "cat");
+    const bool gpu = is_gpu_category(cat);
+    if (opt_.exclude_last_profiler_step && !gpu) note_launch(ev, *args, at());
+    if (!gpu && !args->contains("kind")) {
+      // Not an interval of any trace; in a ringbench trace, only a CPU event may lack its kind.
+      if (!is_cpu_category(cat) && !first_kindless_) first_kindless_ = at();
+      ++skipped_;
+      return;
+    }
+    note_kept(at());
+    KeptEvent k;
+    k.index = i;
+    k.name = take_or_null(ev, "name");
+    k.ts = take_or_null(ev, "ts");
+    k.dur = take_or_null(ev, "dur");
+    k.pid = take_or_null(ev, "pid");
+    k.tid = take_or_null(ev, "tid");
+    k.cat = cat;
+    k.kind = take_member(*args, "kind");
+    k.correlation = take_member(*args, "correlation");
+    k.stream = take_member(*args, "stream");
+    k.step = take_member(*args, "step");
+    k.bytes = take_member(*args, "bytes");
+    k.graph_node_id = take_member(*args, "graph_node_id");
+    k.ringbench_name = take_member(*args, "ringbench_name");
+    kept_.push_back(std::move(k));
+  }
+
+  TraceFile finish(const json& doc) {
     TraceFile out;
     out.source = source_;
-    const json* events = nullptr;
     const json* other = nullptr;
-    std::string events_ptr = "";
-    if (doc.is_array()) {
-      events = &doc;  // Chrome's "JSON Array Format"
-    } else if (doc.is_object()) {
+    if (doc.is_object()) {
       auto it = doc.find("traceEvents");
       if (it == doc.end()) fail("/traceEvents", "missing", "a trace object must hold a traceEvents array");
       if (!it->is_array()) fail("/traceEvents", shown(*it), "traceEvents must be an array");
-      events = &*it;
-      events_ptr = "/traceEvents";
       if (auto o = doc.find("otherData"); o != doc.end() && o->is_object()) other = &*o;
-    } else {
+    } else if (!doc.is_array()) {
       fail("", shown(doc), "a trace must be a JSON object with traceEvents, or an array of events");
     }
 
@@ -118,7 +208,8 @@ class Reader {
     if (ours) {
       out.trace_version = 1;
       if (auto v = other->find("ringbench_trace_version"); v != other->end()) {
-        if (!v->is_number_integer() || v->get<std::int64_t>() < 1)
+        if (!v->is_number_integer() || v->get<std::int64_t>() < 1 ||
+            v->get<std::int64_t>() > std::numeric_limits<int>::max())
           fail("/otherData/ringbench_trace_version", shown(*v), "must be a positive integer");
         out.trace_version = v->get<int>();
       }
@@ -139,6 +230,8 @@ class Reader {
           rank_of_pid[pid.get<std::int64_t>()] = rank.get<int>();
         }
       }
+      if (first_kindless_)
+        fail(*first_kindless_ + "/args/kind", "missing", "every interval of a ringbench trace carries its kind");
     }
     if (doc.is_object()) {
       if (auto d = doc.find("distributedInfo"); d != doc.end() && d->is_object()) {
@@ -158,134 +251,89 @@ class Reader {
       fail("/otherData/ranks", "missing",
            "a ringbench trace of version 2 names its ranks (otherData.ranks or distributedInfo.rank)");
 
-    // Lane names from thread_name metadata, keyed by (pid, tid) as dumped JSON; the ProfilerStep
-    // annotations and the launching CPU event of each correlation id, for the last-step filter.
-    std::map<std::pair<std::string, std::string>, std::string> thread_names;
-    std::vector<std::int64_t> step_starts;
-    std::map<std::int64_t, std::int64_t> launch_ts;  // args.correlation -> earliest CPU event ts (ns)
-    for (std::size_t i = 0; i < events->size(); ++i) {
-      const json& ev = (*events)[i];
-      const std::string at = fmt::format("{}/{}", events_ptr, i);
-      if (!ev.is_object()) fail(at, shown(ev), "every trace event must be a JSON object");
-      auto ph = ev.find("ph");
-      if (ph == ev.end() || !ph->is_string())
-        fail(at + "/ph", ph == ev.end() ? "missing" : shown(*ph), "every trace event needs a string 'ph'");
-      if (*ph == "M" && string_member(ev, "name") == "thread_name") {
-        const json* args = ev.contains("args") ? &ev["args"] : nullptr;
-        if (args && args->is_object() && args->contains("name") && (*args)["name"].is_string()) {
-          thread_names[{ev.value("pid", json()).dump(), ev.value("tid", json()).dump()}] =
-              trim((*args)["name"].get<std::string>());
-        }
-      }
-      if (*ph != "X" || !opt_.exclude_last_profiler_step) continue;
-      const std::string cat = string_member(ev, "cat");
-      if (is_gpu_category(cat)) continue;
-      if (is_profiler_step(string_member(ev, "name"))) {
-        step_starts.push_back(micros_to_ns(ev.value("ts", json()), at + "/ts", false));
-        continue;
-      }
-      const auto a = ev.find("args");
-      if (a == ev.end() || !a->is_object()) continue;
-      const auto c = a->find("correlation");
-      if (c == a->end() || !c->is_number_integer()) continue;
-      const std::int64_t ts = micros_to_ns(ev.value("ts", json()), at + "/ts", false);
-      const auto [it, fresh] = launch_ts.emplace(c->get<std::int64_t>(), ts);
-      if (!fresh) it->second = std::min(it->second, ts);
-    }
-    out.profiler_steps = step_starts.size();
-    const bool filter_steps = opt_.exclude_last_profiler_step && step_starts.size() >= 2;
-    const std::int64_t last_step_start = step_starts.empty()
+    out.profiler_steps = step_starts_.size();
+    out.skipped_events = skipped_;
+    const bool filter_steps = opt_.exclude_last_profiler_step && step_starts_.size() >= 2;
+    const std::int64_t last_step_start = step_starts_.empty()
                                              ? 0
-                                             : *std::max_element(step_starts.begin(), step_starts.end());
+                                             : *std::max_element(step_starts_.begin(), step_starts_.end());
 
     std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
-    for (std::size_t i = 0; i < events->size(); ++i) {
-      const json& ev = (*events)[i];
-      const std::string at = fmt::format("{}/{}", events_ptr, i);
-      if (ev["ph"] != "X") {
-        ++out.skipped_events;
-        continue;
-      }
-      const json empty_args = json::object();
-      const json* args = &empty_args;
-      if (auto a = ev.find("args"); a != ev.end()) {
-        if (!a->is_object()) fail(at + "/args", shown(*a), "args must be a JSON object");
-        args = &*a;
-      }
+    out.timeline.intervals.reserve(kept_.size());
+    out.by_name.intervals.reserve(kept_.size());
+    for (const KeptEvent& ev : kept_) {
+      const std::string at = fmt::format("{}/{}", events_pointer_, ev.index);
       // Only ringbench's own traces state a kind; on a PyTorch trace args.kind is not ours to read,
       // and only device events count.
-      auto kind_it = ours ? args->find("kind") : args->end();
-      const bool has_role_kind = kind_it != args->end();
-      const std::string cat = ev.contains("cat") && ev["cat"].is_string() ? ev["cat"].get<std::string>() : "";
-      if (!has_role_kind && !is_gpu_category(cat)) {
-        if (ours && !is_cpu_category(cat))
-          fail(at + "/args/kind", "missing", "every interval of a ringbench trace carries its kind");
-        ++out.skipped_events;  // CPU op, runtime call, annotation: not GPU work
+      const bool has_role_kind = ours && ev.kind.has_value();
+      if (!has_role_kind && !is_gpu_category(ev.cat)) {
+        ++out.skipped_events;  // an args.kind on another producer's CPU event
         continue;
       }
       if (filter_steps) {
-        const auto c = args->find("correlation");
-        const auto launch = c != args->end() && c->is_number_integer() ? launch_ts.find(c->get<std::int64_t>())
-                                                                       : launch_ts.end();
-        if (launch == launch_ts.end() || launch->second >= last_step_start) {
+        const auto launch = ev.correlation && ev.correlation->is_number_integer()
+                                ? launch_ts_.find(ev.correlation->get<std::int64_t>())
+                                : launch_ts_.end();
+        if (launch == launch_ts_.end() || launch->second >= last_step_start) {
           ++out.excluded_last_step;
           continue;
         }
       }
 
       Interval iv;
-      auto name = ev.find("name");
-      if (name == ev.end() || !name->is_string())
-        fail(at + "/name", name == ev.end() ? "missing" : shown(*name), "an interval needs a string name");
-      iv.name = name->get<std::string>();
+      if (!ev.name.is_string())
+        fail(at + "/name", ev.name.is_null() ? "missing" : shown(ev.name), "an interval needs a string name");
+      iv.name = ev.name.get<std::string>();
       // A ringbench per-rank file names comm for HTA (ncclKernel_ringbench_...): HTA's rule reads that
       // name, the timeline keeps ringbench's own.
       const IntervalKind by_name = classify_kernel_name(iv.name);
-      if (auto rn = args->find("ringbench_name"); ours && rn != args->end() && rn->is_string())
-        iv.name = rn->get<std::string>();
-      iv.begin_ns = origin + micros_to_ns(ev.value("ts", json()), at + "/ts", false);
-      iv.end_ns = iv.begin_ns + micros_to_ns(ev.value("dur", json()), at + "/dur", true);
+      if (ours && ev.ringbench_name && ev.ringbench_name->is_string()) iv.name = ev.ringbench_name->get<std::string>();
+      iv.begin_ns = add_ns(origin, micros_to_ns(ev.ts, at + "/ts", false), at + "/ts", ev.ts,
+                           "ts plus otherData.origin_ns must stay within int64 ns");
+      iv.end_ns = add_ns(iv.begin_ns, micros_to_ns(ev.dur, at + "/dur", true), at + "/dur", ev.dur,
+                         "ts + dur must stay within int64 ns");
 
-      const json pid = ev.value("pid", json()), tid = ev.value("tid", json());
       if (rank_from_pid) {
-        if (!pid.is_number_integer() || pid.get<std::int64_t>() < 0 ||
-            pid.get<std::int64_t>() > std::numeric_limits<int>::max())
-          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid),
+        if (!ev.pid.is_number_integer() || ev.pid.get<std::int64_t>() < 0 ||
+            ev.pid.get<std::int64_t>() > std::numeric_limits<int>::max())
+          fail(at + "/pid", ev.pid.is_null() ? "missing" : shown(ev.pid),
                "pid is the rank (trace version 1): a non-negative integer");
-        iv.rank = pid.get<int>();
+        iv.rank = ev.pid.get<int>();
       } else if (ours && !file_has_rank) {
-        const auto r = pid.is_number_integer() ? rank_of_pid.find(pid.get<std::int64_t>()) : rank_of_pid.end();
+        const auto r = ev.pid.is_number_integer() ? rank_of_pid.find(ev.pid.get<std::int64_t>()) : rank_of_pid.end();
         if (r == rank_of_pid.end())
-          fail(at + "/pid", pid.is_null() ? "missing" : shown(pid), "must be a pid that otherData.ranks names");
+          fail(at + "/pid", ev.pid.is_null() ? "missing" : shown(ev.pid), "must be a pid that otherData.ranks names");
         iv.rank = r->second;
       } else {
         iv.rank = file_rank;
       }
-      if (auto s = args->find("stream"); !has_role_kind && s != args->end() && s->is_number_integer()) {
-        iv.lane = fmt::format("stream {}", s->get<std::int64_t>());
-      } else if (auto n = thread_names.find({pid.dump(), tid.dump()}); n != thread_names.end()) {
+      if (!has_role_kind && ev.stream && ev.stream->is_number_integer()) {
+        iv.lane = fmt::format("stream {}", ev.stream->get<std::int64_t>());
+      } else if (auto n = thread_names_.find({ev.pid.dump(), ev.tid.dump()}); n != thread_names_.end()) {
         iv.lane = n->second;
       } else {
-        iv.lane = tid.is_string() ? tid.get<std::string>() : fmt::format("tid {}", tid.dump());
+        iv.lane = ev.tid.is_string() ? ev.tid.get<std::string>() : fmt::format("tid {}", ev.tid.dump());
       }
-      if (auto s = args->find("step"); s != args->end()) {
-        if (!s->is_number_integer()) fail(at + "/args/step", shown(*s), "step must be an integer (-1: none)");
-        iv.step = s->get<int>();
+      if (ev.step) {
+        if (!ev.step->is_number_integer() || ev.step->get<std::int64_t>() < std::numeric_limits<int>::min() ||
+            ev.step->get<std::int64_t>() > std::numeric_limits<int>::max())
+          fail(at + "/args/step", shown(*ev.step), "step must be an integer (-1: none)");
+        iv.step = ev.step->get<int>();
       }
-      if (auto b = args->find("bytes"); b != args->end()) {
-        if (!b->is_number_integer() || b->get<std::int64_t>() < 0)
-          fail(at + "/args/bytes", shown(*b), "bytes must be a non-negative integer");
-        iv.bytes = b->get<std::int64_t>();
+      if (ev.bytes) {
+        if (!ev.bytes->is_number_integer() || ev.bytes->get<std::int64_t>() < 0)
+          fail(at + "/args/bytes", shown(*ev.bytes), "bytes must be a non-negative integer");
+        iv.bytes = ev.bytes->get<std::int64_t>();
       }
-      if (auto g = args->find("graph_node_id"); g != args->end() && g->is_number_unsigned())
-        iv.graph_node_id = g->get<std::uint64_t>();
+      if (ev.graph_node_id && ev.graph_node_id->is_number_unsigned())
+        iv.graph_node_id = ev.graph_node_id->get<std::uint64_t>();
 
       std::optional<IntervalKind> role;
       if (has_role_kind) {
-        if (!kind_it->is_string() || !parse_interval_kind(kind_it->get<std::string>())) {
-          fail(at + "/args/kind", shown(*kind_it), "kind must be one of compute, comm, memory, comm_in_flight, other");
+        if (!ev.kind->is_string() || !parse_interval_kind(ev.kind->get<std::string>())) {
+          fail(at + "/args/kind", shown(*ev.kind), "kind must be one of compute, comm, memory, comm_in_flight, other");
         }
-        role = parse_interval_kind(kind_it->get<std::string>());
+        role = parse_interval_kind(ev.kind->get<std::string>());
       } else if (auto r = opt_.stream_roles.find(iv.lane); r != opt_.stream_roles.end()) {
         role = r->second;
       }
@@ -318,53 +366,114 @@ class Reader {
   }
 
  private:
+  // Every event the reader keeps past its parse counts here, so memory follows --max-trace-mb.
+  void note_kept(const std::string& at) {
+    if (++kept_count_ > max_kept_)
+      fail(at, fmt::format("more than {} kept events", max_kept_),
+           fmt::format("a trace of at most {} MiB keeps at most {} device events, thread names and launches; raise "
+                       "--max-trace-mb to read more",
+                       opt_.max_bytes >> 20, max_kept_));
+  }
+
+  // A CPU event: a ProfilerStep#N annotation, or the launch (args.correlation) of a device event.
+  void note_launch(const json& ev, const json& args, const std::string& at) {
+    if (is_profiler_step(string_member(ev, "name"))) {
+      note_kept(at);
+      step_starts_.push_back(micros_to_ns(ev.value("ts", json()), at + "/ts", false));
+      return;
+    }
+    const auto c = args.find("correlation");
+    if (c == args.end() || !c->is_number_integer()) return;
+    const std::int64_t ts = micros_to_ns(ev.value("ts", json()), at + "/ts", false);
+    const auto [it, fresh] = launch_ts_.emplace(c->get<std::int64_t>(), ts);
+    if (fresh) note_kept(at);
+    if (!fresh) it->second = std::min(it->second, ts);
+  }
+
   const std::string& source_;
   const TraceReadOptions& opt_;
+  std::size_t max_kept_;
+  std::size_t kept_count_ = 0, skipped_ = 0;
+  std::string events_pointer_;
+  std::vector<KeptEvent> kept_;
+  std::optional<std::string> first_kindless_;  // a non-CPU event without args.kind, wrong in a ringbench trace
+  // Lane names from thread_name metadata, keyed by (pid, tid) as dumped JSON; the ProfilerStep
+  // annotations and the launching CPU event of each correlation id, for the last-step filter.
+  std::map<std::pair<std::string, std::string>, std::string> thread_names_;
+  std::vector<std::int64_t> step_starts_;
+  std::map<std::int64_t, std::int64_t> launch_ts_;  // args.correlation -> earliest CPU event ts (ns)
 };
+
+// A gzip or plain file as a chunked reader (gzread passes plain files through).
+class GzipFile {
+ public:
+  explicit GzipFile(const std::filesystem::path& path) : path_(path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+      throw InputError(path.string(), "'" + path.string() + "'",
+                       S_ISDIR(st.st_mode) ? "give trace files or folders of them"
+                                           : "a trace must be a regular file or a pipe, not a device");
+    f_ = gzopen(path.c_str(), "rb");
+    if (!f_) throw InputError(path.string(), "'" + path.string() + "'", "the trace file must exist and be readable");
+  }
+  ~GzipFile() { gzclose(f_); }
+  GzipFile(const GzipFile&) = delete;
+  GzipFile& operator=(const GzipFile&) = delete;
+
+  std::size_t read(char* buf, std::size_t capacity) {
+    const int n = gzread(f_, buf, static_cast<unsigned>(std::min<std::size_t>(capacity, 1u << 30)));
+    int err = Z_OK;
+    const char* msg = gzerror(f_, &err);
+    if (n < 0 || (err != Z_OK && err != Z_STREAM_END))
+      throw InputError(path_.string(), "gzip stream: " + std::string(msg ? msg : "read error"),
+                       "a .gz trace must be a complete gzip file");
+    return static_cast<std::size_t>(n);
+  }
+
+ private:
+  std::filesystem::path path_;
+  gzFile f_ = nullptr;
+};
+
+constexpr const char* kTraceWhat = "a trace (Chrome trace JSON, plain or gzip-compressed)";
+
+// Parses from a chunked reader: traceEvents streams through the Reader one event at a time.
+TraceFile parse_trace_stream(const BoundedInput::ReadChunk& read, const std::string& source,
+                             const TraceReadOptions& options, const BoundedInput::TooLarge& too_large) {
+  BoundedInput input(read, options.max_bytes, too_large, source, kTraceWhat);
+  std::istream in(&input);
+  Reader reader(source, options);
+  JsonArrayStream events{"traceEvents", [&](json&& ev, const std::string& pointer, std::size_t i) {
+                           reader.consume(std::move(ev), pointer, i);
+                         }};
+  const json doc = parse_json_stream(in, source, kTraceWhat, &events, {kMaxJsonValues, kMaxTraceEventValues});
+  return reader.finish(doc);
+}
 
 }  // namespace
 
-std::string read_maybe_gzip(const std::filesystem::path& path, std::size_t max_bytes) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
-    throw InputError(path.string(), "'" + path.string() + "'",
-                     S_ISDIR(st.st_mode) ? "give trace files or folders of them"
-                                         : "a trace must be a regular file or a pipe, not a device");
-  // gzopen reads plain files transparently, so one path serves .json and .json.gz.
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f) throw InputError(path.string(), "'" + path.string() + "'", "the trace file must exist and be readable");
-  std::string text;
-  char buf[1 << 16];
-  for (;;) {
-    const int n = gzread(f, buf, sizeof buf);
-    if (n > 0) text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > max_bytes) {
-      gzclose(f);
-      throw InputError(path.string(), fmt::format("more than {} MiB once decompressed", max_bytes >> 20),
-                       "raise --max-trace-mb to read a trace this large");
-    }
-    if (n < static_cast<int>(sizeof buf)) {
-      int err = Z_OK;
-      const char* msg = gzerror(f, &err);
-      if (n < 0 || (err != Z_OK && err != Z_STREAM_END)) {
-        std::string m = msg ? msg : "read error";
-        gzclose(f);
-        throw InputError(path.string(), "gzip stream: " + m, "a .gz trace must be a complete gzip file");
-      }
-      break;
-    }
-  }
-  gzclose(f);
-  return text;
-}
-
 TraceFile parse_trace_text(std::string_view text, const std::string& source, const TraceReadOptions& options) {
-  const json doc = parse_json_input(text, source, "a trace (Chrome trace JSON, plain or gzip-compressed)");
-  return Reader(source, options).parse(doc);
+  std::size_t at = 0;
+  const auto read = [&](char* buf, std::size_t capacity) {
+    const std::size_t n = std::min(capacity, text.size() - at);
+    std::memcpy(buf, text.data() + at, n);
+    at += n;
+    return n;
+  };
+  return parse_trace_stream(read, source, options, [&] {
+    throw InputError(source, fmt::format("more than {} MiB", options.max_bytes >> 20),
+                     "raise --max-trace-mb to read a trace this large");
+  });
 }
 
 TraceFile read_trace_file(const std::filesystem::path& path, const TraceReadOptions& options) {
-  return parse_trace_text(read_maybe_gzip(path, options.max_bytes), path.string(), options);
+  GzipFile file(path);
+  return parse_trace_stream(
+      [&](char* buf, std::size_t capacity) { return file.read(buf, capacity); }, path.string(), options,
+      [&] {
+        throw InputError(path.string(), fmt::format("more than {} MiB once decompressed", options.max_bytes >> 20),
+                         "raise --max-trace-mb to read a trace this large");
+      });
 }
 
 }  // namespace rb::bench

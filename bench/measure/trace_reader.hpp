@@ -52,8 +52,4 @@ TraceFile read_trace_file(const std::filesystem::path& path, const TraceReadOpti
 // The same from text already in memory; `source` names it in errors.
 TraceFile parse_trace_text(std::string_view text, const std::string& source, const TraceReadOptions& options = {});
 
-// Whole file contents, gunzipped when it starts with the gzip magic; InputError when unreadable,
-// when it is not a regular file or a pipe, or when it holds more than `max_bytes` decompressed.
-std::string read_maybe_gzip(const std::filesystem::path& path, std::size_t max_bytes = std::size_t{1} << 30);
-
 }  // namespace rb::bench

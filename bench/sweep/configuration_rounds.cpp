@@ -24,6 +24,7 @@
 #endif
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
+#include "common/output_file.hpp"
 #include "reports/exports/chrome_trace_writer.hpp"
 #include "reports/exports/kineto_trace_writer.hpp"
 #include "reports/results/config_json.hpp"
@@ -195,18 +196,27 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
 #endif
   // The median pass so far: one file for Perfetto (rank 0's process), and one file per rank for HTA
   // in OUT/traces/<config id>/, each written by the process that hosts the rank.
+  // A trace that cannot be written costs the trace, not the measurement: its error is recorded
+  // beside the timing (run checks OUT/traces before the sweep, so this is a later failure).
   if (opts_.trace && !samples_ms_.empty()) {
-    const auto dir = opts_.out_dir / "traces";
-    const std::string id = reports::config_id(cfg_);
-    const Timeline& tl = candidates_.at(median_sample()).timeline;
-    if (opts_.primary) {
-      std::filesystem::create_directories(dir);
-      reports::write_chrome_trace(dir / (id + ".json"), {tl});
+    trace_error_.clear();
+    try {
+      const auto dir = opts_.out_dir / "traces";
+      const std::string id = reports::config_id(cfg_);
+      const Timeline& tl = candidates_.at(median_sample()).timeline;
+      if (opts_.primary) {
+        make_output_dir("--trace", dir);
+        reports::write_chrome_trace(dir / (id + ".json"), {tl});
+      }
+      const std::string backend = fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
+      for (int r = 0; r < cfg_.cp; ++r)
+        if (group == nullptr || r == group->rank())
+          reports::write_kineto_rank_trace(dir / id, tl, reports::KinetoRankInfo{r, cfg_.cp, backend});
+    } catch (const Error& e) {
+      trace_error_ = e.what();
+    } catch (const std::filesystem::filesystem_error& e) {
+      trace_error_ = e.what();
     }
-    const std::string backend = fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
-    for (int r = 0; r < cfg_.cp; ++r)
-      if (group == nullptr || r == group->rank())
-        reports::write_kineto_rank_trace(dir / id, tl, reports::KinetoRankInfo{r, cfg_.cp, backend});
   }
   ++done_;
   elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -258,6 +268,7 @@ json ConfigurationRounds::record() const {
   rec["plan"] = plan_json_;
   if (correctness_) rec["correctness"] = *correctness_;
   if (!samples_ms_.empty()) add_timing(rec);
+  if (!trace_error_.empty()) rec["trace_error"] = trace_error_;
   // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
   // slow night (1.1.0).
   if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};

@@ -85,6 +85,7 @@ class ConfigurationRounds {
   int chunk_ = 1;                                   // --max-noise: timed passes per round
   nlohmann::json gpu_start_, gpu_end_;              // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
   std::string stopped_by_;                          // why sampling ended; empty while it goes on
+  std::string trace_error_;                         // why the last --trace write failed; the timing stands
   std::optional<ThrottleFilter> throttle_;          // every timed sample's clock; made with the first executor
   std::vector<int> round_counts_;                   // samples kept by each round, in order
 };

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/json_output.hpp"
+
 namespace rb::bench {
 namespace {
 
@@ -26,7 +28,7 @@ void agree_on_input(const std::optional<InputError>& error, const std::string& c
   if (!g_world) return;
   json mine{{"ok", !error.has_value()}, {"text", canonical_json}};
   if (error) mine.update({{"where", error->where()}, {"value", error->value()}, {"rule", error->rule()}});
-  const auto all = g_world->allgather_strings(mine.dump());
+  const auto all = g_world->allgather_strings(json_text(mine));
   std::vector<json> outcomes;
   for (const auto& s : all) outcomes.push_back(json::parse(s));
   for (std::size_t k = 0; k < outcomes.size(); ++k) {

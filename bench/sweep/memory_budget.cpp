@@ -9,6 +9,13 @@
 #include "bench/sweep/backend.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
+#include "common/size_estimate.hpp"
+#include "common/timeline.hpp"
+#include "kernels/attention_tiling.hpp"
+#include "ring/executor.hpp"
+#include "ring/split_scheme.hpp"
+#include "ring/step_launch.hpp"
+#include "ring/variant_scheme.hpp"
 
 namespace rb::bench {
 namespace {
@@ -19,7 +26,62 @@ std::string gib_text(std::int64_t bytes) {
   return fmt::format("{:.2f} GiB", static_cast<double>(bytes) / 1073741824.0);
 }
 
+std::string budget_text(const MemoryBudget& budget) {
+  return fmt::format("{:.2f} GiB may be used", static_cast<double>(budget.host_bytes) / 1073741824.0);
+}
+
+// A small vector's heap block: glibc's chunk header and rounding around one or a few elements.
+constexpr double kHeapBlock = 48;
+
 }  // namespace
+
+RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
+  const double c = cfg.cp;
+  const std::int64_t rows = cfg.seq / cfg.cp;
+  const KvSchedule sch = ring::make_variant_scheme(cfg.variant)->schedule(cfg.cp, rows);
+  const double lanes = static_cast<double>(sch.lanes.size());
+  const double segments = static_cast<double>(ring::make_split_scheme(cfg.split)->segments(cfg.seq, cfg.cp, 0).size());
+  RankScale out;
+  const double cells = c * sch.steps;
+  // Every (query segment, key segment) of every rank and source: rotating, per lane's piece.
+  const double pairs = c * c * segments * segments * (sch.gathered ? 1.0 : lanes);
+  const double plan = 2.0 * (cells * (sizeof(ring::StepPlan) + 2 * kHeapBlock) + pairs * sizeof(ring::PlannedPair) +
+                             c * (sizeof(ring::RankPlan) + 2 * kHeapBlock));
+  const double launches = cells * (sizeof(ring::StepLaunch) + sizeof(kernels::tiling::TileWork) + 3 * kHeapBlock) +
+                          pairs * (sizeof(kernels::BlockPair) + sizeof(std::int32_t));
+  const double intervals = sch.gathered ? 2.0 * c : cells * (2.0 + lanes);
+  const double kept = (opts.stopping.adaptive() ? std::max(cfg.repeats, opts.stopping.min_samples) : cfg.repeats) + 3.0;
+  const double timelines = intervals * sizeof(Interval) * kept;
+  double threads = 0;
+  if (cfg.backend == Backend::cpu) {
+    const std::int64_t hosted = cfg.transport == Transport::local ? cfg.cp : 1;
+    out.threads = ring::cpu_executor_threads(sch, hosted);
+    // Each attention call's running max and sum per (row, head), and its tile of queries, keys and scores.
+    const double group = static_cast<double>(cfg.heads) / cfg.kv_heads;
+    const double scratch = (2.0 * static_cast<double>(rows) * cfg.heads + 16 * group * cfg.head_dim +
+                            64.0 * cfg.head_dim + 16 * group * 64) *
+                           dtype_bytes(cfg.dtype);
+    threads = static_cast<double>(out.threads) * kThreadBytes + static_cast<double>(hosted) * scratch;
+  }
+  out.cells = static_cast<std::int64_t>(cells);  // c <= 2^20: exact
+  out.bytes = saturated_bytes(plan + launches + timelines + threads);
+  return out;
+}
+
+std::string scale_skip_reason(const Config& cfg, const RunOptions& opts, const MemoryBudget& budget) {
+  const RankScale scale = rank_scale(cfg, opts);
+  if (scale.threads > ring::kMaxCpuExecutorThreads)
+    return fmt::format(
+        "the cpu backend would start {} threads for {} ranks (a compute thread and a comm thread per "
+        "lane each); at most {} per process",
+        scale.threads, cfg.cp, ring::kMaxCpuExecutorThreads);
+  if (budget.host_bytes > 0 && scale.bytes > budget.host_bytes)
+    return fmt::format(
+        "needs an estimated {} of host memory for the state of its {} ranks alone ({} rank steps, {} "
+        "threads); {}",
+        gib_text(scale.bytes), cfg.cp, scale.cells, scale.threads, budget_text(budget));
+  return "";
+}
 
 MemoryBudget memory_budget(const RunOptions& opts) {
   ring::World* w = world();
@@ -35,10 +97,13 @@ std::string memory_skip_reason(const ring::Plan& plan, const RunOptions& opts, c
   const Config& cfg = plan.config;
   const bool distributed = cfg.transport != Transport::local;
   if (budget.host_bytes > 0) {
-    const auto need = estimated_host_bytes(plan, opts, distributed ? cfg.cp : 1);
+    const std::int64_t scale = rank_scale(cfg, opts).bytes;
+    const std::int64_t need =
+        saturated_bytes(static_cast<double>(estimated_host_bytes(plan, opts, distributed ? cfg.cp : 1)) +
+                        static_cast<double>(scale));
     if (need > budget.host_bytes)
-      return fmt::format("needs an estimated {} of host memory; {:.2f} GiB may be used", gib_text(need),
-                         static_cast<double>(budget.host_bytes) / 1073741824.0);
+      return fmt::format("needs an estimated {} of host memory ({} for the state of its {} ranks); {}", gib_text(need),
+                         gib_text(scale), cfg.cp, budget_text(budget));
   }
   if (const auto device = device_memory(plan, budget.local_devices);
       device && device->needed_bytes > device->free_bytes / 10 * 9)

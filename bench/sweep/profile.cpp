@@ -127,9 +127,11 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.repeats = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
   else if (key == "warmup")
     s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
-  else if (key == "link_gbps")
-    s.link_gbps = rd.number(rd.scalar(val, path), path, 0, 1e6, " Gbit/s (0: unpaced)");
-  else if (key == "kernel")
+  else if (key == "link_gbps") {
+    const json& v = rd.scalar(val, path);
+    s.link_gbps = rd.number(v, path, kLinkGbps.lo, kLinkGbps.hi, " Gbit/s (0: unpaced)");
+    if (s.link_gbps != 0 && s.link_gbps < kLinkGbps.least_nonzero) rd.fail(path, v, describe(kLinkGbps));
+  } else if (key == "kernel")
     s.kernel = parse_kernel(rd.string(rd.scalar(val, path), path), rd.where(path));
   else
     rd.fail(path, val,

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
+#include "common/strict_number.hpp"
 
 namespace rb::bench {
 
@@ -42,6 +43,14 @@ SweepSpec parse_profile(const nlohmann::json& doc, const std::string& source);
 // The bounds every seq and cp value must keep, wherever it comes from (profiles, `run` flags, `model`).
 inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 40;
 inline constexpr int kMaxCp = 1 << 20;
+// The link's floor keeps a paced transfer's time, bytes * 8 / Gbit/s in ns, within int64 for any
+// transfer that fits in memory: 2^50 bytes at 1e-3 Gbit/s is 9.0e18 ns. 1e-320 overflowed it,
+// and the transfer ran unpaced. The flag and the profile field share it.
+inline const NumberRange kLinkGbps{.lo = 0,
+                                   .hi = 1e6,
+                                   .least_nonzero = 1e-3,
+                                   .unit = " Gbit/s",
+                                   .zero_means = "unpaced"};
 
 // Where a sweep field came from, for its errors: a profile names the file and the JSON path
 // ("p.json: /sweep/seq/1"); a flag names itself ("--seq").

@@ -15,13 +15,15 @@ void Progress::start(int index, const std::string& label, int round, int rounds)
   started_ = std::chrono::steady_clock::now();
   if (!tty_) return;
   if (rounds > 1)
-    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1,
-                                    rounds));
+    print_quietly(out_,
+                  fmt::format("[{}/{}] running {} (round {}/{}) ...", index + 1, total_, label, round + 1, rounds),
+                  LineStart::clear);
   else if (rounds == 0)
-    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} (round {}, until steady) ...", index + 1, total_, label,
-                                    round + 1));
+    print_quietly(out_,
+                  fmt::format("[{}/{}] running {} (round {}, until steady) ...", index + 1, total_, label, round + 1),
+                  LineStart::clear);
   else
-    print_quietly(out_, fmt::format("\r\033[K[{}/{}] running {} ...", index + 1, total_, label));
+    print_quietly(out_, fmt::format("[{}/{}] running {} ...", index + 1, total_, label), LineStart::clear);
 }
 
 void Progress::round(int index, const std::string& label, int round, int rounds, const std::string& detail) {
@@ -36,8 +38,10 @@ void Progress::line(int index, const std::string& verdict, const std::string& la
   if (!out_) return;
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
   const int width = static_cast<int>(fmt::formatted_size("{}", total_));
-  print_quietly(out_, fmt::format("{}[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", tty_ ? "\r\033[K" : "", index + 1, width,
-                                  total_, verdict, label, detail, secs));
+  print_quietly(out_,
+                fmt::format("[{:>{}}/{}] {:<7} {}  {}  ({:.1f} s)\n", index + 1, width, total_, verdict, label, detail,
+                            secs),
+                tty_ ? LineStart::clear : LineStart::keep);
 }
 
 }  // namespace rb::bench

@@ -12,6 +12,7 @@
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/interrupt.hpp"
 #include "common/error.hpp"
+#include "common/json_output.hpp"
 #include "common/nvtx.hpp"
 
 namespace rb::bench {
@@ -37,7 +38,7 @@ std::string reconcile(ring::World& w, const RankOutcome& mine, bool& fatal, int&
                {"fatal", mine.fatal},
                {"signal", mine.signal},
                {"reason", mine.reason}};
-  const auto all = w.allgather_strings(j.dump());
+  const auto all = w.allgather_strings(json_text(j));
   int cause = -1;
   for (int pass = 0; pass < 2 && cause < 0; ++pass)
     for (std::size_t k = 0; k < all.size() && cause < 0; ++k) {

@@ -1,9 +1,10 @@
 // Parsing --inject-fault.
 #include "bench/sweep/run_options.hpp"
 
-#include <stdexcept>
+#include <climits>
 
 #include "common/error.hpp"
+#include "common/strict_number.hpp"
 
 namespace rb::bench {
 
@@ -15,13 +16,11 @@ FaultSpec parse_fault(const std::string& s) {
       (kind != "throw" && kind != "hang" && kind != "corrupt" && kind != "fatal" && kind != "throttle"))
     throw InputError("--inject-fault", s,
                      "must be KIND@N or KIND@N/R with KIND one of throw, hang, corrupt, fatal, throttle");
+  // The strict reader, as every number of the command line; std::stoi took " 3" and "+3".
   auto number = [&](const std::string& text, int least, const char* rule) {
     try {
-      std::size_t used = 0;
-      const int n = std::stoi(text, &used);
-      if (n < least || used != text.size()) throw std::invalid_argument("n");
-      return n;
-    } catch (const std::logic_error&) {
+      return static_cast<int>(parse_integer(text, "--inject-fault", least, INT_MAX));
+    } catch (const InputError&) {
       throw InputError("--inject-fault", s, rule);
     }
   };

@@ -1,6 +1,7 @@
 // Expanding and validating a sweep's configurations.
 #include "bench/sweep/sweep_configurations.hpp"
 
+#include <cstdint>
 #include <set>
 
 #include <fmt/format.h>
@@ -14,7 +15,38 @@
 
 namespace rb::bench {
 
+namespace {
+
+struct Axis {
+  const char* name;
+  std::size_t size;
+};
+
+std::vector<Axis> axes(const SweepSpec& s) {
+  return {{"seq", s.seq.size()},           {"cp", s.cp.size()},         {"split", s.split.size()},
+          {"variant", s.variant.size()},   {"heads", s.heads.size()},   {"kv_heads", s.kv_heads.size()},
+          {"head_dim", s.head_dim.size()}, {"causal", s.causal.size()}, {"dtype", s.dtype.size()}};
+}
+
+}  // namespace
+
+std::uint64_t configuration_count(const SweepSpec& spec) {
+  std::uint64_t n = 1;
+  for (const Axis& a : axes(spec))
+    if (__builtin_mul_overflow(n, static_cast<std::uint64_t>(a.size), &n)) return UINT64_MAX;
+  return n;
+}
+
 std::vector<Config> expand_configurations(const SweepSpec& spec) {
+  if (const std::uint64_t n = configuration_count(spec); n > kMaxConfigurations) {
+    std::string product;
+    for (const Axis& a : axes(spec))
+      if (a.size > 1) product += fmt::format("{}{} {}", product.empty() ? "" : " x ", a.name, a.size);
+    throw AgreedInputError("sweep",
+                           n == UINT64_MAX ? "more than 2^64 configurations" : fmt::format("{} configurations", n),
+                           fmt::format("the product of the axes ({}) may be at most {} configurations", product,
+                                       kMaxConfigurations));
+  }
   std::vector<Config> out;
   std::set<std::string> seen;
   for (auto c : expand(spec)) {
@@ -29,7 +61,7 @@ std::vector<std::string> validate_configurations(const std::vector<Config>& conf
   for (std::size_t i = 0; i < configs.size(); ++i) {
     try {
       check_backend(configs[i], world());
-      (void)ring::make_plan(configs[i]);
+      ring::validate_plan_inputs(configs[i]);
     } catch (const InputError& e) {
       if (!opts.skip_invalid)
         throw AgreedInputError(e.where(), e.value(),

@@ -3,6 +3,7 @@
 // written, so that bad input never leaves a results file or an output folder behind.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,23 @@
 
 namespace rb::bench {
 
+// The most configurations one sweep may have. Each one costs a record, a progress line and at
+// least a pass; a product of axes far beyond this is a mistake (a list pasted into the wrong flag),
+// and building it would exhaust memory before anything runs.
+inline constexpr std::uint64_t kMaxConfigurations = 100000;
+
+// The product of the axes' lengths (before repeated values are merged), saturated at UINT64_MAX
+// instead of wrapping.
+std::uint64_t configuration_count(const SweepSpec& spec);
+
 // The sweep's configurations in sweep order. An axis value given twice would give two runs one
-// id, so each configuration is listed once.
+// id, so each configuration is listed once. Throws AgreedInputError (exit 2) naming the axes and
+// their product when it exceeds kMaxConfigurations, before any configuration is built.
 std::vector<Config> expand_configurations(const SweepSpec& spec);
 
 // Per configuration, why it cannot run ("" where it can): its backend or transport cannot run here
-// (bench/sweep/backend.hpp) or it breaks a rule of the plan. Without --skip-invalid the first such
+// (bench/sweep/backend.hpp) or it breaks a rule of the plan (checked without building the plan,
+// which grows as c²). Without --skip-invalid the first such
 // configuration throws AgreedInputError (exit 2) instead. Every MPI process validates the same
 // configurations (agreed in bench/cli/run_command.cpp), so all of them fail alike.
 std::vector<std::string> validate_configurations(const std::vector<Config>& configs, const RunOptions& opts);

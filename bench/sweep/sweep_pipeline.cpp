@@ -43,6 +43,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     if (round == 0) {
       std::string skip = stop.stopped() ? "not run: " + stop.reason : invalid[i];
       std::optional<ring::Plan> plan;
+      if (skip.empty()) skip = scale_skip_reason(cfg, opts, budget);  // before the plan, which grows as c²
       if (skip.empty()) {
         plan = ring::make_plan(cfg);
         skip = memory_skip_reason(*plan, opts, budget);

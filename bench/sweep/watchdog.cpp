@@ -1,4 +1,5 @@
-// The watchdog thread: wakes every 50 ms to look for a stop signal, and at the deadline.
+// The watchdog thread: wakes every 50 ms to look for a stop signal, and at the deadline; once
+// fired, it repeats the abort on every wake until the round is over.
 #include "bench/sweep/watchdog.hpp"
 
 #include <algorithm>
@@ -7,11 +8,14 @@
 #include <fmt/format.h>
 
 #include "bench/sweep/interrupt.hpp"
+#include "common/cancellation.hpp"
 
 namespace rb::bench {
 
-Watchdog::Watchdog(double timeout_s, std::function<void()> on_fire, double used_s)
-    : on_fire_(std::move(on_fire)), thread_([this, timeout_s, used_s] { loop(timeout_s, used_s); }) {}
+Watchdog::Watchdog(double timeout_s, std::function<void()> on_fire, double used_s) : on_fire_(std::move(on_fire)) {
+  clear_cancellation();  // an earlier configuration's, if its watchdog did not outlive it
+  thread_ = std::thread([this, timeout_s, used_s] { loop(timeout_s, used_s); });
+}
 
 Watchdog::~Watchdog() {
   {
@@ -20,6 +24,7 @@ Watchdog::~Watchdog() {
   }
   cv_.notify_all();
   thread_.join();
+  clear_cancellation();
 }
 
 std::string Watchdog::reason() const {
@@ -38,17 +43,17 @@ void Watchdog::loop(double timeout_s, double used_s) {
   while (!done_) {
     cv_.wait_for(lk, std::chrono::milliseconds(50));
     if (done_) return;
-    std::string why;
-    if (const int sig = interrupt_signal())
-      why = fmt::format("interrupted by {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
-    else if (clock::now() >= deadline)
-      why = fmt::format("timeout: the configuration ran longer than {} s", timeout_s);
-    if (!why.empty()) {
-      reason_ = why;
-      lk.unlock();
-      on_fire_();
-      return;
+    if (reason_.empty()) {
+      if (const int sig = interrupt_signal())
+        reason_ = fmt::format("interrupted by {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
+      else if (clock::now() >= deadline)
+        reason_ = fmt::format("timeout: the configuration ran longer than {} s", timeout_s);
+      if (reason_.empty()) continue;
+      request_cancellation(reason_);
     }
+    lk.unlock();
+    on_fire_();
+    lk.lock();
   }
 }
 

@@ -1,5 +1,6 @@
-// A watchdog for one configuration (or one round of it): calls `on_fire` once when the time limit passes or a stop
-// signal arrives, so a hung transfer or a runaway configuration is aborted and recorded instead of
+// A watchdog for one configuration (or one round of it): when the time limit passes or a stop
+// signal arrives it cancels the running configuration (common/cancellation.hpp) and calls
+// `on_fire`, so a hung transfer or a runaway configuration is aborted and recorded instead of
 // stalling the sweep.
 #pragma once
 
@@ -15,8 +16,12 @@ namespace rb::bench {
 class Watchdog {
  public:
   // timeout_s <= 0: no time limit (signals still fire it). `used_s`: already spent against the
-  // limit (a configuration's earlier rounds), so it fires timeout_s - used_s from now.
+  // limit (a configuration's earlier rounds), so it fires timeout_s - used_s from now. Once fired,
+  // it calls `on_fire` again every 50 ms until it is destroyed: what was still being made at the
+  // first call (an executor of thousands of ranks) is stopped by a later one, so `on_fire` must
+  // bear repeating.
   Watchdog(double timeout_s, std::function<void()> on_fire, double used_s = 0);
+  // Clears the cancellation it raised, for the next configuration.
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;
   Watchdog& operator=(const Watchdog&) = delete;

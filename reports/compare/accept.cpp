@@ -9,6 +9,7 @@
 
 #include "common/config.hpp"
 #include "common/error.hpp"
+#include "common/json_output.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/gpu_state_reader.hpp"
 
@@ -18,7 +19,7 @@ namespace {
 using nlohmann::json;
 
 [[noreturn]] void fail(const std::string& source, const std::string& path, const json& value, const std::string& rule) {
-  throw InputError(fmt::format("{}: {}", source, path), value.dump(), rule);
+  throw InputError(fmt::format("{}: {}", source, path), json_text(value), rule);
 }
 
 const std::set<std::string> kWhereFields{"seq",    "cp",    "split",   "variant",   "heads",     "kv_heads", "head_dim",
@@ -112,7 +113,7 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
 void check_where_value(const std::string& field, const json& v, const std::string& source, const std::string& path) {
   const std::string where = fmt::format("{}: {}", source, path);
   auto name = [&](auto parse) {
-    if (!v.is_string()) throw InputError(where, v.dump(), "must be a name");
+    if (!v.is_string()) throw InputError(where, json_text(v), "must be a name");
     parse(v.get<std::string>(), where);
   };
   if (field == "split")
@@ -128,11 +129,12 @@ void check_where_value(const std::string& field, const json& v, const std::strin
   else if (field == "kernel")
     name(parse_kernel);
   else if (field == "causal") {
-    if (!v.is_boolean()) throw InputError(where, v.dump(), "must be true or false");
+    if (!v.is_boolean()) throw InputError(where, json_text(v), "must be true or false");
   } else if (field == "link_gbps") {
-    if (!v.is_number() || !(v.get<double>() >= 0)) throw InputError(where, v.dump(), "must be a number >= 0 (Gbit/s)");
+    if (!v.is_number() || !(v.get<double>() >= 0))
+      throw InputError(where, json_text(v), "must be a number >= 0 (Gbit/s)");
   } else if (!v.is_number_integer() || v.get<std::int64_t>() < 1) {
-    throw InputError(where, v.dump(), "must be a positive integer");
+    throw InputError(where, json_text(v), "must be a positive integer");
   }
 }
 
@@ -260,7 +262,7 @@ std::vector<CheckSpec> parse_checks(const json& checks, const std::string& sourc
       fail(source, p + "/max", c.at("max"), "a bandwidth fraction is a floor: use min");
     if (s.link_gbps && s.metric != "comm_bandwidth_fraction")
       fail(source, p + "/link_gbps", c.at("link_gbps"), "only comm_bandwidth_fraction takes a link");
-    if (s.name.empty()) s.name = s.metric + (s.where.empty() ? "" : " " + s.where.dump());
+    if (s.name.empty()) s.name = s.metric + (s.where.empty() ? "" : " " + json_text(s.where));
     if (!names.insert(s.name).second)
       fail(source, p + "/name", json(s.name), "check names must be unique (they name the JUnit test suites)");
     out.push_back(std::move(s));

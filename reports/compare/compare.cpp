@@ -8,7 +8,10 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/json_output.hpp"
+#include "common/strict_number.hpp"
 #include "reports/compare/gpu_state_reader.hpp"
+#include "reports/results/config_json.hpp"
 
 namespace rb::reports {
 namespace {
@@ -100,7 +103,7 @@ std::string device_difference(const json& a, const json& b) {
   if (!a.is_object() || !b.is_object()) return "";
   for (const char* key : {"hostname", "cpu_model"}) {
     if (a.contains(key) && b.contains(key) && a.at(key) != b.at(key))
-      return fmt::format("host.{}: {} vs {}", key, a.at(key).dump(), b.at(key).dump());
+      return fmt::format("host.{}: {} vs {}", key, json_text(a.at(key)), json_text(b.at(key)));
   }
   if (a.contains("gpus") && b.contains("gpus")) {
     // A GPU is named by its model; serial numbers and bus ids may change on the same kind of node.
@@ -110,23 +113,42 @@ std::string device_difference(const json& a, const json& b) {
       return n;
     };
     const json na = names(a.at("gpus")), nb = names(b.at("gpus"));
-    if (na != nb) return fmt::format("host.gpus: {} vs {}", na.dump(), nb.dump());
+    if (na != nb) return fmt::format("host.gpus: {} vs {}", json_text(na), json_text(nb));
   }
   return "";
 }
 
+// Runs are matched by config id, so two runs under one id must be one configuration: a run whose
+// split or sequence length differs under the same id (a file edited by hand, or written by a build
+// whose ids meant something else) would be compared with a different measurement and called SAME.
+void check_same_config(const ResultsFile& base, std::size_t bi, const ResultsFile& neu, std::size_t ni) {
+  const json& a = base.runs()[bi].at("config");
+  const json& b = neu.runs()[ni].at("config");
+  for (const std::string_view field : config_id_fields()) {
+    const std::string key(field);
+    if (!a.contains(key) || !b.contains(key)) continue;  // an older file's default, as its id says
+    const json &x = a.at(key), &y = b.at(key);
+    if (x.is_number() && y.is_number() ? x.get<double>() == y.get<double>() : x == y) continue;
+    throw InputError(fmt::format("{}: /runs/{}/config/{}", base.path.string(), bi, key),
+                     fmt::format("{} vs {}", json_text(x), json_text(y)),
+                     fmt::format("differs in {}: /runs/{}/config/{}, a run of the same config id: matched by id, "
+                                 "they would be compared as one configuration",
+                                 neu.path.string(), ni, key));
+  }
+}
+
 }  // namespace
 
+// The strict reader (common/strict_number.hpp): std::stod read "0x10" as 16, that is 1600%.
 double parse_threshold(const std::string& s, const std::string& flag) {
+  const bool pct = !s.empty() && s.back() == '%';
+  const std::string_view num = pct ? std::string_view(s).substr(0, s.size() - 1) : std::string_view(s);
   try {
-    std::size_t used = 0;
-    const bool pct = !s.empty() && s.back() == '%';
-    const std::string num = pct ? s.substr(0, s.size() - 1) : s;
-    const double v = std::stod(num, &used);
-    if (used == num.size() && v >= 0 && v < (pct ? 1e4 : 1e2)) return pct ? v / 100.0 : v;
-  } catch (const std::exception&) {
+    return pct ? parse_number(num, flag, NumberRange{.lo = 0, .hi = 1e4, .hi_open = true, .unit = "%"}) / 100.0
+               : parse_number(num, flag, NumberRange{.lo = 0, .hi = 100, .hi_open = true});
+  } catch (const InputError& e) {
+    throw InputError(flag, s, fmt::format("{} (as 5% or 0.05)", e.rule()));
   }
-  throw InputError(flag, s, "must be a relative change such as 5% or 0.05 (>= 0)");
 }
 
 CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
@@ -155,7 +177,7 @@ std::string_view to_string(Verdict v) {
 
 std::string config_label(const json& c) {
   auto s = [&](const char* k) {
-    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?";
+    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : json_text(c.at(k))) : "?";
   };
   const bool causal = !c.contains("causal") || c.at("causal") == true;
   return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {}", s("seq"), s("cp"), s("split"), s("variant"), s("heads"),
@@ -432,21 +454,18 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   cmp.new_path = neu.path.string();
   cmp.options = opts;
 
-  // An id seen twice in one file (a sweep appended to) is ambiguous; the last run of it wins, as in
-  // a results.jsonl where a rerun configuration is appended after the first attempt.
-  std::map<std::string, const json*> new_by_id;
+  // The reader refuses an id seen twice in one file, so each id is one run on each side.
+  std::map<std::string, std::size_t> new_by_id;
   std::vector<std::string> new_order;
-  for (const auto& r : neu.runs()) {
-    const auto id = r.at("config").at("id").get<std::string>();
-    if (!new_by_id.count(id)) new_order.push_back(id);
-    new_by_id[id] = &r;
+  for (std::size_t i = 0; i < neu.runs().size(); ++i) {
+    const auto& id = neu.runs()[i].at("config").at("id").get_ref<const std::string&>();
+    if (new_by_id.emplace(id, i).second) new_order.push_back(id);
   }
-  std::map<std::string, const json*> base_by_id;
+  std::map<std::string, std::size_t> base_by_id;
   std::vector<std::string> base_order;
-  for (const auto& r : base.runs()) {
-    const auto id = r.at("config").at("id").get<std::string>();
-    if (!base_by_id.count(id)) base_order.push_back(id);
-    base_by_id[id] = &r;
+  for (std::size_t i = 0; i < base.runs().size(); ++i) {
+    const auto& id = base.runs()[i].at("config").at("id").get_ref<const std::string&>();
+    if (base_by_id.emplace(id, i).second) base_order.push_back(id);
   }
 
   auto make = [&](const std::string& id, const json* b, const json* n) {
@@ -482,11 +501,13 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
     return rc;
   };
   for (const auto& id : base_order) {
-    auto it = new_by_id.find(id);
-    cmp.runs.push_back(make(id, base_by_id[id], it == new_by_id.end() ? nullptr : it->second));
+    const std::size_t bi = base_by_id.at(id);
+    const auto it = new_by_id.find(id);
+    if (it != new_by_id.end()) check_same_config(base, bi, neu, it->second);
+    cmp.runs.push_back(make(id, &base.runs()[bi], it == new_by_id.end() ? nullptr : &neu.runs()[it->second]));
   }
   for (const auto& id : new_order)
-    if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, new_by_id[id]));
+    if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, &neu.runs()[new_by_id.at(id)]));
   return cmp;
 }
 

@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/json_output.hpp"
+#include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/step_detect.hpp"
 #include "reports/compare/xml_escape.hpp"
@@ -153,13 +155,26 @@ History build_history(std::vector<DatedResults> files, double threshold) {
 }
 
 History load_history(const std::filesystem::path& dir, double threshold) {
+  // Every filesystem call takes an error_code: a symlink loop or a vanished entry is the user's
+  // input, an InputError naming the entry, never a filesystem_error (exit 1).
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
-    throw InputError("history", dir.string(), "must be a directory of results files named YYYY-MM-DD*.json");
+    throw InputError("history", dir.string(),
+                     ec ? fmt::format("must be a directory of results files named YYYY-MM-DD*.json: {}",
+                                      path_error_text(ec.value()))
+                        : std::string("must be a directory of results files named YYYY-MM-DD*.json"));
   std::vector<DatedResults> files;
   std::map<std::string, std::string> seen;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) {
-    if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+  std::filesystem::directory_iterator entries(dir, ec);
+  for (; !ec && entries != std::filesystem::directory_iterator(); entries.increment(ec)) {
+    const std::filesystem::directory_entry& e = *entries;
+    if (e.path().extension() != ".json") continue;
+    std::error_code kind;
+    if (!e.is_regular_file(kind)) {
+      if (!kind) continue;  // a folder or a pipe named *.json holds no results
+      throw InputError(e.path().string(), "a history entry",
+                       fmt::format("cannot be read: {}", path_error_text(kind.value())));
+    }
     const std::string stem = e.path().stem().string();
     if (!parse_date(stem))
       throw InputError(e.path().string(), stem, "a history file's name must start with a date YYYY-MM-DD");
@@ -168,6 +183,7 @@ History load_history(const std::filesystem::path& dir, double threshold) {
       throw InputError(e.path().string(), date, "one results file per date; this date is also " + it->second);
     files.push_back({date, read_results(e.path())});
   }
+  if (ec) throw InputError("history", dir.string(), fmt::format("cannot be listed: {}", path_error_text(ec.value())));
   if (files.empty()) throw InputError("history", dir.string(), "holds no YYYY-MM-DD*.json results file");
   return build_history(std::move(files), threshold);
 }
@@ -184,15 +200,21 @@ void set_baseline(History& h, const ResultsFile& baseline) {
 }
 
 void set_tonight(History& h, const json& compare, const std::string& source) {
-  if (!compare.is_object() || compare.value("schema", "") != "ringbench.compare" || !compare.contains("runs") ||
+  const json schema = compare.is_object() && compare.contains("schema") ? compare.at("schema") : json("(no schema)");
+  if (!compare.is_object() || schema != "ringbench.compare" || !compare.contains("runs") ||
       !compare.at("runs").is_array())
-    throw InputError(source, compare.is_object() ? compare.value("schema", "(no schema)") : compare.type_name(),
+    throw InputError(source, compare.is_object() ? json_text(schema) : compare.type_name(),
                      "must be the JSON of `ringbench compare --json-out` (schema ringbench.compare)");
   for (std::size_t i = 0; i < compare.at("runs").size(); ++i) {
     const json& r = compare.at("runs").at(i);
     if (!r.is_object() || !r.contains("verdict") || !r.at("verdict").is_string() || !r.contains("id") ||
         !r.at("id").is_string())
-      throw InputError(fmt::format("{}: /runs/{}", source, i), r.dump(), "a compared run needs an id and a verdict");
+      throw InputError(fmt::format("{}: /runs/{}", source, i), json_text(r),
+                       "a compared run needs an id and a verdict");
+    // The page reads `regression` as a flag; any other type was not written by compare.
+    if (r.contains("regression") && !r.at("regression").is_boolean())
+      throw InputError(fmt::format("{}: /runs/{}/regression", source, i), json_text(r.at("regression")),
+                       "must be true or false");
   }
   h.tonight = compare;
 }

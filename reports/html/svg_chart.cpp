@@ -115,6 +115,16 @@ std::string close_figure(const std::string& legend_html, const std::string& note
   return "</svg>" + legend_html + (note.empty() ? "" : "<p class=\"note\">" + html_escape(note) + "</p>") + "</figure>";
 }
 
+// `keep` points at even steps through `pts`, the first and the last among them.
+std::vector<Point> evenly_spaced(const std::vector<Point>& pts, std::size_t keep) {
+  std::vector<Point> out;
+  out.reserve(keep);
+  const double step = static_cast<double>(pts.size() - 1) / static_cast<double>(keep - 1);
+  for (std::size_t k = 0; k < keep; ++k)
+    out.push_back(pts[static_cast<std::size_t>(std::llround(step * static_cast<double>(k)))]);
+  return out;
+}
+
 }  // namespace
 
 std::string format_tick(double v, TickFormat f) {
@@ -156,6 +166,7 @@ Ticks make_ticks(double lo, double hi, Scale scale, int target) {
 }
 
 std::string render_line_chart(const LineChart& c) {
+  std::size_t thinned_from = 0, drawn_points = 0, series_left_out = 0;
   const double x0 = kLeft, x1 = c.width - kRight, y0 = kTop, y1 = c.height - kBottom;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const auto& s : c.series)
@@ -180,12 +191,21 @@ std::string render_line_chart(const LineChart& c) {
   s += "</g>";
   std::vector<std::pair<std::string, std::string>> leg;
   for (std::size_t i = 0; i < c.series.size(); ++i) {
+    if (i == kMaxChartSeries) {
+      series_left_out = c.series.size() - i;
+      break;
+    }
     const auto& ser = c.series[i];
     const std::string cls = fmt::format("c{}", color_of(ser.color, i));
     std::vector<Point> pts;
     for (const auto& p : ser.points)
       if (usable(p.x, c.x.scale) && usable(p.y, c.y.scale)) pts.push_back(p);
     std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    if (pts.size() > kMaxChartPointsPerSeries) {
+      thinned_from += pts.size();
+      pts = evenly_spaced(pts, kMaxChartPointsPerSeries);
+      drawn_points += pts.size();
+    }
     s += fmt::format("<g class=\"{}\">", cls);
     if (ser.lines && pts.size() > 1) {
       std::string d;
@@ -202,7 +222,14 @@ std::string render_line_chart(const LineChart& c) {
     s += "</g>";
     leg.emplace_back(cls + (ser.marker == Marker::ring ? " ring" : "") + (ser.dashed ? " dash" : ""), ser.name);
   }
-  return s + close_figure(legend(leg), c.note);
+  std::string note = c.note;
+  if (thinned_from > 0)
+    note += fmt::format("{}Drawn: {} evenly spaced of {} points (a chart draws at most {} a series).",
+                        note.empty() ? "" : " ", drawn_points, thinned_from, kMaxChartPointsPerSeries);
+  if (series_left_out > 0)
+    note += fmt::format("{}{} more series not drawn (a chart draws at most {}).", note.empty() ? "" : " ",
+                        series_left_out, kMaxChartSeries);
+  return s + close_figure(legend(leg), note);
 }
 
 std::string render_bar_chart(const BarChart& c) {
@@ -216,22 +243,23 @@ std::string render_bar_chart(const BarChart& c) {
   Axis yaxis = c.y;
   yaxis.scale = Scale::linear;  // bars start at zero
   const Mapper ym = make_mapper(yaxis, ylo, yhi, y1, y0);
-  const std::size_t n = std::max<std::size_t>(1, c.categories.size());
+  const std::size_t shown = std::min(c.categories.size(), kMaxBarCategories);
+  const std::size_t n = std::max<std::size_t>(1, shown);
   const double group_w = (x1 - x0) / static_cast<double>(n);
   const double inner = group_w * 0.8;
   const double bar_w = inner / static_cast<double>(std::max<std::size_t>(1, c.series.size()));
   std::vector<std::pair<double, std::string>> cats;
-  for (std::size_t i = 0; i < c.categories.size(); ++i)
+  for (std::size_t i = 0; i < shown; ++i)
     cats.emplace_back(x0 + group_w * (static_cast<double>(i) + 0.5), c.categories[i]);
   std::string s = open_figure(c.id, c.title, c.width, c.height);
   s += axes_svg(&cats, ym, yaxis, c.x_label, x0, x1, y0, y1);
   std::vector<std::pair<std::string, std::string>> leg;
   const double zero = ym(0);
-  for (std::size_t k = 0; k < c.series.size(); ++k) {
+  for (std::size_t k = 0; k < c.series.size() && k < kMaxChartSeries; ++k) {
     const auto& ser = c.series[k];
     const std::string cls = fmt::format("c{}", color_of(ser.color, k));
     s += fmt::format("<g class=\"{}\">", cls);
-    for (std::size_t i = 0; i < ser.values.size() && i < c.categories.size(); ++i) {
+    for (std::size_t i = 0; i < ser.values.size() && i < shown; ++i) {
       if (!ser.values[i] || !std::isfinite(*ser.values[i])) continue;
       const double v = *ser.values[i], y = ym(v);
       const double x = x0 + group_w * static_cast<double>(i) + (group_w - inner) / 2 + bar_w * static_cast<double>(k);
@@ -247,7 +275,12 @@ std::string render_bar_chart(const BarChart& c) {
     s += fmt::format("<line class=\"ref\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"><title>{}</title></line>", px(x0),
                      px(x1), px(y), px(y), html_escape(c.reference_label));
   }
-  return s + close_figure(legend(leg), c.note);
+  std::string note = c.note;
+  if (shown < c.categories.size() || c.series.size() > kMaxChartSeries)
+    note += fmt::format("{}Drawn: the first {} of {} groups and {} of {} series (the caps of one chart).",
+                        note.empty() ? "" : " ", shown, c.categories.size(), std::min(c.series.size(), kMaxChartSeries),
+                        c.series.size());
+  return s + close_figure(legend(leg), note);
 }
 
 ChartStyle split_style(std::string_view split) {

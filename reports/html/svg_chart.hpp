@@ -4,6 +4,7 @@
 // a chart stays small and the palette lives in one place. Every label is escaped here.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -75,6 +76,13 @@ struct BarChart {
 ChartStyle split_style(std::string_view split);
 // Sets a series' colour, marker and line style from a table style.
 void apply_style(Series& s, const ChartStyle& style);
+
+// What one chart draws at most, so a results file of any size gives a page a browser opens (a report
+// over 1e6 points wrote 125 MB of HTML): a line chart beyond the cap draws evenly spaced points of
+// each series, a bar chart its first groups, and either says so under the chart.
+inline constexpr std::size_t kMaxChartPointsPerSeries = 2048;
+inline constexpr std::size_t kMaxChartSeries = 32;
+inline constexpr std::size_t kMaxBarCategories = 512;
 
 // Each returns a <figure class="chart"> with the SVG, its caption and legend.
 std::string render_line_chart(const LineChart& chart);

@@ -41,6 +41,17 @@ int name_color(const std::string& name, std::map<std::string, int>& extra) {
   return it->second;
 }
 
+// Names and lanes label rows and tooltips; a hostile record's megabyte name would be copied into
+// every bar's tooltip.
+std::string clipped(std::string s) {
+  constexpr std::size_t kMaxLabel = 120;
+  if (s.size() <= kMaxLabel) return s;
+  std::size_t cut = kMaxLabel;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // keep UTF-8 whole
+  s.resize(cut);
+  return s + "\u2026";
+}
+
 }  // namespace
 
 std::string render_timeline_chart(const TimelineChart& c) {
@@ -104,6 +115,7 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
   };
   std::vector<Iv> ivs;
   double end_max = 0;
+  std::size_t usable = 0;
   for (const auto& iv : tl["intervals"]) {
     if (!iv.is_object() || !iv.contains("rank") || !iv["rank"].is_number_integer()) continue;
     if (!iv.contains("begin_ms") || !iv["begin_ms"].is_number() || !iv.contains("end_ms") || !iv["end_ms"].is_number())
@@ -112,11 +124,12 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
     x.rank = iv["rank"].get<int>();
     x.step = iv.contains("step") && iv["step"].is_number_integer() ? iv["step"].get<int>() : -1;
     const std::string kind = iv.contains("kind") && iv["kind"].is_string() ? iv["kind"].get<std::string>() : "other";
-    x.lane = iv.contains("lane") && iv["lane"].is_string() ? iv["lane"].get<std::string>() : kind;
-    x.name = iv.contains("name") && iv["name"].is_string() ? iv["name"].get<std::string>() : kind;
+    x.lane = clipped(iv.contains("lane") && iv["lane"].is_string() ? iv["lane"].get<std::string>() : kind);
+    x.name = clipped(iv.contains("name") && iv["name"].is_string() ? iv["name"].get<std::string>() : kind);
     x.b = iv["begin_ms"].get<double>();
     x.e = iv["end_ms"].get<double>();
     if (!std::isfinite(x.b) || !std::isfinite(x.e) || x.e < x.b) continue;
+    if (++usable > kMaxTimelineBars) continue;  // counted for the note, not drawn
     end_max = std::max(end_max, x.e);
     ivs.push_back(std::move(x));
   }
@@ -147,7 +160,10 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
   for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
   const double window = tl.contains("window_ms") && tl["window_ms"].is_number() ? tl["window_ms"].get<double>() : 0;
   c.window_ms = std::max(window, end_max);
-  if (tl.contains("truncated") && tl["truncated"].is_boolean() && tl["truncated"].get<bool>())
+  if (usable > kMaxTimelineBars)
+    c.note = fmt::format("Drawn: the first {} of the {} intervals in the record (a timeline draws at most {}).",
+                         kMaxTimelineBars, usable, kMaxTimelineBars);
+  else if (tl.contains("truncated") && tl["truncated"].is_boolean() && tl["truncated"].get<bool>())
     c.note = "The record keeps the first intervals of this pass only (truncated); the rest are not drawn.";
   out = std::move(c);
   return true;

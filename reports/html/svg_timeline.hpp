@@ -5,6 +5,7 @@
 //    "end_ms", ...}]}
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,10 @@ struct TimelineChart {
 };
 
 std::string render_timeline_chart(const TimelineChart& chart);
+
+// What one timeline draws at most: the record's own cap (bench/sweep/result_record.cpp), so only a
+// hand-made or foreign file meets it; the note under the chart says how many were left out.
+inline constexpr std::size_t kMaxTimelineBars = 4096;
 
 // Builds the chart of a run's `timeline` field; returns false (and leaves `out` alone) when the run
 // has no usable timeline. Malformed intervals are skipped, not fatal: the report shows what it can.

@@ -27,6 +27,14 @@ nlohmann::json to_json(const Config& c) {
   };
 }
 
+std::span<const std::string_view> config_id_fields() {
+  static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",
+                                                 "kv_heads",  "head_dim",  "causal", "dtype",   "backend",
+                                                 "transport", "link_gbps", "kernel"};
+  return kFields;
+}
+
+// Reads exactly the fields config_id_fields() names: the two change together.
 std::string config_id(const Config& c) {
   std::string id = fmt::format("s{}-c{}-{}-{}-h{}x{}-d{}-{}-{}-{}-{}", c.seq, c.cp, to_string(c.split),
                                to_string(c.variant), c.heads, c.kv_heads, c.head_dim, c.causal ? "causal" : "full",

@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +36,30 @@ void validate_results(const nlohmann::json& doc, const std::string& source, Resu
 // InputError naming `source` when a field the conversion reads has the wrong type.
 void convert_results(nlohmann::json& doc, const std::string& source,
                      std::optional<int> unversioned_major = std::nullopt);
+
+// The JSON types a field of a results file may have, as a set.
+enum JsonKind : unsigned {
+  kNull = 1,
+  kBoolean = 2,
+  kInteger = 4,
+  kNumber = 8,
+  kString = 16,
+  kArray = 32,
+  kObject = 64
+};
+
+// A field the reader checks the type of wherever it is present: `path` is a JSON pointer in which
+// `*` stands for every element of an array or every member of an object.
+struct FieldType {
+  std::string_view path;
+  unsigned kinds;  // JsonKind; kNumber takes integers too
+};
+
+// Every field the results schema gives a type (tests/reports/test_results_types.cpp holds the two
+// together), and the few beyond it that a reader reads. validate_results refuses a field of any
+// other type with its JSON path, so no reader ever meets one: report, compare, accept and trend
+// read through nlohmann's typed accessors, which throw the library's own error at a wrong type.
+std::span<const FieldType> results_field_types();
 
 // Parses "MAJOR.MINOR.PATCH"; false when malformed.
 bool parse_semver(const std::string& s, int& major, int& minor, int& patch);

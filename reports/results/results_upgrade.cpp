@@ -15,6 +15,12 @@ namespace {
 
 using nlohmann::json;
 
+// obj[key] when it is a string, else `fallback`: a conversion never throws at a field of an
+// unexpected type (validate_results has named any such field with its path before).
+std::string text(const json& obj, const char* key, const char* fallback) {
+  return obj.is_object() && obj.contains(key) && obj.at(key).is_string() ? obj.at(key).get<std::string>() : fallback;
+}
+
 std::optional<double> finite(const json& obj, const char* key) {
   if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_number()) return std::nullopt;
   const double v = obj.at(key).get<double>();
@@ -36,7 +42,7 @@ void upgrade_metrics(json& m, double cp, bool events) {
         const auto v = finite(r, "attention_tflops");
         if (v && (!slowest || *v < *slowest)) {
           slowest = v;
-          slowest_rank = r.value("rank", json(nullptr));
+          slowest_rank = r.contains("rank") ? r.at("rank") : json(nullptr);
         }
       }
     m["attention_tflops_slowest_rank"] = slowest ? json(*slowest) : json(nullptr);
@@ -64,12 +70,13 @@ void upgrade_per_gpu(json& m, int gpus) {
 }
 
 int gpus_of_1x_run(const json& run) {
-  const json& cfg = run.value("config", json::object());
-  const json& timing = run.value("timing", json::object());
+  static const json none = json::object();
+  const json& cfg = run.contains("config") ? run.at("config") : none;
+  const json& timing = run.contains("timing") ? run.at("timing") : none;
   const auto cp = finite(cfg, "cp");
   const auto devices = finite(timing, "devices");
-  const bool shared = cfg.value("backend", "") == "cuda" && cfg.value("transport", "local") == "local" &&
-                      timing.is_object() && timing.value("rank_mode", "") == "concurrent";
+  const bool shared = text(cfg, "backend", "") == "cuda" && text(cfg, "transport", "local") == "local" &&
+                      text(timing, "rank_mode", "") == "concurrent";
   const auto whole = [](std::optional<double> v) { return v && *v >= 0 && *v < 1e9 ? static_cast<int>(*v) : 0; };
   return gpus_at_work(whole(cp), shared, whole(devices.value_or(1)));
 }
@@ -78,10 +85,10 @@ int gpus_of_1x_run(const json& run) {
 
 void upgrade_run(json& run, int from_major) {
   if (from_major >= 2 || !run.is_object()) return;
-  const json& cfg = run.value("config", json::object());
   if (from_major < 1) {
-    const double cp = cfg.contains("cp") && cfg.at("cp").is_number() ? cfg.at("cp").get<double>() : 0.0;
-    const bool cuda = cfg.value("backend", "") == "cuda";
+    const json cfg = run.contains("config") ? run.at("config") : json::object();
+    const double cp = finite(cfg, "cp").value_or(0.0);
+    const bool cuda = text(cfg, "backend", "") == "cuda";
     if (run.contains("metrics")) upgrade_metrics(run["metrics"], cp, cuda);
     if (run.contains("cupti") && run["cupti"].is_object() && run["cupti"].contains("metrics"))
       upgrade_metrics(run["cupti"]["metrics"], cp, false);  // CUPTI records execution
@@ -89,7 +96,7 @@ void upgrade_run(json& run, int from_major) {
     if (cuda && run.contains("timeline") && run["timeline"].is_object() && run["timeline"].contains("intervals") &&
         run["timeline"]["intervals"].is_array())
       for (auto& iv : run["timeline"]["intervals"])
-        if (iv.is_object() && iv.value("kind", "") == "comm") iv["kind"] = "comm_in_flight";
+        if (text(iv, "kind", "") == "comm") iv["kind"] = "comm_in_flight";
   }
   const int gpus = gpus_of_1x_run(run);
   if (run.contains("metrics")) upgrade_per_gpu(run["metrics"], gpus);

@@ -5,11 +5,13 @@
 #include <cstring>
 #include <map>
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "common/json_output.hpp"
 #include "common/output_file.hpp"
 
 namespace rb::reports {
@@ -17,10 +19,19 @@ namespace rb::reports {
 ResultsWriter::ResultsWriter(std::filesystem::path dir) : dir_(std::move(dir)), jsonl_(dir_ / "results.jsonl") {
   make_output_dir("--out", dir_);
   for (const char* name : {"results.json", "results.jsonl", "report.html"}) check_output_file("--out", dir_ / name);
-  out_ = std::fopen(jsonl_.c_str(), "w");
-  if (!out_)
+  // O_NOFOLLOW: a link planted since the check fails the open rather than truncating its target,
+  // the rule every output follows (common/output_file.hpp).
+  const int fd = ::open(jsonl_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+  if (fd < 0)
     throw InputError("--out", jsonl_.string(),
-                     fmt::format("cannot open results.jsonl for writing: {}", std::strerror(errno)));
+                     errno == ELOOP ? "is a symbolic link; an output is never written through a link nor replaces one"
+                                    : fmt::format("cannot open results.jsonl for writing: {}", std::strerror(errno)));
+  out_ = ::fdopen(fd, "w");
+  if (!out_) {
+    const int err = errno;
+    ::close(fd);
+    throw Error(fmt::format("cannot open {}: {}", jsonl_.string(), std::strerror(err)));
+  }
 }
 
 ResultsWriter::~ResultsWriter() {
@@ -31,7 +42,7 @@ void ResultsWriter::append(const nlohmann::json& run) {
   // Each record names its format, so a results.jsonl (which has no header) is read in the right one.
   nlohmann::json rec = run;
   rec["schema_version"] = kResultsSchemaVersion;
-  const std::string line = rec.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  const std::string line = json_text(rec) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() || std::fflush(out_) != 0)
     throw Error(fmt::format("cannot write {}: {}", jsonl_.string(), std::strerror(errno)));
   ::fsync(::fileno(out_));
@@ -59,13 +70,20 @@ nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohma
     try {
       run = parse_json_input(line, fmt::format("{}: line {}", jsonl.string(), number), "a results.jsonl line");
     } catch (const InputError& e) {
+      // A results.json (pretty-printed: its first line is a lone brace) given where a results.jsonl
+      // is read is the likelier mistake than a damaged file, and its remedy is a rename.
+      if (number == 1 && !last &&
+          (line.find_first_not_of(" \t\r{[") == std::string_view::npos || nlohmann::json::accept(text)))
+        throw InputError(jsonl.string(), "a JSON document over several lines",
+                         "looks like a pretty-printed JSON document (a results.json), not one JSON record per line: "
+                         "name it .json to read it as one");
       // Only the line being written when a sweep was killed may be torn; any other was damaged
       // after it was written, or another writer's line cut into it.
       if (!last)
         throw InputError(e.where(), e.value(),
-                         e.rule() +
-                             "; only the last line may be torn (by a kill), and this one is not: the file was "
-                             "damaged, or two writers shared it");
+                         fmt::format("only the last line may be torn (by a kill), and this one is not: the file was "
+                                     "damaged, or two writers shared it ({})",
+                                     e.rule()));
       if (note)
         *note = fmt::format("{}: skipped the torn last line {} ({} bytes): the sweep was stopped while writing it",
                             jsonl.string(), number, line.size());
@@ -91,7 +109,7 @@ std::filesystem::path ResultsWriter::finish(const nlohmann::json& header) {
   std::fflush(out_);
   const auto path = dir_ / "results.json";
   // Readers never see a half-written results.json: it is written beside and renamed.
-  write_output_file("--out", path, assemble_results(jsonl_, header).dump(1) + "\n");
+  write_output_file("--out", path, json_text(assemble_results(jsonl_, header), 1) + "\n");
   return path;
 }
 

@@ -112,6 +112,14 @@ TEST(TraceReader, BadInputNamesFilePathValueAndRule) {
       {R"({"otherData": {"producer": "ringbench"}, "traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": 0}]})",
        "bad.json#/traceEvents/0/args/kind", "missing"},
       {R"({"distributedInfo": {"rank": "zero"}, "traceEvents": []})", "bad.json#/distributedInfo/rank", "zero"},
+      // Sums past int64 ns: a huge dur, and an origin that pushes ts over (the origin may follow the events).
+      {R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 9e15, "dur": 9e15}]})",
+       "bad.json#/traceEvents/0/dur", "9"},
+      {R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 5, "dur": 1, "pid": 0, "args": {"kind": "comm"}}],
+           "otherData": {"producer": "ringbench", "origin_ns": 9223372036854775807}})",
+       "bad.json#/traceEvents/0/ts", "5"},
+      // A NUL byte is named, not read as the end of the text.
+      {std::string("{\"traceEvents\": [\0]}", 19), "bad.json: byte 18", "NUL"},
   };
   for (const auto& c : cases) {
     const InputError e = error_of(c.text);
@@ -119,6 +127,64 @@ TEST(TraceReader, BadInputNamesFilePathValueAndRule) {
     EXPECT_NE(e.value().find(c.value_has), std::string::npos) << c.text << " -> value " << e.value();
     EXPECT_FALSE(e.rule().empty()) << c.text;
   }
+}
+
+// A ringbench trace read with otherData after traceEvents, as a streaming reader meets it: the
+// events wait for the metadata that says how to read them.
+TEST(TraceReader, MetadataAfterTheEventsReadsLikeMetadataBefore) {
+  const std::string events =
+      R"("traceEvents": [{"ph": "X", "name": "attention", "ts": 5, "dur": 2, "pid": 7, "tid": 1, "args": {"kind": "compute", "step": 0}},
+                         {"ph": "X", "cat": "cpu_op", "name": "host", "ts": 1, "dur": 1, "pid": 7}])";
+  const std::string other =
+      R"("otherData": {"producer": "ringbench", "ringbench_trace_version": 2, "origin_ns": 1000, "ranks": [{"pid": 7, "rank": 3}]})";
+  const TraceFile before = parse_trace_text("{" + other + "," + events + "}", "a.json");
+  const TraceFile after = parse_trace_text("{" + events + "," + other + "}", "b.json");
+  for (const TraceFile* tf : {&before, &after}) {
+    EXPECT_EQ(tf->format, "ringbench");
+    ASSERT_EQ(tf->timeline.intervals.size(), 1u);
+    EXPECT_EQ(tf->timeline.intervals[0].rank, 3);
+    EXPECT_EQ(tf->timeline.intervals[0].begin_ns, 6000);
+    EXPECT_EQ(tf->timeline.intervals[0].kind, IntervalKind::compute);
+    EXPECT_EQ(tf->skipped_events, 1u);
+  }
+}
+
+// What the reader keeps follows --max-trace-mb (one kept event per 512 bytes of the cap), so a file
+// of tiny events cannot make it hold more than the cap allows; skipped events cost nothing.
+TEST(TraceReader, KeptEventsAreBoundedByTheByteCap) {
+  std::string text = R"({"traceEvents": [)";
+  for (int i = 0; i < 40; ++i)
+    text += std::string(i ? "," : "") + R"({"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1})";
+  for (int i = 0; i < 400; ++i) text += R"(,{"ph":"i","name":"instant"})";
+  text += "]}";
+  TraceReadOptions opt;
+  opt.max_bytes = 40 * 512;
+  EXPECT_EQ(parse_trace_text(text, "t.json", opt).timeline.intervals.size(), 40u);
+  opt.max_bytes = 39 * 512;
+  try {
+    parse_trace_text(text, "t.json", opt);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "t.json#/traceEvents/39");
+    EXPECT_NE(e.rule().find("raise --max-trace-mb"), std::string::npos) << e.what();
+  }
+  // The bytes themselves: a trace one byte over the cap is refused, at the cap it is read.
+  const std::string instants = text.substr(text.find(R"({"ph":"i")"));
+  const std::string only_instants = R"({"traceEvents": [)" + instants;
+  opt.max_bytes = only_instants.size();
+  EXPECT_EQ(parse_trace_text(only_instants, "t.json", opt).skipped_events, 400u);
+  opt.max_bytes = only_instants.size() - 1;
+  EXPECT_THROW(parse_trace_text(only_instants, "t.json", opt), InputError);
+}
+
+// A compressed run of `0,` (a gzip bomb's shape) is refused at its first element, not after the
+// whole array is built.
+TEST(TraceReader, AnArrayOfNumbersIsRefusedAtItsFirstElement) {
+  std::string text = "[";
+  for (int i = 0; i < 1'000'000; ++i) text += "0,";
+  text += "0]";
+  const InputError e = error_of(text);
+  EXPECT_EQ(e.where(), "bad.json#/0");
 }
 
 TEST(TraceReader, ReadsGzipAndRejectsTruncatedGzipAndMissingFiles) {

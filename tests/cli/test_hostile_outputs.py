@@ -12,10 +12,7 @@ import subprocess
 import time
 import unittest
 
-from ringbench_test import BIN, LONG_SWEEP, SOURCE_DIR, read_json, run, start_and_wait_for_lines, tempdir
-
-TINY = ["--seq", "64", "--cp", "1,2", "--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
-
+from ringbench_test import BIN, LONG_SWEEP, SOURCE_DIR, TINY, read_json, run, start_and_wait_for_lines, tempdir
 
 class HostileOutputs(unittest.TestCase):
     @classmethod

@@ -5,11 +5,13 @@ RINGBENCH_BIN; to run a test by hand, from its folder:
   PYTHONPATH=../pylib RINGBENCH_BIN=../../build/ci/ringbench python3 -m unittest -v test_run_cli"""
 import copy
 import functools
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import signal
 import time
 
 BIN = os.environ.get("RINGBENCH_BIN", "ringbench")
@@ -151,3 +153,98 @@ def skip_process(reason):
     """Exit code 77 is the ctest SKIP_RETURN_CODE of these tests: the machine lacks a prerequisite."""
     print(f"SKIPPED: {reason}", file=sys.stderr)
     sys.exit(77)
+
+
+# The smallest real sweep: two configurations, one sample each, a second or two of work.
+TINY = ["--seq", "64", "--cp", "1,2", "--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1"]
+
+
+def folder_state(root):
+    """Every path under root, relative to it: a link's target, a file's digest and mode, or 'dir';
+    two states compare equal when nothing under root was created, removed, replaced or rewritten."""
+    state = {}
+    for folder, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = os.path.join(folder, name)
+            rel = os.path.relpath(p, root)
+            if os.path.islink(p):
+                state[rel] = ("link", os.readlink(p))
+            elif os.path.isdir(p):
+                state[rel] = ("dir",)
+            else:
+                with open(p, "rb") as f:
+                    state[rel] = ("file", hashlib.sha256(f.read()).hexdigest(), os.stat(p).st_mode)
+    return state
+
+
+# Runs argv[2:] in a child and writes "exit-code peak-RSS-KiB" to argv[1]. A child's ru_maxrss starts
+# from the high-water mark of the process that forked it (exec keeps the larger), so the test process
+# itself, which may have built hundreds of MB of input, must not be that parent: this small
+# interpreter is. It passes SIGTERM on to the child.
+_MEASURE = """
+import os, signal, sys
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+signal.signal(signal.SIGTERM, lambda *_: os.kill(pid, signal.SIGTERM))
+while True:
+    try:
+        _, status, usage = os.wait4(pid, 0)
+        break
+    except InterruptedError:
+        continue
+with open(sys.argv[1], "w") as f:
+    f.write(f"{os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+"""
+
+
+def run_measured(args, signal_after=None, timeout=300):
+    """Runs ringbench; returns (returncode, stdout, stderr, peak RSS in MiB, wall seconds). The peak is
+    this child's alone, measured by a small launcher (see _MEASURE), not the largest of every child
+    the test has run nor the test's own. signal_after: SIGTERM it after that many seconds."""
+    start = time.monotonic()
+    with tempdir() as logs:
+        out_path, err_path, usage_path = (os.path.join(logs, n) for n in ("out", "err", "usage"))
+        with open(out_path, "w") as out, open(err_path, "w") as err:
+            proc = subprocess.Popen([sys.executable, "-c", _MEASURE, usage_path, BIN, *map(str, args)], stdout=out,
+                                    stderr=err)
+            if signal_after is not None:
+                time.sleep(signal_after)
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=max(1, start + timeout - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGTERM)  # passed on to ringbench, so no orphan outlives the test
+                try:
+                    proc.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        wall = time.monotonic() - start
+        with open(out_path, errors="replace") as f:
+            stdout = f.read()
+        with open(err_path, errors="replace") as f:
+            stderr = f.read()
+        code, rss = -9, 0
+        if os.path.exists(usage_path):
+            with open(usage_path) as f:
+                code, rss = (int(x) for x in f.read().split())
+    return code, stdout, stderr, rss / 1024.0, wall
+
+
+class TinySweepCase:
+    """A mixin for unittest.TestCase: one TINY sweep in a temporary folder shared by the class,
+    cls.d the folder and cls.results its results.json. RUN_EXTRA adds flags to that sweep."""
+    RUN_EXTRA = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempdir()
+        cls.d = cls.tmp.name
+        p = run("run", *TINY, *cls.RUN_EXTRA, "--out", os.path.join(cls.d, "base"), cwd=cls.d)
+        assert p.returncode == 0, p.stderr
+        cls.results = os.path.join(cls.d, "base", "results.json")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()

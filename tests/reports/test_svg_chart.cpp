@@ -78,6 +78,60 @@ TEST(BarChart, OneBarPerValue) {
   EXPECT_EQ(count(svg, "class=\"ref\""), 1u);
 }
 
+TEST(ChartCaps, ALineChartThinsEachSeriesAndSaysSo) {
+  LineChart c;
+  Series a;
+  a.name = "samples";
+  for (int i = 0; i < 100'000; ++i) a.points.emplace_back(i, i % 17);
+  c.series.assign(40, a);
+  const std::string svg = render_line_chart(c);
+  EXPECT_EQ(count(svg, "class=\"mk\""), kMaxChartPointsPerSeries * kMaxChartSeries);
+  EXPECT_NE(svg.find("Drawn: 65536 evenly spaced of 3200000 points"), std::string::npos);
+  EXPECT_NE(svg.find("8 more series not drawn"), std::string::npos);
+  // The ends of each series survive the thinning, so the axis still spans the data.
+  Series b;
+  for (int i = 0; i < 5000; ++i) b.points.emplace_back(i, 1, "p" + std::to_string(i));
+  c.series = {b};
+  const std::string one = render_line_chart(c);
+  EXPECT_NE(one.find("<title>p0</title>"), std::string::npos);
+  EXPECT_NE(one.find("<title>p4999</title>"), std::string::npos);
+  // At the cap nothing is thinned and no note appears.
+  b.points.resize(kMaxChartPointsPerSeries);
+  c.series = {b};
+  EXPECT_EQ(render_line_chart(c).find("Drawn:"), std::string::npos);
+}
+
+TEST(ChartCaps, ABarChartDrawsItsFirstGroups) {
+  BarChart c;
+  BarSeries s{"imbalance", {}, 0};
+  for (int i = 0; i < 4096; ++i) {
+    c.categories.push_back(std::to_string(i));
+    s.values.push_back(1.0 + i % 3);
+  }
+  c.series = {s};
+  const std::string svg = render_bar_chart(c);
+  EXPECT_EQ(count(svg, "<rect class=\"bar\""), kMaxBarCategories);
+  EXPECT_NE(svg.find("the first 512 of 4096 groups"), std::string::npos);
+}
+
+TEST(ChartCaps, ATimelineDrawsAtMostItsCapWithANote) {
+  nlohmann::json intervals = nlohmann::json::array();
+  for (int i = 0; i < 10'000; ++i)
+    intervals.push_back({{"rank", i % 4},
+                         {"lane", "compute"},
+                         {"name", std::string(i == 0 ? 5000 : 8, 'n')},
+                         {"begin_ms", i * 0.001},
+                         {"end_ms", i * 0.001 + 0.0005}});
+  TimelineChart c;
+  ASSERT_TRUE(timeline_from_run(nlohmann::json{{"timeline", {{"intervals", intervals}}}}, c));
+  EXPECT_EQ(c.bars.size(), kMaxTimelineBars);
+  EXPECT_NE(c.note.find("the first 4096 of the 10000 intervals"), std::string::npos) << c.note;
+  const std::string svg = render_timeline_chart(c);
+  EXPECT_EQ(count(svg, "<rect class=\"bar\""), kMaxTimelineBars);
+  EXPECT_LT(svg.size(), std::size_t{2} << 20);  // the 5,000-byte name is clipped, not copied into the page
+  EXPECT_EQ(svg.find(std::string(200, 'n')), std::string::npos);
+}
+
 TEST(Timeline, SkipsMalformedIntervals) {
   const nlohmann::json run = {{"timeline",
                                {{"window_ms", 2.0},
