@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/config_label.hpp"
 #include "common/error.hpp"
 #include "common/scheme_table.hpp"
 
@@ -96,9 +97,19 @@ void Config::validate_shape() const {
 }
 
 std::string Config::label() const {
-  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {} {}/{}{}", seq, cp, to_string(split), to_string(variant),
-                     heads, kv_heads, head_dim, causal ? "causal" : "full", to_string(dtype), to_string(backend),
-                     to_string(transport), kernel == Kernel::ringbench ? "" : " cudnn");
+  return config_label({.seq = seq,
+                       .cp = cp,
+                       .split = to_string(split),
+                       .variant = to_string(variant),
+                       .heads = heads,
+                       .kv_heads = kv_heads,
+                       .head_dim = head_dim,
+                       .causal = causal,
+                       .dtype = to_string(dtype),
+                       .backend = to_string(backend),
+                       .transport = to_string(transport),
+                       .kernel = to_string(kernel),
+                       .link_gbps = link_gbps});
 }
 
 }  // namespace rb

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/cli/agreed_options.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/number_flag.hpp"
 #include "bench/sweep/distributed.hpp"
@@ -120,27 +121,12 @@ const NumberRange kAlpha{.lo = 0, .hi = 1, .lo_open = true, .hi_open = true, .un
 constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMaxCount = 1000000;
 
-// What every MPI rank must have been given alike: the sweep and the options that change results.
-std::string canonical(const SweepSpec& spec, const RunOptions& o) {
-  return nlohmann::json{{"profile", to_json(spec)},
-                        {"full_check_limit", o.full_check_limit},
-                        {"check_rows", o.check_sample},
-                        {"rounds", o.rounds},
-                        {"interleave", o.interleave},
-                        {"timeout_s", o.timeout_s},
-                        {"memory_limit_bytes", o.memory_limit_bytes},
-                        {"inject_fault", fmt::format("{}@{}/{}", o.fault.kind, o.fault.index, o.fault.round)},
-                        {"skip_invalid", o.skip_invalid},
-                        {"trace", o.trace},
-                        {"dump", o.dump_dir.has_value()},
-                        {"rank_mode", std::string(ring::to_string(o.rank_mode))},
-                        {"launch", std::string(ring::to_string(o.launch))},
-                        {"l2_flush", o.l2_flush},
-                        {"devices", o.devices},
-                        {"cupti", o.cupti},
-                        {"stopping", {o.stopping.max_noise_pct, o.stopping.min_samples, o.stopping.max_time_s}},
-                        {"throttle", {o.throttle.threshold_pct, o.throttle.recovery_ms}}}
-      .dump();
+// What every MPI rank must have been given alike: the sweep, and every option of `run` but those
+// marked where they are registered (bench/cli/agreed_options.hpp).
+std::string canonical(const SweepSpec& spec, const RunFlags& f) {
+  nlohmann::json agreed = agreed_options(*f.app);
+  agreed["profile"] = to_json(spec);
+  return agreed.dump();
 }
 
 void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
@@ -206,7 +192,7 @@ int run(const RunFlags& f) {
   } catch (const InputError& e) {
     bad = e;
   }
-  agree_on_input(bad, bad ? "" : canonical(spec, opts));
+  agree_on_input(bad, bad ? "" : canonical(spec, f));
   if (bad) throw *bad;
   const SweepOutcome res = run_sweep(spec, opts);
   const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
@@ -227,11 +213,13 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   auto f = std::make_shared<RunFlags>();
   CLI::App* sub = app.add_subcommand("run", "Run a sweep of ring-attention configurations (profile and/or flags)");
   f->app = sub;
-  sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
-      ->check(CLI::ExistingFile);
+  // The profile, the axes and --causal reach the agreement as the sweep they make.
+  agree_on(sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
+               ->check(CLI::ExistingFile),
+           Agreement::none);
   auto axis = [&](const char* flag, const std::string& help) {
     for (auto& a : f->axes)
-      if (std::string_view(a.flag) == flag) return sub->add_option(flag, a.given, help);
+      if (std::string_view(a.flag) == flag) return agree_on(sub->add_option(flag, a.given, help), Agreement::none);
     throw std::logic_error(flag);
   };
   axis("--seq", "Sequence lengths S (comma-separated, at most 2^40)");
@@ -241,8 +229,9 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   axis("--heads", "Query heads Hq");
   axis("--kv-heads", "Key/value heads Hkv (Hq % Hkv == 0)");
   axis("--head-dim", "Head dimension D");
-  auto* causal = sub->add_flag("--causal", f->causal, "Causal attention (the default)");
-  sub->add_flag("--no-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal);
+  auto* causal = agree_on(sub->add_flag("--causal", f->causal, "Causal attention (the default)"), Agreement::none);
+  agree_on(sub->add_flag("--no-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal),
+           Agreement::none);
   axis("--dtype", "float64, float32 (cpu) or bfloat16 (cuda)");
   axis("--backend", "cpu or cuda");
   axis("--transport", "local, mpi or nccl");
@@ -253,8 +242,12 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   axis("--kernel",
        "Attention kernel of each step: ringbench (its own, the default), cudnn (cuDNN's fused flash attention; "
        "cuda builds with cuDNN) or auto (cudnn where it runs the configuration, else ringbench)");
-  sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str();
-  sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory");
+  // Only rank 0 writes, so the paths are its own; every rank takes part in a dump (its rows are gathered).
+  agree_on(
+      sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str(),
+      Agreement::none);
+  agree_on(sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory"),
+           Agreement::presence);
   sub->add_flag("--skip-invalid", f->skip_invalid,
                 "Record configurations that break a rule as skipped instead of stopping with exit 2");
   add_integer_flag(sub, "--full-check-limit", f->full_check_limit, 0, kMaxInt64, "Check every output row up to this S")

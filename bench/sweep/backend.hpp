@@ -1,7 +1,8 @@
 // The backend a configuration runs on, in one place: whether it can run here at all (this build,
 // this machine's devices, the MPI job's processes, and the backend's own dtype and D rule from
 // ring/backend_support.hpp), the executor that runs it, and the memory that executor and the
-// reference will take, so that the sweep skips what cannot fit before allocating anything.
+// reference will take, so that the sweep skips what cannot fit before allocating anything. Each
+// answers by the configuration's row of the backend × transport table (backend_table.hpp).
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,8 @@ namespace rb::bench {
 void check_backend(const Config& cfg, const ring::World* world);
 
 // The executor for the configuration's backend and transport (the CUDA ones only in CUDA builds;
-// mpi and nccl need the job's process group).
+// mpi and nccl need the job's process group). Throws InputError, as check_backend does, for a pair
+// that never runs or that this build lacks a part of.
 std::unique_ptr<ring::Executor> make_executor(const ring::Plan& plan, const RunOptions& opts,
                                               const ring::CpuOptions& cpu, ring::ProcessGroup* group = nullptr);
 

@@ -11,6 +11,7 @@
 #include "bench/sweep/environment.hpp"
 #include "common/size_estimate.hpp"
 #include "common/timeline.hpp"
+#include "common/transport.hpp"
 #include "kernels/attention_tiling.hpp"
 #include "ring/executor.hpp"
 #include "ring/split_scheme.hpp"
@@ -54,7 +55,7 @@ RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
   const double timelines = intervals * sizeof(Interval) * kept;
   double threads = 0;
   if (cfg.backend == Backend::cpu) {
-    const std::int64_t hosted = cfg.transport == Transport::local ? cfg.cp : 1;
+    const std::int64_t hosted = hosted_ranks(cfg);
     out.threads = ring::cpu_executor_threads(sch, hosted);
     // Each attention call's running max and sum per (row, head), and its tile of queries, keys and scores.
     const double group = static_cast<double>(cfg.heads) / cfg.kv_heads;
@@ -95,12 +96,10 @@ MemoryBudget memory_budget(const RunOptions& opts) {
 
 std::string memory_skip_reason(const ring::Plan& plan, const RunOptions& opts, const MemoryBudget& budget) {
   const Config& cfg = plan.config;
-  const bool distributed = cfg.transport != Transport::local;
   if (budget.host_bytes > 0) {
     const std::int64_t scale = rank_scale(cfg, opts).bytes;
-    const std::int64_t need =
-        saturated_bytes(static_cast<double>(estimated_host_bytes(plan, opts, distributed ? cfg.cp : 1)) +
-                        static_cast<double>(scale));
+    const std::int64_t need = saturated_bytes(static_cast<double>(estimated_host_bytes(plan, opts, processes(cfg))) +
+                                              static_cast<double>(scale));
     if (need > budget.host_bytes)
       return fmt::format("needs an estimated {} of host memory ({} for the state of its {} ranks); {}", gib_text(need),
                          gib_text(scale), cfg.cp, budget_text(budget));
@@ -114,7 +113,7 @@ std::string memory_skip_reason(const ring::Plan& plan, const RunOptions& opts, c
 
 std::string agree_on_skip(const Config& cfg, std::string skip) {
   ring::World* w = world();
-  if (!w || cfg.transport == Transport::local) return skip;
+  if (!w || !is_distributed(cfg.transport)) return skip;
   const auto reasons = w->allgather_strings(skip);
   for (std::size_t k = 0; k < reasons.size() && skip.empty(); ++k)
     if (!reasons[k].empty()) skip = fmt::format("rank {}: {}", k, reasons[k]);

@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/nvtx.hpp"
+#include "common/transport.hpp"
 
 namespace rb::bench {
 namespace {
@@ -97,7 +98,7 @@ const std::vector<double>& ReferenceCache::rows(const Config& cfg, const ring::C
 RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache& references) {
   ring::World* w = world();
   const Config& cfg = rounds.config();
-  const bool distributed = cfg.transport != Transport::local;
+  const bool distributed = is_distributed(cfg.transport);
   std::unique_ptr<ring::ProcessGroup> group = distributed && w ? w->open_group() : nullptr;
   RankOutcome mine;
   auto failed_here = [&](const std::string& reason) {

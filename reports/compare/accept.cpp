@@ -10,8 +10,10 @@
 #include "common/config.hpp"
 #include "common/error.hpp"
 #include "common/json_output.hpp"
+#include "common/transport.hpp"
 #include "reports/compare/compare.hpp"
-#include "reports/compare/gpu_state_reader.hpp"
+#include "reports/results/metric_registry.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 namespace {
@@ -25,45 +27,10 @@ using nlohmann::json;
 const std::set<std::string> kWhereFields{"seq",    "cp",    "split",   "variant",   "heads",     "kv_heads", "head_dim",
                                          "causal", "dtype", "backend", "transport", "link_gbps", "kernel"};
 
-std::optional<double> number_at(const json& run, const char* obj, const char* key) {
-  if (!run.contains(obj) || !run.at(obj).is_object()) return std::nullopt;
-  const json& o = run.at(obj);
-  if (!o.contains(key) || !o.at(key).is_number()) return std::nullopt;
-  const double v = o.at(key).get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
-// The value of a numeric metric in a run; nullopt when the run does not carry it.
-std::optional<double> metric_value(const CheckSpec& c, const json& run) {
-  const std::string& m = c.metric;
-  if (m == "median_ms" || m == "noise_pct") return number_at(run, "timing", m.c_str());
-  if (m == "work_imbalance") {
-    auto v = number_at(run, "metrics", "work_imbalance");
-    return v ? v : number_at(run, "plan", "work_imbalance");
-  }
-  // Per rank since results 1.0.0 (older files are converted on read): the name says it for
-  // profiles written before, when attention_tflops was the sum over ranks.
-  if (m == "attention_tflops_per_rank") return number_at(run, "metrics", "attention_tflops");
-  if (m == "gpu_throttled") {
-    const GpuThrottle t = gpu_throttle(run);
-    return t.measured ? std::optional<double>(t.held_down ? 1.0 : 0.0) : std::nullopt;
-  }
-  if (m == "dropped_sample_fraction") {
-    const GpuThrottle t = gpu_throttle(run);
-    return t.clock_measured && t.taken > 0 ? std::optional<double>(static_cast<double>(t.dropped) / t.taken)
-                                           : std::nullopt;
-  }
-  if (m == "comm_bandwidth_fraction") {
-    const auto bw = number_at(run, "metrics", "comm_bandwidth_gbyte_per_s");
-    std::optional<double> link = c.link_gbps;
-    if (!link) {
-      const auto cfg_link = number_at(run, "config", "link_gbps");
-      if (cfg_link && *cfg_link > 0) link = cfg_link;
-    }
-    if (!bw || !link) return std::nullopt;
-    return *bw * 8.0 / *link;  // GB/s → Gbit/s, over the link's Gbit/s
-  }
-  return number_at(run, "metrics", m.c_str());
+// The value of a numeric check's metric in a run; nullopt when the run does not carry it.
+std::optional<double> metric_value(const CheckSpec& c, const RunRecord& run) {
+  const Metric* m = find_metric(c.metric);
+  return m && m->value ? m->value(run, MetricContext{c.link_gbps}) : std::nullopt;
 }
 
 // Why a run cannot measure check c, or nullopt when it can. A bandwidth fraction needs transfers
@@ -71,37 +38,34 @@ std::optional<double> metric_value(const CheckSpec& c, const json& run) {
 // transport over several devices) crosses a real one, the link model an emulated one, and
 // transfers inside one device's or one process's memory cross none. A correctness check needs a
 // run that was checked.
-std::optional<std::string> not_applicable(const CheckSpec& c, const json& run) {
-  const json& cfg = run.at("config");
+std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& run) {
+  const RecordConfig& cfg = run.config;
   if (c.metric == "correctness") {
-    const bool checked = run.contains("correctness") && run.at("correctness").is_object() &&
-                         run.at("correctness").value("checked", false);
-    if (run.value("status", "") == "ok" && !checked) return "the run's output was not checked against the reference";
+    const bool checked = run.correctness && run.correctness->checked;
+    if (run.status == RunStatus::ok && !checked) return "the run's output was not checked against the reference";
     return std::nullopt;
   }
   if (c.metric == "gpu_throttled")
-    return gpu_throttle(run).measured
+    return run.throttle.measured
                ? std::nullopt
                : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
   if (c.metric == "dropped_sample_fraction") {
-    const GpuThrottle t = gpu_throttle(run);
-    if (!t.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
-    if (t.taken == 0) return "no timed sample";
+    if (!run.throttle.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
+    if (run.throttle.taken == 0) return "no timed sample";
   }
   if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
-  if (cfg.value("cp", 1) <= 1) return "c = 1: nothing was transferred";
-  const std::string transport = cfg.value("transport", "local");
-  if (transport != "local") return std::nullopt;
-  const auto model = number_at(run, "config", "link_gbps");
+  if (cfg.cp <= 1) return "c = 1: nothing was transferred";
+  // Another process's rank, or a transport this build does not know: its transfers left the process.
+  if (const auto t = cfg.transport_kind(); !t || is_distributed(*t)) return std::nullopt;
+  const auto model = cfg.link_gbps;
   if (model && *model > 0) {
     if (c.link_gbps && *c.link_gbps != *model)
       return fmt::format("the transfers were paced to the link model's {} Gbit/s, not the check's {} Gbit/s", *model,
                          *c.link_gbps);
     return std::nullopt;
   }
-  if (cfg.value("backend", "") == "cuda") {
-    const auto devices = number_at(run, "timing", "devices");
-    if (devices && *devices > 1) return std::nullopt;
+  if (cfg.backend == "cuda") {
+    if (run.timing.devices && *run.timing.devices > 1) return std::nullopt;
     return std::string("the local transport on one GPU: every transfer stayed in that device's memory");
   }
   return std::string("the local transport on the cpu backend: every transfer stayed in one process's memory");
@@ -161,30 +125,11 @@ std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& accept_metric_names() {
-  static const std::vector<std::pair<std::string, std::string>> names{
-      {"correctness", "status ok and correctness.passed (no bounds)"},
-      {"attention_tflops",
-       "metrics.attention_tflops: plan FLOPs / the GPUs at work / pass time, what one GPU sustains"},
-      {"attention_tflops_per_rank", "the same as attention_tflops (its name when that was the sum over ranks)"},
-      {"attention_tflops_slowest_rank",
-       "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time"},
-      {"attention_tflops_aggregate", "metrics.attention_tflops_aggregate: plan FLOPs / pass time, summed over ranks"},
-      {"overlap_fraction", "metrics.overlap_fraction"},
-      {"exposed_comm_ms", "metrics.exposed_comm_ms"},
-      {"imbalance", "metrics.imbalance (measured)"},
-      {"work_imbalance", "metrics.work_imbalance (exact, from the plan)"},
-      {"comm_bandwidth_gbyte_per_s", "metrics.comm_bandwidth_gbyte_per_s"},
-      {"comm_bandwidth_fraction",
-       "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps; N/A for runs whose transfers crossed no link"},
-      {"gpu_throttled",
-       "1 when NVML saw heat or power hold a GPU's clock down before or after the run (gpu_state), else 0; N/A "
-       "where NVML was not available"},
-      {"dropped_sample_fraction",
-       "sm_clock.dropped_count / sm_clock.taken: the timed samples whose SM clock fell under --throttle-threshold; "
-       "N/A without a per-sample clock (a CPU run)"},
-      {"median_ms", "timing.median_ms"},
-      {"noise_pct", "timing.noise_pct"},
-  };
+  static const std::vector<std::pair<std::string, std::string>> names = [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Metric& m : all_metrics()) out.emplace_back(m.name, m.description);
+    return out;
+  }();
   return names;
 }
 
@@ -352,22 +297,20 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
   for (const auto& spec : checks) {
     CheckResult cr;
     cr.spec = spec;
-    for (const auto& run : results.runs()) {
-      if (!matches(spec.where, run.at("config"))) continue;
+    for (const auto& run_json : results.runs()) {
+      if (!matches(spec.where, run_json.at("config"))) continue;
+      const RunRecord run = read_run_record(run_json);
       CheckOutcome o;
-      o.run_id = run.at("config").at("id").get<std::string>();
-      o.run_label = config_label(run.at("config"));
-      if (auto med = number_at(run, "timing", "median_ms")) o.seconds = *med / 1e3;
-      const std::string status = run.at("status").get<std::string>();
-      const std::string reason = run.contains("reason") && run.at("reason").is_string()
-                                     ? run.at("reason").get<std::string>()
-                                     : "";
-      if (const auto why = not_applicable(spec, run); why && status == "ok") {
+      o.run_id = run.config.id;
+      o.run_label = label(run.config);
+      if (run.timing.median_ms) o.seconds = *run.timing.median_ms / 1e3;
+      const std::string status(to_string(run.status));
+      const std::string& reason = run.reason;
+      if (const auto why = not_applicable(spec, run); why && run.status == RunStatus::ok) {
         o.na = true;
         o.measured = "N/A: " + *why;
       } else if (spec.metric == "correctness") {
-        const bool passed = status == "ok" && run.contains("correctness") && run.at("correctness").is_object() &&
-                            run.at("correctness").value("passed", false);
+        const bool passed = run.status == RunStatus::ok && run.correctness && run.correctness->passed.value_or(false);
         o.pass = passed;
         o.measured = passed ? "passed" : status != "ok" ? fmt::format("run {}: {}", status, reason) : "failed";
       } else if (status != "ok") {

@@ -10,82 +10,37 @@
 #include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/strict_number.hpp"
-#include "reports/compare/gpu_state_reader.hpp"
 #include "reports/results/config_json.hpp"
+#include "reports/results/gpu_state_reader.hpp"
 
 namespace rb::reports {
 namespace {
 
 using nlohmann::json;
 
-constexpr MetricInfo kMetrics[] = {
-    {"time", "timing.median_ms (samples: timing.samples_ms)", "ms", true},
-    {"tflops",
-     "metrics.attention_tflops, per GPU (samples: plan.flops / metrics.attention_tflops_gpus / timing.samples_ms)",
-     "TFLOP/s", false},
-    {"overlap", "metrics.overlap_fraction", "", false},
-    {"exposed_comm", "metrics.exposed_comm_ms", "ms", true},
-    {"imbalance", "metrics.imbalance (else metrics.work_imbalance)", "", true},
-};
-
-// A number at obj[key], or nullopt when absent, null, or not finite.
-std::optional<double> number(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key)) return std::nullopt;
-  const json& v = obj.at(key);
-  if (!v.is_number()) return std::nullopt;
-  const double d = v.get<double>();
-  return std::isfinite(d) ? std::optional<double>(d) : std::nullopt;
+double median_of(std::vector<double> r) {
+  std::sort(r.begin(), r.end());
+  return r.size() % 2 ? r[r.size() / 2] : 0.5 * (r[r.size() / 2 - 1] + r[r.size() / 2]);
 }
 
-const json& field(const json& run, const char* key) {
-  static const json null_value;
-  return run.contains(key) ? run.at(key) : null_value;
-}
-
-std::vector<double> samples_ms(const json& run) {
+// The median of each round's samples, in order; one entry (the median of all) when the run has
+// no rounds to tell apart.
+std::vector<double> round_medians(const std::vector<std::vector<double>>& rounds) {
   std::vector<double> out;
-  const json& t = field(run, "timing");
-  if (t.is_object() && t.contains("samples_ms"))
-    for (const auto& x : t.at("samples_ms")) out.push_back(x.get<double>());
+  if (rounds.size() < 2) {
+    std::vector<double> all;
+    for (const auto& r : rounds) all.insert(all.end(), r.begin(), r.end());
+    if (!all.empty()) out.push_back(median_of(all));
+    return out;
+  }
+  for (const auto& r : rounds) out.push_back(median_of(r));
   return out;
 }
 
-// The median of each round's samples: samples_ms holds the rounds in order, round k having
-// timing.round_counts[k] samples (1.2.0: a round that dropped throttled samples keeps fewer), or
-// before that count/rounds plus one for k < count % rounds (bench/sweep/configuration_rounds.cpp).
-// One entry (the median of all) when the run has no rounds to tell apart.
-std::vector<double> round_medians(const json& run, const std::vector<double>& samples) {
-  auto median = [](std::vector<double> r) {
-    std::sort(r.begin(), r.end());
-    return r.size() % 2 ? r[r.size() / 2] : 0.5 * (r[r.size() / 2 - 1] + r[r.size() / 2]);
-  };
-  if (samples.empty()) return {};
-  const json& t = field(run, "timing");
-  const auto count = static_cast<std::int64_t>(samples.size());
-  std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
-  std::int64_t total = 0;
-  if (t.is_object() && t.contains("round_counts") && t.at("round_counts").is_array())
-    for (const auto& n : t.at("round_counts"))
-      if (n.is_number_integer() && n.get<std::int64_t>() > 0) {
-        sizes.push_back(n.get<std::int64_t>());
-        total += sizes.back();
-      }
-  if (total != count) {  // written before 1.2.0, or not this run's layout: the even split
-    std::int64_t rounds = 1;
-    if (t.is_object() && t.contains("rounds") && t.at("rounds").is_number_integer())
-      rounds = t.at("rounds").get<std::int64_t>();
-    sizes.clear();
-    if (rounds >= 2 && rounds <= count)
-      for (std::int64_t k = 0; k < rounds; ++k) sizes.push_back(count / rounds + (k < count % rounds ? 1 : 0));
-  }
-  if (sizes.size() < 2) return {median(samples)};
-  std::vector<double> medians;
-  std::int64_t at = 0;
-  for (const std::int64_t n : sizes) {
-    medians.push_back(median(std::vector<double>(samples.begin() + at, samples.begin() + at + n)));
-    at += n;
-  }
-  return medians;
+std::vector<double> joined(const std::vector<std::vector<double>>& rounds) {
+  std::vector<double> all;
+  for (const auto& r : rounds) all.insert(all.end(), r.begin(), r.end());
+  return all;
 }
 
 // The relative spread of the per-round medians, (max - min) / median of all samples.
@@ -151,15 +106,12 @@ double parse_threshold(const std::string& s, const std::string& flag) {
   }
 }
 
-CompareMetric parse_compare_metric(std::string_view s, std::string_view where) {
-  for (std::size_t i = 0; i < std::size(kMetrics); ++i)
-    if (kMetrics[i].name == s) return static_cast<CompareMetric>(i);
-  throw InputError(std::string(where), std::string(s),
-                   "must be one of: time, tflops, overlap, exposed_comm, imbalance");
-}
+const Metric* parse_compare_metric(std::string_view s, std::string_view where) { return &compare_metric(s, where); }
 
-const MetricInfo& info(CompareMetric m) { return kMetrics[static_cast<std::size_t>(m)]; }
-std::string_view to_string(CompareMetric m) { return info(m).name; }
+std::string metric_source(const Metric& m) {
+  const Metric* s = m.stand_in.empty() ? nullptr : find_metric(m.stand_in);
+  return s ? fmt::format("{} (else {})", m.source, s->source) : std::string(m.source);
+}
 
 std::string_view to_string(Verdict v) {
   switch (v) {
@@ -175,89 +127,41 @@ std::string_view to_string(Verdict v) {
   return "?";
 }
 
-std::string config_label(const json& c) {
-  auto s = [&](const char* k) {
-    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : json_text(c.at(k))) : "?";
-  };
-  const bool causal = !c.contains("causal") || c.at("causal") == true;
-  return fmt::format("S={} c={} {} {} Hq={} Hkv={} D={} {} {}", s("seq"), s("cp"), s("split"), s("variant"), s("heads"),
-                     s("kv_heads"), s("head_dim"), s("dtype"), causal ? "causal" : "full");
-}
-
-std::optional<double> machine_probe(const json& run) {
-  const json& t = field(run, "timing");
-  if (!t.is_object() || !t.contains("machine_probe_ms") || !t.at("machine_probe_ms").is_array()) return std::nullopt;
+std::optional<double> machine_probe(const RecordTiming& t) {
   double sum = 0;
   int n = 0;
-  for (const auto& x : t.at("machine_probe_ms"))
-    if (x.is_number() && x.get<double>() > 0) {
-      sum += x.get<double>();
+  for (const double x : t.machine_probe_ms)
+    if (x > 0) {
+      sum += x;
       ++n;
     }
   return n > 0 ? std::optional(sum / n) : std::nullopt;
 }
 
-MetricValue read_metric(const json& run, CompareMetric m) {
+MetricValue read_metric(const RunRecord& run, const Metric& m) {
   MetricValue mv;
-  const GpuThrottle throttle = gpu_throttle(run);
-  mv.gpu_held_down = throttle.held_down ? throttle.held_down : throttle.sampled;
-  mv.machine_probe_ms = machine_probe(run);
-  if (const json& t = field(run, "timing");
-      t.is_object() && t.contains("machine_probe_version") && t.at("machine_probe_version").is_number_integer())
-    mv.machine_probe_version = t.at("machine_probe_version").get<int>();
-  if (const json& t = field(run, "timing");
-      t.is_object() && t.contains("machine_probe_core_spread") && t.at("machine_probe_core_spread").is_array()) {
-    std::vector<double> v;
-    for (const auto& x : t.at("machine_probe_core_spread"))
-      if (x.is_number() && std::isfinite(x.get<double>())) v.push_back(x.get<double>());
-    if (!v.empty()) {
-      std::sort(v.begin(), v.end());
-      mv.core_spread = v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    }
-  }
-  const json& metrics = field(run, "metrics");
-  switch (m) {
-    case CompareMetric::time:
-      mv.value = number(field(run, "timing"), "median_ms");
-      mv.samples = samples_ms(run);
-      mv.round_medians = round_medians(run, mv.samples);
-      mv.instance_spread = round_spread(mv.round_medians, mv.samples);
-      break;
-    case CompareMetric::tflops: {
-      mv.value = number(metrics, "attention_tflops");
-      // Per-sample TFLOP/s is a monotone transform of per-sample time, so the U test's p-value is
-      // the same as for time; the samples are given for the record and the HTML.
-      // Divided as the headline is: by the GPUs at work (a converted older record has them too;
-      // a record that lacks them had one GPU per rank).
-      const auto flops = number(field(run, "plan"), "flops");
-      auto gpus = number(metrics, "attention_tflops_gpus");
-      if (!gpus) gpus = number(field(run, "config"), "cp");
-      if (flops && *flops > 0 && gpus && *gpus > 0)
-        for (double ms : samples_ms(run))
-          if (ms > 0) mv.samples.push_back(*flops / *gpus / ms / 1e9);
-      mv.round_medians = round_medians(run, mv.samples);
-      mv.instance_spread = round_spread(round_medians(run, samples_ms(run)), samples_ms(run));
-      break;
-    }
-    case CompareMetric::overlap:
-    case CompareMetric::exposed_comm:
-      mv.value = number(metrics, m == CompareMetric::overlap ? "overlap_fraction" : "exposed_comm_ms");
-      if (metrics.is_object() && metrics.contains("comm_basis") && metrics.at("comm_basis").is_string())
-        mv.comm_basis = metrics.at("comm_basis").get<std::string>();
-      break;
-    case CompareMetric::imbalance:
-      mv.value = number(metrics, "imbalance");
-      if (!mv.value) {
-        mv.value = number(metrics, "work_imbalance");
-        if (mv.value) mv.note = "work_imbalance (plan) in place of measured imbalance";
-      }
-      break;
+  mv.gpu_held_down = run.throttle.held_down ? run.throttle.held_down : run.throttle.sampled;
+  mv.machine_probe_ms = machine_probe(run.timing);
+  if (run.timing.machine_probe_version) mv.machine_probe_version = *run.timing.machine_probe_version;
+  if (!run.timing.machine_probe_core_spread.empty()) mv.core_spread = median_of(run.timing.machine_probe_core_spread);
+  bool stood_in = false;
+  mv.value = value_or_stand_in(m, run, &stood_in);
+  if (stood_in) mv.note = fmt::format("{} (plan) in place of measured {}", m.stand_in, m.name);
+  if (m.comm_clock) mv.comm_basis = run.metrics.comm_basis;
+  if (m.rounds) {
+    const auto rounds = m.rounds(run);
+    mv.samples = joined(rounds);
+    mv.round_medians = round_medians(rounds);
+    // How far one executor sits from another is a property of the run's time, whatever the metric.
+    const auto time_rounds = run.timing.samples_ms.empty() ? std::vector<std::vector<double>>{}
+                                                           : run.timing.rounds_of_samples();
+    mv.instance_spread = round_spread(round_medians(time_rounds), run.timing.samples_ms);
   }
   return mv;
 }
 
 void decide(RunComparison& rc, const CompareOptions& opts) {
-  const MetricInfo& mi = info(opts.metric);
+  const Metric& mi = *opts.metric;
   const double b = *rc.base.value, n = *rc.neu.value;
   // Which way is worse: up for time-like metrics, down for rates and fractions.
   auto worse_if_up = [&](bool up) { return up == mi.lower_is_better; };
@@ -471,11 +375,11 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   auto make = [&](const std::string& id, const json* b, const json* n) {
     RunComparison rc;
     rc.id = id;
-    rc.label = config_label((b ? b : n)->at("config"));
+    rc.label = label(read_run_record(*(b ? b : n)).config);
     if (b) rc.base_status = b->at("status").get<std::string>();
     if (n) rc.new_status = n->at("status").get<std::string>();
-    if (b) rc.base = read_metric(*b, opts.metric);
-    if (n) rc.neu = read_metric(*n, opts.metric);
+    if (b) rc.base = read_metric(read_run_record(*b), *opts.metric);
+    if (n) rc.neu = read_metric(read_run_record(*n), *opts.metric);
     if (!n) {
       rc.verdict = Verdict::missing;
     } else if (!b) {
@@ -489,10 +393,10 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
       rc.note = fmt::format("no ok baseline (BASE run {})", rc.base_status);
     } else if (!rc.base.value && !rc.neu.value) {
       rc.verdict = Verdict::same;
-      rc.note = fmt::format("{} not defined in either run", to_string(opts.metric));
+      rc.note = fmt::format("{} not defined in either run", opts.metric->compare_name);
     } else if (!rc.base.value || !rc.neu.value) {
       rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("{} only in {}", to_string(opts.metric), rc.base.value ? "BASE" : "NEW");
+      rc.note = fmt::format("{} only in {}", opts.metric->compare_name, rc.base.value ? "BASE" : "NEW");
     } else {
       decide(rc, opts);
       const std::string& source_note = !rc.base.note.empty() ? rc.base.note : rc.neu.note;
@@ -545,13 +449,16 @@ json Comparison::to_json() const {
   }
   json summary = json::object();
   for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
-  const MetricInfo& mi = info(options.metric);
+  const Metric& mi = *options.metric;
   return {{"schema", "ringbench.compare"},
           {"schema_version", "0.2.0"},  // 0.2.0: the UNDERPOWERED verdict
           {"base", base_path},
           {"new", new_path},
           {"metric",
-           {{"name", mi.name}, {"field", mi.field}, {"unit", mi.unit}, {"lower_is_better", mi.lower_is_better}}},
+           {{"name", mi.compare_name},
+            {"field", metric_source(mi)},
+            {"unit", mi.unit},
+            {"lower_is_better", mi.lower_is_better}}},
           {"alpha", options.alpha},
           {"threshold", options.threshold},
           {"summary", summary},

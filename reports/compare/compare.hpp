@@ -12,23 +12,18 @@
 #include <nlohmann/json.hpp>
 
 #include "reports/compare/mann_whitney.hpp"
+#include "reports/results/metric_registry.hpp"
 #include "reports/results/results_reader.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 
-enum class CompareMetric { time, tflops, overlap, exposed_comm, imbalance };
-CompareMetric parse_compare_metric(std::string_view s, std::string_view where);
+// compare's --metric: one of the registry's metrics that compare offers (metric_registry.hpp).
+const Metric* parse_compare_metric(std::string_view s, std::string_view where);
 // "5%" or "0.05": a relative threshold, as a fraction; InputError naming `flag` otherwise.
 double parse_threshold(const std::string& s, const std::string& flag);
-std::string_view to_string(CompareMetric m);
-
-struct MetricInfo {
-  std::string_view name;   // as on the command line
-  std::string_view field;  // where it is read from in a run, for the output and the docs
-  std::string_view unit;
-  bool lower_is_better;
-};
-const MetricInfo& info(CompareMetric m);
+// What compare prints as the metric's source: its own, and its stand-in's where it has one.
+std::string metric_source(const Metric& m);
 
 // FASTER and SLOWER mean better and worse in the metric's own direction (more TFLOP/s is FASTER).
 // UNDERPOWERED: a change beyond the threshold that the sample counts can never confirm (3 against
@@ -41,7 +36,7 @@ inline constexpr Verdict kVerdicts[] = {Verdict::same,         Verdict::faster, 
 std::string_view to_string(Verdict v);  // SAME, FASTER, SLOWER, NOISY, UNDERPOWERED, MISSING, NEW, FAILED
 
 struct CompareOptions {
-  CompareMetric metric = CompareMetric::time;
+  const Metric* metric = &compare_metric("time", "--metric");
   double alpha = 0.05;      // significance level of the U test
   double threshold = 0.05;  // relative change below which a run is SAME, whatever the test says
   bool allow_different_devices = false;
@@ -72,7 +67,7 @@ struct MetricValue {
   // cuda: when NVML saw heat or power hold a GPU's clock down around the run (gpu_state).
   std::optional<std::string> gpu_held_down;
 };
-MetricValue read_metric(const nlohmann::json& run, CompareMetric m);
+MetricValue read_metric(const RunRecord& run, const Metric& m);
 
 struct RunComparison {
   std::string id, label;
@@ -105,8 +100,5 @@ struct Comparison {
 void check_same_device(const ResultsFile& base, const ResultsFile& neu);
 
 Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, const CompareOptions& opts);
-
-// "S=1024 c=4 zigzag ring Hq=8 Hkv=2 D=64 float32 causal": the run's configuration for people.
-std::string config_label(const nlohmann::json& config);
 
 }  // namespace rb::reports

@@ -53,7 +53,7 @@ const char* verdict_colour(Verdict v) {
 }  // namespace
 
 std::string format_compare_text(const Comparison& cmp) {
-  const MetricInfo& mi = info(cmp.options.metric);
+  const Metric& mi = *cmp.options.metric;
   std::string unit = mi.unit.empty() ? "" : fmt::format(" ({})", mi.unit);
   std::vector<std::array<std::string, 8>> rows;
   rows.push_back({"verdict", "change", "base" + unit, "new" + unit, "p", "n", "configuration", "note"});
@@ -63,7 +63,7 @@ std::string format_compare_text(const Comparison& cmp) {
   std::array<std::size_t, 8> width{};
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  std::string out = fmt::format("compare {}: {} → {}\n", mi.name, cmp.base_path, cmp.new_path);
+  std::string out = fmt::format("compare {}: {} → {}\n", mi.compare_name, cmp.base_path, cmp.new_path);
   out += fmt::format(
       "rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else "
       "NOISY (UNDERPOWERED when too few samples could ever give it)\n",
@@ -82,7 +82,7 @@ std::string format_compare_text(const Comparison& cmp) {
 }
 
 std::string format_compare_html(const Comparison& cmp) {
-  const MetricInfo& mi = info(cmp.options.metric);
+  const Metric& mi = *cmp.options.metric;
   // The bar's scale: the largest |change| shown, at least twice the threshold so small changes stay small.
   double scale = 2.0 * std::max(cmp.options.threshold, 0.01);
   for (const auto& r : cmp.runs)
@@ -90,18 +90,19 @@ std::string format_compare_html(const Comparison& cmp) {
 
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  h += fmt::format("<title>ringbench compare: {}</title>\n", xml_escape(mi.name));
+  h += fmt::format("<title>ringbench compare: {}</title>\n", xml_escape(mi.compare_name));
   h += "<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#24292f}"
        "table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #d0d7de;text-align:left}"
        "td.num{text-align:right;font-variant-numeric:tabular-nums}.v{font-weight:600}"
        "code{font-size:12px}</style></head><body>\n";
-  h += fmt::format("<h1>ringbench compare — {}</h1>\n", xml_escape(mi.name));
+  h += fmt::format("<h1>ringbench compare — {}</h1>\n", xml_escape(mi.compare_name));
   h += fmt::format("<p>BASE <code>{}</code><br>NEW <code>{}</code></p>\n", xml_escape(cmp.base_path),
                    xml_escape(cmp.new_path));
   h += fmt::format(
       "<p>Metric <code>{}</code> ({} is better). Rule: SAME within ±{:.3g}%; beyond it FASTER or SLOWER "
       "when the two-sided Mann–Whitney U test gives p &lt; {:.3g}, otherwise NOISY.</p>\n",
-      xml_escape(mi.field), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0, cmp.options.alpha);
+      xml_escape(metric_source(mi)), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0,
+      cmp.options.alpha);
   h += fmt::format("<p><b>{}</b>{}</p>\n", xml_escape(summary_line(cmp)),
                    cmp.regression() ? " — <b style=\"color:#cf222e\">regression</b>" : "");
   h += "<table><tr><th>verdict</th><th>change</th><th></th><th>base</th><th>new</th><th>p</th><th>n</th>"

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -14,51 +15,23 @@
 #include "reports/compare/compare.hpp"
 #include "reports/compare/step_detect.hpp"
 #include "reports/compare/xml_escape.hpp"
+#include "reports/results/metric_registry.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 namespace {
 
 using nlohmann::json;
 
-std::optional<double> num(const json& run, const char* obj, const char* key) {
-  if (!run.contains(obj) || !run.at(obj).is_object() || !run.at(obj).contains(key)) return std::nullopt;
-  const json& v = run.at(obj).at(key);
-  if (!v.is_number() || !std::isfinite(v.get<double>())) return std::nullopt;
-  return v.get<double>();
-}
-
-struct TrendMetric {
-  const char* name;
-  const char* unit;
-  bool lower_is_better;
-};
-// The metrics compare can select, under the names the results file uses.
-constexpr TrendMetric kTrendMetrics[] = {{"median_ms", "ms", true},
-                                         {"attention_tflops", "TFLOP/s per GPU", false},
-                                         {"overlap_fraction", "", false},
-                                         {"exposed_comm_ms", "ms", true},
-                                         {"imbalance", "", true}};
-
-std::optional<TrendPoint> point_of(const json& run, const std::string& date, std::size_t metric) {
+// A series' point of one metric in one run: its value (or its stand-in's) and that day's spread.
+std::optional<TrendPoint> point_of(const RunRecord& run, const std::string& date, const Metric& m) {
+  const auto v = value_or_stand_in(m, run);
+  if (!v) return std::nullopt;
   TrendPoint p;
   p.date = date;
-  std::optional<double> v;
-  switch (metric) {
-    case 0:
-      v = num(run, "timing", "median_ms");
-      p.lo = num(run, "timing", "min_ms");
-      p.hi = num(run, "timing", "p90_ms");
-      break;
-    case 1: v = num(run, "metrics", "attention_tflops"); break;
-    case 2: v = num(run, "metrics", "overlap_fraction"); break;
-    case 3: v = num(run, "metrics", "exposed_comm_ms"); break;
-    case 4:
-      v = num(run, "metrics", "imbalance");
-      if (!v) v = num(run, "metrics", "work_imbalance");
-      break;
-  }
-  if (!v) return std::nullopt;
   p.value = *v;
+  if (m.spread)
+    if (const auto range = m.spread(run)) std::tie(p.lo, p.hi) = *range;
   return p;
 }
 
@@ -113,6 +86,7 @@ History build_history(std::vector<DatedResults> files, double threshold) {
   h.threshold = threshold;
   std::map<std::string, std::size_t> index;                  // config id -> position in h.configs
   std::vector<std::vector<std::vector<TrendPoint>>> points;  // [config][metric] -> points
+  const std::vector<const Metric*> metrics = compare_metrics();
   for (const auto& f : files) {
     h.dates.push_back(f.date);
     h.files.push_back(f.results.path.string());
@@ -124,13 +98,14 @@ History build_history(std::vector<DatedResults> files, double threshold) {
       const auto id = run.at("config").at("id").get<std::string>();
       auto [it, fresh] = index.emplace(id, h.configs.size());
       if (fresh) {
-        h.configs.push_back({id, config_label(run.at("config")), run.at("config"), {}});
-        points.emplace_back(std::size(kTrendMetrics));
+        h.configs.push_back({id, label(read_run_record(run).config), run.at("config"), {}});
+        points.emplace_back(metrics.size());
       }
       if (run.at("status") != "ok") continue;  // a failed night has no value to draw
-      for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m) {
+      const RunRecord record = read_run_record(run);
+      for (std::size_t m = 0; m < metrics.size(); ++m) {
         auto& series = points[it->second][m];
-        if (auto p = point_of(run, f.date, m)) {
+        if (auto p = point_of(record, f.date, *metrics[m])) {
           if (!series.empty() && series.back().date == f.date)
             series.back() = *p;  // last run of the day wins
           else
@@ -140,11 +115,11 @@ History build_history(std::vector<DatedResults> files, double threshold) {
     }
   }
   for (std::size_t c = 0; c < h.configs.size(); ++c)
-    for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
+    for (std::size_t m = 0; m < metrics.size(); ++m)
       if (!points[c][m].empty()) {
-        TrendSeries s{kTrendMetrics[m].name,
-                      kTrendMetrics[m].unit,
-                      kTrendMetrics[m].lower_is_better,
+        TrendSeries s{std::string(metrics[m]->name),
+                      std::string(metrics[m]->unit),
+                      metrics[m]->lower_is_better,
                       std::move(points[c][m]),
                       {},
                       std::nullopt};
@@ -192,10 +167,10 @@ void set_baseline(History& h, const ResultsFile& baseline) {
   for (auto& c : h.configs)
     for (const auto& run : baseline.runs()) {
       if (run.at("config").at("id") != c.id || run.at("status") != "ok") continue;
+      const RunRecord record = read_run_record(run);
       for (auto& series : c.series)
-        for (std::size_t m = 0; m < std::size(kTrendMetrics); ++m)
-          if (series.metric == kTrendMetrics[m].name)
-            if (const auto p = point_of(run, "", m)) series.baseline = p->value;
+        if (const Metric* m = find_metric(series.metric))
+          if (const auto p = point_of(record, "", *m)) series.baseline = p->value;
     }
 }
 

@@ -6,7 +6,9 @@
 
 #include <fmt/format.h>
 
+#include "common/config_label.hpp"
 #include "reports/html/html_text.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 namespace {
@@ -74,11 +76,7 @@ RunView view_run(const json& run, std::size_t index) {
   v.backend = str(cfg, "backend");
   v.transport = str(cfg, "transport");
   v.causal = !(cfg.contains("causal") && cfg["causal"].is_boolean()) || cfg["causal"].get<bool>();
-  const std::string link = number_at(cfg, {"link_gbps"}).value_or(0) > 0
-                               ? fmt::format(" link {} Gb/s", format_number(*number_at(cfg, {"link_gbps"})))
-                               : "";
-  v.shape_label = fmt::format("{} Hq={} Hkv={} D={} {} {} {}/{}{}", v.variant, v.heads, v.kv_heads, v.head_dim,
-                              v.causal ? "causal" : "full", v.dtype, v.backend, v.transport, link);
+  v.shape_label = shape_label(words(read_run_record(run).config));
   v.shape_key = v.shape_label;
 
   const json& corr = run.contains("correctness") ? run["correctness"] : json();

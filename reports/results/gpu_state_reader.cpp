@@ -1,5 +1,5 @@
 // Reading gpu_state's throttle reasons and sm_clock's dropped samples.
-#include "reports/compare/gpu_state_reader.hpp"
+#include "reports/results/gpu_state_reader.hpp"
 
 #include <fmt/format.h>
 

@@ -1,0 +1,20 @@
+// A configuration's label (see config_label.hpp).
+#include "common/config_label.hpp"
+
+#include <fmt/format.h>
+
+namespace rb {
+
+std::string shape_label(const ConfigWords& w) {
+  std::string s = fmt::format("{} Hq={} Hkv={} D={} {} {} {}/{}", w.variant, w.heads, w.kv_heads, w.head_dim,
+                              w.causal ? "causal" : "full", w.dtype, w.backend, w.transport);
+  if (!w.kernel.empty() && w.kernel != "ringbench") s += fmt::format(" {}", w.kernel);
+  if (w.link_gbps > 0) s += fmt::format(" link {:g} Gb/s", w.link_gbps);
+  return s;
+}
+
+std::string config_label(const ConfigWords& w) {
+  return fmt::format("S={} c={} {} {}", w.seq, w.cp, w.split, shape_label(w));
+}
+
+}  // namespace rb

@@ -1,0 +1,165 @@
+// The metric registry's entries and lookups.
+#include "reports/results/metric_registry.hpp"
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+namespace rb::reports {
+namespace {
+
+using Value = std::optional<double>;
+
+Value median_ms(const RunRecord& r, const MetricContext&) { return r.timing.median_ms; }
+Value noise_pct(const RunRecord& r, const MetricContext&) { return r.timing.noise_pct; }
+Value tflops(const RunRecord& r, const MetricContext&) { return r.metrics.attention_tflops; }
+Value tflops_slowest(const RunRecord& r, const MetricContext&) { return r.metrics.attention_tflops_slowest_rank; }
+Value tflops_aggregate(const RunRecord& r, const MetricContext&) { return r.metrics.attention_tflops_aggregate; }
+Value overlap(const RunRecord& r, const MetricContext&) { return r.metrics.overlap_fraction; }
+Value exposed_comm(const RunRecord& r, const MetricContext&) { return r.metrics.exposed_comm_ms; }
+Value imbalance(const RunRecord& r, const MetricContext&) { return r.metrics.imbalance; }
+Value work_imbalance(const RunRecord& r, const MetricContext&) {
+  return r.metrics.work_imbalance ? r.metrics.work_imbalance : r.plan.work_imbalance;
+}
+Value bandwidth(const RunRecord& r, const MetricContext&) { return r.metrics.comm_bandwidth_gbyte_per_s; }
+
+// GB/s → Gbit/s, over the link's Gbit/s: the check's link, else the run's link model.
+Value bandwidth_fraction(const RunRecord& r, const MetricContext& ctx) {
+  std::optional<double> link = ctx.link_gbps;
+  if (!link && r.config.link_gbps && *r.config.link_gbps > 0) link = r.config.link_gbps;
+  if (!r.metrics.comm_bandwidth_gbyte_per_s || !link) return std::nullopt;
+  return *r.metrics.comm_bandwidth_gbyte_per_s * 8.0 / *link;
+}
+
+Value gpu_throttled(const RunRecord& r, const MetricContext&) {
+  return r.throttle.measured ? Value(r.throttle.held_down ? 1.0 : 0.0) : std::nullopt;
+}
+
+Value dropped_fraction(const RunRecord& r, const MetricContext&) {
+  const GpuThrottle& t = r.throttle;
+  return t.clock_measured && t.taken > 0 ? Value(static_cast<double>(t.dropped) / t.taken) : std::nullopt;
+}
+
+std::vector<std::vector<double>> time_rounds(const RunRecord& r) {
+  if (r.timing.samples_ms.empty()) return {};
+  return r.timing.rounds_of_samples();
+}
+
+// Per-sample TFLOP/s is a monotone transform of per-sample time, divided as the headline is: by
+// the GPUs at work (a converted older record has them too; one that lacks them had one GPU per rank).
+std::vector<std::vector<double>> tflops_rounds(const RunRecord& r) {
+  const auto gpus = r.metrics.attention_tflops_gpus ? r.metrics.attention_tflops_gpus
+                                                    : std::optional<double>(static_cast<double>(r.config.cp));
+  if (!r.plan.flops || *r.plan.flops <= 0 || !gpus || *gpus <= 0) return {};
+  std::vector<std::vector<double>> out;
+  for (const auto& round : time_rounds(r)) {
+    std::vector<double> t;
+    for (const double ms : round)
+      if (ms > 0) t.push_back(*r.plan.flops / *gpus / ms / 1e9);
+    if (!t.empty()) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::optional<std::pair<double, double>> time_spread(const RunRecord& r) {
+  if (!r.timing.min_ms || !r.timing.p90_ms) return std::nullopt;
+  return std::pair{*r.timing.min_ms, *r.timing.p90_ms};
+}
+
+// clang-format off
+const Metric kMetrics[] = {
+    {.name = "correctness", .source = "correctness.passed",
+     .description = "status ok and correctness.passed (no bounds)", .docs = "docs/formats.md#resultsjsonl-and-resultsjson"},
+    {.name = "attention_tflops", .compare_name = "tflops", .unit = "TFLOP/s per GPU", .lower_is_better = false,
+     .source = "metrics.attention_tflops, per GPU (samples: plan.flops / metrics.attention_tflops_gpus / timing.samples_ms)",
+     .description = "metrics.attention_tflops: plan FLOPs / the GPUs at work / pass time, what one GPU sustains",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = tflops, .rounds = tflops_rounds},
+    {.name = "attention_tflops_per_rank", .unit = "TFLOP/s per GPU", .lower_is_better = false,
+     .source = "metrics.attention_tflops",
+     .description = "the same as attention_tflops (its name when that was the sum over ranks)",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = tflops},
+    {.name = "attention_tflops_slowest_rank", .unit = "TFLOP/s", .lower_is_better = false,
+     .source = "metrics.attention_tflops_slowest_rank",
+     .description = "metrics.attention_tflops_slowest_rank: the lowest rank's FLOPs / its attention time",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = tflops_slowest},
+    {.name = "attention_tflops_aggregate", .unit = "TFLOP/s", .lower_is_better = false,
+     .source = "metrics.attention_tflops_aggregate",
+     .description = "metrics.attention_tflops_aggregate: plan FLOPs / pass time, summed over ranks",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = tflops_aggregate},
+    {.name = "overlap_fraction", .compare_name = "overlap", .lower_is_better = false,
+     .source = "metrics.overlap_fraction", .description = "metrics.overlap_fraction", .docs = "docs/metrics.md#whole-pass-top-level",
+     .comm_clock = true, .value = overlap},
+    {.name = "exposed_comm_ms", .compare_name = "exposed_comm", .unit = "ms", .source = "metrics.exposed_comm_ms",
+     .description = "metrics.exposed_comm_ms", .docs = "docs/metrics.md#whole-pass-top-level", .comm_clock = true, .value = exposed_comm},
+    {.name = "imbalance", .compare_name = "imbalance", .source = "metrics.imbalance",
+     .description = "metrics.imbalance (measured)", .docs = "docs/metrics.md#whole-pass-top-level", .stand_in = "work_imbalance",
+     .value = imbalance},
+    {.name = "work_imbalance", .source = "metrics.work_imbalance",
+     .description = "metrics.work_imbalance (exact, from the plan)", .docs = "docs/metrics.md#whole-pass-top-level", .value = work_imbalance},
+    {.name = "comm_bandwidth_gbyte_per_s", .unit = "GB/s", .lower_is_better = false,
+     .source = "metrics.comm_bandwidth_gbyte_per_s", .description = "metrics.comm_bandwidth_gbyte_per_s",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = bandwidth},
+    {.name = "comm_bandwidth_fraction", .lower_is_better = false,
+     .source = "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps",
+     .description = "metrics.comm_bandwidth_gbyte_per_s · 8 / link_gbps; N/A for runs whose transfers crossed no link",
+     .docs = "docs/metrics.md#whole-pass-top-level", .value = bandwidth_fraction},
+    {.name = "gpu_throttled", .source = "gpu_state",
+     .description = "1 when NVML saw heat or power hold a GPU's clock down before or after the run (gpu_state), "
+                    "else 0; N/A where NVML was not available",
+     .docs = "docs/metrics.md#throttled-samples", .value = gpu_throttled},
+    {.name = "dropped_sample_fraction", .source = "sm_clock.dropped_count / sm_clock.taken",
+     .description = "sm_clock.dropped_count / sm_clock.taken: the timed samples whose SM clock fell under "
+                    "--throttle-threshold; N/A without a per-sample clock (a CPU run)",
+     .docs = "docs/metrics.md#throttled-samples", .value = dropped_fraction},
+    {.name = "median_ms", .compare_name = "time", .unit = "ms", .source = "timing.median_ms (samples: timing.samples_ms)",
+     .description = "timing.median_ms", .docs = "docs/formats.md#resultsjsonl-and-resultsjson", .value = median_ms, .rounds = time_rounds,
+     .spread = time_spread},
+    {.name = "noise_pct", .unit = "%", .source = "timing.noise_pct", .description = "timing.noise_pct",
+     .docs = "docs/formats.md#resultsjsonl-and-resultsjson", .value = noise_pct},
+};
+// clang-format on
+
+// compare's --metric list, in the order its help and the trend page show them.
+constexpr std::string_view kCompareOrder[] = {"time", "tflops", "overlap", "exposed_comm", "imbalance"};
+
+}  // namespace
+
+std::span<const Metric> all_metrics() { return kMetrics; }
+
+std::vector<const Metric*> compare_metrics() {
+  std::vector<const Metric*> out;
+  for (const std::string_view n : kCompareOrder)
+    for (const Metric& m : kMetrics)
+      if (m.compare_name == n) out.push_back(&m);
+  return out;
+}
+
+const Metric* find_metric(std::string_view name) {
+  for (const Metric& m : kMetrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+const Metric& compare_metric(std::string_view compare_name, std::string_view where) {
+  for (const Metric* m : compare_metrics())
+    if (m->compare_name == compare_name) return *m;
+  std::string choices;
+  for (const std::string_view n : kCompareOrder) choices += (choices.empty() ? "" : ", ") + std::string(n);
+  throw InputError(std::string(where), std::string(compare_name), "must be one of: " + choices);
+}
+
+std::optional<double> value_or_stand_in(const Metric& m, const RunRecord& r, bool* stood_in) {
+  if (stood_in) *stood_in = false;
+  if (!m.value) return std::nullopt;
+  if (auto v = m.value(r, {})) return v;
+  if (m.stand_in.empty()) return std::nullopt;
+  const Metric* s = find_metric(m.stand_in);
+  if (!s || !s->value) return std::nullopt;
+  auto v = s->value(r, {});
+  if (v && stood_in) *stood_in = true;
+  return v;
+}
+
+}  // namespace rb::reports
