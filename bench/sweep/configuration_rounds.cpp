@@ -260,7 +260,8 @@ json ConfigurationRounds::record() const {
   // samples stay in sm_clock and the throttle rule below fails the record.
   if (samples_ms_.empty() && !(throttle_ && throttle_->dropped() > 0))
     throw Error(fmt::format("{}: no round has run", cfg_.label()));
-  json rec = result_record(cfg_, "ok", "");
+  const Standing now = standing();
+  json rec = result_record(cfg_, now.status, now.reason);
   if (opts_.kernel_requested != Kernel::ringbench) {
     rec["kernel_choice"] = kernel_choice_json(opts_.kernel_requested, cfg_);
     if (!cudnn_plans_.empty()) rec["kernel_choice"]["cudnn_plans"] = cudnn_plans_;
@@ -274,17 +275,18 @@ json ConfigurationRounds::record() const {
   if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
   // The clock of every timed sample and which were dropped (1.2.0); absent where none is read.
   if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec["sm_clock"] = throttle_->to_json();
-  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) {
-    rec["status"] = "failed";
-    rec["reason"] = why;
-  }
-  if (check_ && !check_->passed()) {
-    rec["status"] = "failed";
-    rec["reason"] = fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
-                                check_->over_tolerance, check_->rows_checked * cfg_.heads * cfg_.head_dim,
-                                check_->tolerance, check_->max_abs_err);
-  }
   return rec;
+}
+
+// The check's verdict wins over the throttle's: a wrong output is the graver finding.
+ConfigurationRounds::Standing ConfigurationRounds::standing() const {
+  if (check_ && !check_->passed())
+    return {RunStatus::failed,
+            fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
+                        check_->over_tolerance, check_->rows_checked * cfg_.heads * cfg_.head_dim, check_->tolerance,
+                        check_->max_abs_err)};
+  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) return {RunStatus::failed, why};
+  return {};
 }
 
 // The statistics of the kept samples and the median pass's timeline, metrics, model and CUPTI pass.

@@ -17,6 +17,7 @@
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
+#include "common/run_status.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
@@ -51,8 +52,16 @@ class ConfigurationRounds {
   // execution; a run that threw is not continued.
   void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group);
 
+  // How the configuration stands after the rounds so far: failed, with why, when the check failed
+  // or every sample was dropped as throttled; else ok. record() writes the same.
+  struct Standing {
+    RunStatus status = RunStatus::ok;
+    std::string reason;
+  };
+  Standing standing() const;
+
   // The record of everything measured so far (docs/design.md §8): after k of n rounds, `timing` holds k
-  // rounds' samples, `rounds` is k and `rounds_planned` n. Status "failed" when the check failed.
+  // rounds' samples, `rounds` is k and `rounds_planned` n, and the status is standing()'s.
   // Needs at least one round done.
   nlohmann::json record() const;
 

@@ -57,9 +57,9 @@ json correctness_to_json(const ring::Correctness& c) {
           {"passed", c.passed()}};
 }
 
-json result_record(const Config& cfg, const char* status, const std::string& reason) {
+json result_record(const Config& cfg, RunStatus status, const std::string& reason) {
   return {{"config", reports::to_json(cfg)},
-          {"status", status},
+          {"status", to_string(status)},
           {"reason", reason.empty() ? json(nullptr) : json(reason)},
           {"correctness", nullptr},
           {"timing", nullptr},
@@ -69,8 +69,12 @@ json result_record(const Config& cfg, const char* status, const std::string& rea
           {"model", nullptr},
           {"cupti", nullptr}};
 }
-json skipped_record(const Config& cfg, const std::string& reason) { return result_record(cfg, "skipped", reason); }
-json failed_record(const Config& cfg, const std::string& reason) { return result_record(cfg, "failed", reason); }
+json skipped_record(const Config& cfg, const std::string& reason) {
+  return result_record(cfg, RunStatus::skipped, reason);
+}
+json failed_record(const Config& cfg, const std::string& reason) {
+  return result_record(cfg, RunStatus::failed, reason);
+}
 
 // The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
 // hundreds of large-c configurations stays small; `truncated` says when intervals were left out.

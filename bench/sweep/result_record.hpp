@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
+#include "common/run_status.hpp"
 #include "common/timeline.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
@@ -17,7 +18,7 @@
 namespace rb::bench {
 
 // A record with every measured part null.
-nlohmann::json result_record(const Config& cfg, const char* status, const std::string& reason);
+nlohmann::json result_record(const Config& cfg, RunStatus status, const std::string& reason);
 nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
 nlohmann::json failed_record(const Config& cfg, const std::string& reason);
 

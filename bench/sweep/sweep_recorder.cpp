@@ -69,22 +69,23 @@ void SweepRecorder::start(std::size_t i, int round, int rounds) {
   progress_.start(static_cast<int>(i), configs_[i].label(), round, rounds);
 }
 
-void SweepRecorder::close(ConfigurationSlot& slot, std::size_t i, const json& rec, bool write,
-                          const std::string& verdict, const std::string& detail) {
+void SweepRecorder::close(ConfigurationSlot& slot, std::size_t i, const json& rec, RunStatus status, bool write,
+                          const std::string& detail) {
   if (write && writer_) writer_->append(rec);
-  slot.status = rec["status"].get<std::string>();
+  slot.status = status;
+  const std::string verdict(status == RunStatus::failed ? "FAILED" : to_string(status));
   slot.rounds.reset();  // its candidate passes are not needed any more
   progress_.finish(static_cast<int>(i), configs_[i].label(), verdict, detail);
 }
 
 void SweepRecorder::skip(ConfigurationSlot& slot, std::size_t i, const std::string& reason) {
   start(i, 0, 1);
-  close(slot, i, skipped_record(configs_[i], reason), true, "skipped", reason);
+  close(slot, i, skipped_record(configs_[i], reason), RunStatus::skipped, true, reason);
 }
 
 void SweepRecorder::keep(ConfigurationSlot& slot, std::size_t i, const SweepStop& stop) {
   const json rec = slot.rounds->record();
-  close(slot, i, rec, false, rec["status"] == "ok" ? "ok" : "FAILED",
+  close(slot, i, rec, slot.rounds->standing().status, false,
         fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), slot.rounds->rounds_done(), slot.rounds->rounds(),
                     stop.reason));
 }
@@ -103,16 +104,17 @@ void SweepRecorder::record_round(ConfigurationSlot& slot, std::size_t i, int rou
     keep(slot, i, stop);
   } else if (!result.failure.empty()) {
     // A failure in a later round keeps the earlier rounds' timing beside its reason.
+    const std::string reason = done > 0 ? fmt::format("round {} of {}: {}", round + 1, run.rounds(), result.failure)
+                                        : result.failure;
     json rec = done > 0 ? run.record() : failed_record(configs_[i], result.failure);
-    rec["status"] = "failed";
-    rec["reason"] = done > 0 ? fmt::format("round {} of {}: {}", round + 1, run.rounds(), result.failure)
-                             : result.failure;
-    close(slot, i, rec, true, "FAILED", rec["reason"].get<std::string>());
+    rec["status"] = to_string(RunStatus::failed);
+    rec["reason"] = reason;
+    close(slot, i, rec, RunStatus::failed, true, reason);
   } else {
     const json rec = run.record();
     if (run.finished()) {
-      close(slot, i, rec, true, rec["status"] == "ok" ? "ok" : "FAILED",
-            rec["status"] == "ok" ? ok_detail(rec) : rec["reason"].get<std::string>());
+      const ConfigurationRounds::Standing now = run.standing();
+      close(slot, i, rec, now.status, true, now.status == RunStatus::ok ? ok_detail(rec) : now.reason);
     } else {
       if (writer_) writer_->append(rec);  // what is measured so far survives a kill
       progress_.round(static_cast<int>(i), configs_[i].label(), round, run.adaptive() ? 0 : run.rounds(),
@@ -127,10 +129,10 @@ SweepOutcome SweepRecorder::finish(std::vector<ConfigurationSlot>& slots, const 
   outcome.fatal = stop.fatal;
   outcome.interrupted_by = stop.signal;
   for (auto& slot : slots) {
-    if (slot.status.empty() && slot.rounds) slot.status = slot.rounds->record()["status"].get<std::string>();
-    if (slot.status == "ok")
+    if (!slot.status && slot.rounds) slot.status = slot.rounds->standing().status;
+    if (slot.status == RunStatus::ok)
       ++outcome.ok;
-    else if (slot.status == "skipped")
+    else if (slot.status == RunStatus::skipped)
       ++outcome.skipped;
     else
       ++outcome.failed;

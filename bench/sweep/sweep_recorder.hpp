@@ -21,6 +21,7 @@
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
 #include "common/output_file.hpp"
+#include "common/run_status.hpp"
 #include "reports/results/results_writer.hpp"
 
 namespace rb::bench {
@@ -28,8 +29,8 @@ namespace rb::bench {
 // One configuration of a sweep, from its first round until its last, and its final status.
 struct ConfigurationSlot {
   std::unique_ptr<ConfigurationRounds> rounds;  // from its first round until it is closed
-  std::string status;                           // "ok", "failed" or "skipped" once closed; empty while open
-  bool open() const { return status.empty(); }
+  std::optional<RunStatus> status;              // how it ended, once closed
+  bool open() const { return !status; }
   // Whether round `round` (0-based) is still to run: an open configuration's first round, or a
   // later one it has.
   bool due(int round) const { return open() && (round == 0 || (rounds && round < rounds->rounds())); }
@@ -73,7 +74,7 @@ class SweepRecorder {
                       const RunOptions& opts);
 
  private:
-  void close(ConfigurationSlot& slot, std::size_t i, const nlohmann::json& rec, bool write, const std::string& verdict,
+  void close(ConfigurationSlot& slot, std::size_t i, const nlohmann::json& rec, RunStatus status, bool write,
              const std::string& detail);
   void keep(ConfigurationSlot& slot, std::size_t i, const SweepStop& stop);
 

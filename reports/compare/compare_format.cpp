@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/compare/xml_escape.hpp"
+#include "reports/html/html_text.hpp"
 
 namespace rb::reports {
 namespace {
@@ -90,20 +90,20 @@ std::string format_compare_html(const Comparison& cmp) {
 
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  h += fmt::format("<title>ringbench compare: {}</title>\n", xml_escape(mi.compare_name));
+  h += fmt::format("<title>ringbench compare: {}</title>\n", html_escape(mi.compare_name));
   h += "<style>body{font:14px system-ui,sans-serif;margin:1.5em;color:#24292f}"
        "table{border-collapse:collapse}td,th{padding:3px 8px;border-bottom:1px solid #d0d7de;text-align:left}"
        "td.num{text-align:right;font-variant-numeric:tabular-nums}.v{font-weight:600}"
        "code{font-size:12px}</style></head><body>\n";
-  h += fmt::format("<h1>ringbench compare — {}</h1>\n", xml_escape(mi.compare_name));
-  h += fmt::format("<p>BASE <code>{}</code><br>NEW <code>{}</code></p>\n", xml_escape(cmp.base_path),
-                   xml_escape(cmp.new_path));
+  h += fmt::format("<h1>ringbench compare — {}</h1>\n", html_escape(mi.compare_name));
+  h += fmt::format("<p>BASE <code>{}</code><br>NEW <code>{}</code></p>\n", html_escape(cmp.base_path),
+                   html_escape(cmp.new_path));
   h += fmt::format(
       "<p>Metric <code>{}</code> ({} is better). Rule: SAME within ±{:.3g}%; beyond it FASTER or SLOWER "
       "when the two-sided Mann–Whitney U test gives p &lt; {:.3g}, otherwise NOISY.</p>\n",
-      xml_escape(metric_source(mi)), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0,
+      html_escape(metric_source(mi)), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0,
       cmp.options.alpha);
-  h += fmt::format("<p><b>{}</b>{}</p>\n", xml_escape(summary_line(cmp)),
+  h += fmt::format("<p><b>{}</b>{}</p>\n", html_escape(summary_line(cmp)),
                    cmp.regression() ? " — <b style=\"color:#cf222e\">regression</b>" : "");
   h += "<table><tr><th>verdict</th><th>change</th><th></th><th>base</th><th>new</th><th>p</th><th>n</th>"
        "<th>configuration</th><th>note</th></tr>\n";
@@ -123,8 +123,8 @@ std::string format_compare_html(const Comparison& cmp) {
         "<tr><td class=\"v\" style=\"color:{}\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td>"
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "title=\"{}\">{}</td><td>{}</td></tr>\n",
-        verdict_colour(r.verdict), to_string(r.verdict), xml_escape(change_text(r)), bar, value_text(r.base.value),
-        value_text(r.neu.value), p_text(r), n_text(r), xml_escape(r.id), xml_escape(r.label), xml_escape(r.note));
+        verdict_colour(r.verdict), to_string(r.verdict), html_escape(change_text(r)), bar, value_text(r.base.value),
+        value_text(r.neu.value), p_text(r), n_text(r), html_escape(r.id), html_escape(r.label), html_escape(r.note));
   }
   h += "</table>\n</body></html>\n";
   return h;

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "reports/compare/xml_escape.hpp"
+#include "reports/html/html_text.hpp"
 
 namespace rb::reports {
 

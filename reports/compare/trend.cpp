@@ -14,7 +14,6 @@
 #include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/step_detect.hpp"
-#include "reports/compare/xml_escape.hpp"
 #include "reports/results/metric_registry.hpp"
 #include "reports/results/run_record.hpp"
 
@@ -95,14 +94,14 @@ History build_history(std::vector<DatedResults> files, double threshold) {
                             ? tool.at("git_sha").get<std::string>()
                             : std::string("unknown"));
     for (const auto& run : f.results.runs()) {
-      const auto id = run.at("config").at("id").get<std::string>();
+      const RunRecord record = read_run_record(run);
+      const std::string& id = record.config.id;
       auto [it, fresh] = index.emplace(id, h.configs.size());
       if (fresh) {
-        h.configs.push_back({id, label(read_run_record(run).config), run.at("config"), {}});
+        h.configs.push_back({id, label(record.config), run.at("config"), {}});
         points.emplace_back(metrics.size());
       }
-      if (run.at("status") != "ok") continue;  // a failed night has no value to draw
-      const RunRecord record = read_run_record(run);
+      if (record.status != RunStatus::ok) continue;  // a failed night has no value to draw
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         auto& series = points[it->second][m];
         if (auto p = point_of(record, f.date, *metrics[m])) {
@@ -166,8 +165,8 @@ History load_history(const std::filesystem::path& dir, double threshold) {
 void set_baseline(History& h, const ResultsFile& baseline) {
   for (auto& c : h.configs)
     for (const auto& run : baseline.runs()) {
-      if (run.at("config").at("id") != c.id || run.at("status") != "ok") continue;
       const RunRecord record = read_run_record(run);
+      if (record.config.id != c.id || record.status != RunStatus::ok) continue;
       for (auto& series : c.series)
         if (const Metric* m = find_metric(series.metric))
           if (const auto p = point_of(record, "", *m)) series.baseline = p->value;

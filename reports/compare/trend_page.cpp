@@ -7,7 +7,8 @@
 #include <fmt/format.h>
 
 #include "reports/compare/trend.hpp"
-#include "reports/compare/xml_escape.hpp"
+#include "reports/html/html_text.hpp"
+#include "reports/html/svg_chart.hpp"
 
 namespace rb::reports {
 namespace {
@@ -33,11 +34,11 @@ bool all_zero(const TrendSeries& s) {
   });
 }
 
-// One chart. Where the series has a positive median, y is the change relative to it: a band of
-// ±threshold, widened only as far as the points, their bars and the baseline need, so a 0.8%
-// wiggle stays a wiggle. Otherwise (a median of 0) y spans the values.
-std::string chart(const TrendSeries& s, long first_day, long last_day, double threshold) {
-  constexpr double W = 372, H = 128, L = 122, R = 8, T = 18, B = 20;
+// One chart, drawn by the report's SVG stack. Where the series has a positive median, y is the
+// change relative to it: a band of ±threshold, widened only as far as the points, their bars and the
+// baseline need, so a 0.8% wiggle stays a wiggle. Otherwise (a median of 0) y spans the values.
+// Every chart of a page spans the whole history, so charts stacked on the page line up by night.
+std::string chart(const TrendSeries& s, const std::vector<std::string>& dates, double threshold) {
   std::vector<double> vals;
   for (const auto& p : s.points) vals.push_back(p.value);
   std::sort(vals.begin(), vals.end());
@@ -58,66 +59,54 @@ std::string chart(const TrendSeries& s, long first_day, long last_day, double th
   const double pad = std::max(hi - lo, relative ? 0.0 : 1e-9 * std::max(1.0, std::fabs(hi))) * 0.08;
   lo -= pad;
   hi += pad;
-  const double span_days = static_cast<double>(std::max<long>(1, last_day - first_day));
-  auto X = [&](const std::string& d) {
-    const double day = static_cast<double>(parse_date(d).value_or(first_day) - first_day);
-    return last_day == first_day ? L + (W - L - R) / 2 : L + day / span_days * (W - L - R);
-  };
-  auto Y = [&](double v) { return T + (hi - to_y(v)) / (hi - lo) * (H - T - B); };
+  const long first_day = parse_date(dates.front()).value_or(0);
+  auto day = [&](const std::string& d) { return static_cast<double>(parse_date(d).value_or(first_day) - first_day); };
   auto from_y = [&](double y) { return relative ? median * (1 + y) : y; };
 
-  std::string g =
-      fmt::format("<svg class=\"rbt-chart\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" role=\"img\">", W, H);
-  g += fmt::format("<text x=\"{}\" y=\"11\" class=\"rbt-title\">{}{}{}</text>", L, xml_escape(s.metric),
-                   s.unit.empty() ? "" : " (" + xml_escape(s.unit) + ")",
-                   s.lower_is_better ? " ↓ better" : " ↑ better");
-  if (relative)  // the band within which a change is SAME
-    g += fmt::format("<rect x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{:.1f}\" class=\"rbt-band\"/>", L,
-                     Y(median * (1 + threshold)), W - L - R, Y(median * (1 - threshold)) - Y(median * (1 + threshold)));
-  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" class=\"rbt-axis\"/>", L, T, H - B);
-  g += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{2}\" y2=\"{1}\" class=\"rbt-axis\"/>", L, H - B, W - R);
+  LineChart c;
+  c.title = fmt::format("{}{}{}", s.metric, s.unit.empty() ? "" : " (" + s.unit + ")",
+                        s.lower_is_better ? " ↓ better" : " ↑ better");
+  c.svg_class = "rbt-chart";
+  c.width = 400;
+  c.height = 120;
+  c.margins = {122, 30, 8, 22};  // room for "6.65 ms +5.8%" at the left, half a date at the right
+  c.legend = false;
+  c.x.min = 0.0;
+  c.x.max = day(dates.back());
+  c.x.ticks.push_back({0.0, dates.front()});
+  if (*c.x.max > 0) c.x.ticks.push_back({*c.x.max, dates.back()});
+  c.y.min = lo;
+  c.y.max = hi;
   // Ticks at the top and bottom of the axis, and at the median when relative.
   std::vector<double> ticks{hi, lo};
   if (relative) ticks.push_back(0.0);
   for (double t : ticks) {
-    const double v = from_y(t);
-    std::string label = xml_escape(tick(v, s.unit));
+    std::string label = tick(from_y(t), s.unit);
     if (relative && t != 0.0) label = fmt::format("{} {}", label, pct(t));
-    g += fmt::format("<text x=\"{}\" y=\"{:.1f}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", L - 3, Y(v) + 3,
-                     label);
+    c.y.ticks.push_back({t, label});
   }
-  g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\">{}</text>", L, H - 5, xml_escape(s.points.front().date));
-  if (s.points.size() > 1)
-    g += fmt::format("<text x=\"{}\" y=\"{}\" class=\"rbt-tick\" text-anchor=\"end\">{}</text>", W - R, H - 5,
-                     xml_escape(s.points.back().date));
+  if (relative) c.bands.push_back({-threshold, threshold, "rbt-band"});  // within it a change is SAME
   if (s.baseline)
-    g += fmt::format(
-        "<line x1=\"{0}\" y1=\"{1:.1f}\" x2=\"{2}\" y2=\"{1:.1f}\" class=\"rbt-base\"><title>baseline: "
-        "{3}</title></line>",
-        L, Y(*s.baseline), W - R, xml_escape(fmt_num(*s.baseline)));
-  for (const auto& t : s.steps) {
-    const double x = (X(t.previous_date) + X(t.date)) / 2;
-    g += fmt::format(
-        "<line x1=\"{0:.1f}\" y1=\"{1}\" x2=\"{0:.1f}\" y2=\"{2}\" class=\"{3}\"><title>step {4} on {5} "
-        "({6}..{7})</title></line>",
-        x, T, H - B, t.regression ? "rbt-step rbt-reg" : "rbt-step", pct(t.change), xml_escape(t.date),
-        xml_escape(t.previous_commit), xml_escape(t.commit));
-  }
-  std::string path;
-  for (const auto& p : s.points)
-    path += fmt::format("{}{:.1f},{:.1f}", path.empty() ? "M" : " L", X(p.date), Y(p.value));
-  g += fmt::format("<path d=\"{}\" class=\"rbt-line\"/>", path);
+    c.rules.push_back({Rule::Along::horizontal, to_y(*s.baseline), "rbt-base",
+                       fmt::format("baseline: {}", fmt_num(*s.baseline))});
+  for (const auto& t : s.steps)
+    c.rules.push_back({Rule::Along::vertical, (day(t.previous_date) + day(t.date)) / 2,
+                       t.regression ? "rbt-step rbt-reg" : "rbt-step",
+                       fmt::format("step {} on {} ({}..{})", pct(t.change), t.date, t.previous_commit, t.commit)});
+  Series line;
+  line.name = s.metric;
+  line.color = 0;
   for (const auto& p : s.points) {
-    const double x = X(p.date);
-    if (p.lo && p.hi)
-      g += fmt::format("<line x1=\"{0:.1f}\" y1=\"{1:.1f}\" x2=\"{0:.1f}\" y2=\"{2:.1f}\" class=\"rbt-bar\"/>", x,
-                       Y(*p.hi), Y(*p.lo));
-    std::string tip = fmt::format("{}: {}", p.date, fmt_num(p.value));
-    if (p.lo && p.hi) tip += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
-    g += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"2.5\" class=\"rbt-pt\"><title>{}</title></circle>", x,
-                     Y(p.value), xml_escape(tip));
+    Point pt(day(p.date), to_y(p.value), fmt::format("{}: {}", p.date, fmt_num(p.value)));
+    if (p.lo && p.hi) {
+      pt.note += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
+      pt.lo = to_y(*p.lo);
+      pt.hi = to_y(*p.hi);
+    }
+    line.points.push_back(std::move(pt));
   }
-  return g + "</svg>";
+  c.series.push_back(std::move(line));
+  return render_line_chart(c);
 }
 
 // The verdicts of tonight's compare that are not SAME: regressions first, then NOISY, FASTER, the rest.
@@ -142,16 +131,16 @@ std::string tonight_table(const History& h) {
     const std::string label = r->contains("label") && r->at("label").is_string() ? r->at("label").get<std::string>()
                                                                                  : id;
     const auto it = by_id.find(id);
-    const std::string name = it == by_id.end() ? xml_escape(label)
-                                               : fmt::format("<a href=\"#{}\">{}</a>", xml_escape(anchor(*it->second)),
-                                                             xml_escape(label));
+    const std::string name = it == by_id.end() ? html_escape(label)
+                                               : fmt::format("<a href=\"#{}\">{}</a>", html_escape(anchor(*it->second)),
+                                                             html_escape(label));
     const json& change = r->contains("change") ? r->at("change") : json();
     t += fmt::format("<tr class=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                      r->value("regression", false) ? "rbt-regression" : "",
-                     xml_escape(r->at("verdict").get<std::string>()),
+                     html_escape(r->at("verdict").get<std::string>()),
                      change.is_number() ? pct(change.get<double>()) : "-", name,
-                     xml_escape(r->contains("note") && r->at("note").is_string() ? r->at("note").get<std::string>()
-                                                                                 : ""));
+                     html_escape(r->contains("note") && r->at("note").is_string() ? r->at("note").get<std::string>()
+                                                                                  : ""));
   }
   return t + "</table>";
 }
@@ -169,9 +158,10 @@ std::string steps_table(const History& h) {
         "<tr class=\"{}\"><td>{}</td><td><a href=\"#{}\">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{} → {}</td>"
         "<td><code>{}..{}</code></td></tr>",
         st.regression ? "rbt-regression" : "", st.regression ? "regression" : "improvement",
-        xml_escape(anchor(*s.config)), xml_escape(s.config->label), xml_escape(s.series->metric), xml_escape(st.date),
-        std::isfinite(st.change) ? pct(st.change) : "from 0", xml_escape(tick(st.before, s.series->unit)),
-        xml_escape(tick(st.after, s.series->unit)), xml_escape(st.previous_commit), xml_escape(st.commit));
+        html_escape(anchor(*s.config)), html_escape(s.config->label), html_escape(s.series->metric),
+        html_escape(st.date), std::isfinite(st.change) ? pct(st.change) : "from 0",
+        html_escape(tick(st.before, s.series->unit)), html_escape(tick(st.after, s.series->unit)),
+        html_escape(st.previous_commit), html_escape(st.commit));
   }
   return t + "</table>";
 }
@@ -189,20 +179,18 @@ std::string shape_of(const json& c) {
 }  // namespace
 
 std::string trend_fragment(const History& h) {
-  long first = 0, last = 0;
-  if (!h.dates.empty()) {
-    first = parse_date(h.dates.front()).value_or(0);
-    last = parse_date(h.dates.back()).value_or(first);
-  }
   std::string f =
       "<section class=\"rb-trend\">\n<style>"
       ".rb-trend .rbt-cfg{margin:0 0 1em}.rb-trend h4{font-size:13px;margin:.6em 0 .2em}"
       ".rb-trend .rbt-charts{display:flex;flex-wrap:wrap;gap:6px}"
-      ".rb-trend .rbt-axis{stroke:#8c959f}.rb-trend .rbt-line{fill:none;stroke:#0969da;stroke-width:1.5}"
-      ".rb-trend .rbt-bar{stroke:#54aeff;stroke-width:3;opacity:.6}.rb-trend .rbt-pt{fill:#0969da}"
+      ".rb-trend .chart{margin:0}.rb-trend .chart svg{display:block;max-width:100%;height:auto}"
+      ".rb-trend figcaption{font:600 11px sans-serif;color:#24292f;margin:2px 0 0}"
+      ".rb-trend .axis text{font:9px sans-serif;fill:#57606a}.rb-trend .axis .gl{stroke:#eef1f4}"
+      ".rb-trend .axis .frame,.rb-trend .axis .tick{stroke:#8c959f}.rb-trend .c0{--k:#0969da}"
+      ".rb-trend .ln{fill:none;stroke:var(--k);stroke-width:1.5}.rb-trend .mk{fill:var(--k)}"
+      ".rb-trend .whisker{stroke:#54aeff;stroke-width:3;opacity:.6}"
       ".rb-trend .rbt-band{fill:#eaeef2}.rb-trend .rbt-base{stroke:#8250df;stroke-dasharray:4 3}"
       ".rb-trend .rbt-step{stroke:#9a6700;stroke-dasharray:2 2}.rb-trend .rbt-reg{stroke:#cf222e}"
-      ".rb-trend .rbt-title{font:11px sans-serif;fill:#24292f}.rb-trend .rbt-tick{font:9px sans-serif;fill:#57606a}"
       ".rb-trend table.rbt-top{border-collapse:collapse;font-size:13px}"
       ".rb-trend .rbt-top td,.rb-trend .rbt-top th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
       ".rb-trend tr.rbt-regression td{color:#cf222e}.rb-trend .rbt-flat{color:#57606a;font-size:12px}"
@@ -226,17 +214,17 @@ std::string trend_fragment(const History& h) {
     by_shape[key].push_back(&c);
   }
   for (const auto& shape : shapes) {
-    f += fmt::format("<h3 class=\"rbt-shape\">{}</h3>\n", xml_escape(shape));
+    f += fmt::format("<h3 class=\"rbt-shape\">{}</h3>\n", html_escape(shape));
     for (const TrendConfig* c : by_shape[shape]) {
       f += fmt::format("<div class=\"rbt-cfg\" id=\"{}\"><h4 title=\"{}\">{}</h4><div class=\"rbt-charts\">",
-                       xml_escape(anchor(*c)), xml_escape(c->id), xml_escape(c->label));
+                       html_escape(anchor(*c)), html_escape(c->id), html_escape(c->label));
       if (c->series.empty()) f += "<p>no successful run in this history</p>";
       std::string flat;
       for (const auto& s : c->series) {
         if (all_zero(s))
-          flat += fmt::format("<p class=\"rbt-flat\">{}: 0 on every night</p>", xml_escape(s.metric));
+          flat += fmt::format("<p class=\"rbt-flat\">{}: 0 on every night</p>", html_escape(s.metric));
         else
-          f += chart(s, first, last, h.threshold);
+          f += chart(s, h.dates, h.threshold);
       }
       f += "</div>" + flat + "</div>\n";
     }
@@ -249,7 +237,7 @@ std::string trend_page(const History& h, const std::string& title) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{0}</title>"
       "<style>body{{font:14px system-ui,sans-serif;margin:1.5em;color:#24292f}}</style></head><body>\n"
       "<h1>{0}</h1>\n{1}</body></html>\n",
-      xml_escape(title), trend_fragment(h));
+      html_escape(title), trend_fragment(h));
 }
 
 }  // namespace rb::reports

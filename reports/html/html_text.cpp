@@ -1,4 +1,4 @@
-// Escaping and number formatting for the HTML report.
+// Escaping and number formatting for the HTML pages and the JUnit file.
 #include "reports/html/html_text.hpp"
 
 #include <cmath>
@@ -7,18 +7,79 @@
 
 namespace rb::reports {
 
+namespace {
+
+// The five characters markup gives meaning to, spelt once for every page and file. Only the
+// apostrophe differs: HTML 4 has no &apos;, while XML readers expect its own entity.
+bool append_entity(std::string& out, char ch, const char* apostrophe) {
+  switch (ch) {
+    case '&': out += "&amp;"; return true;
+    case '<': out += "&lt;"; return true;
+    case '>': out += "&gt;"; return true;
+    case '"': out += "&quot;"; return true;
+    case '\'': out += apostrophe; return true;
+    default: return false;
+  }
+}
+
+bool continuation(std::string_view s, std::size_t i, unsigned char lo = 0x80, unsigned char hi = 0xbf) {
+  if (i >= s.size()) return false;
+  const auto c = static_cast<unsigned char>(s[i]);
+  return c >= lo && c <= hi;
+}
+
+// The length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0 where s[i] starts none.
+std::size_t utf8_length(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return continuation(s, i + 1) ? 2 : 0;
+  if (c >= 0xe0 && c <= 0xef) {
+    const unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    return continuation(s, i + 1, lo, hi) && continuation(s, i + 2) ? 3 : 0;
+  }
+  if (c >= 0xf0 && c <= 0xf4) {
+    const unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    return continuation(s, i + 1, lo, hi) && continuation(s, i + 2) && continuation(s, i + 3) ? 4 : 0;
+  }
+  return 0;
+}
+
+constexpr std::string_view kReplacement = "\xef\xbf\xbd";  // U+FFFD
+
+}  // namespace
+
 std::string html_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size() + s.size() / 8);
-  for (const char ch : s) {
-    switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+  for (const char ch : s)
+    if (!append_entity(out, ch, "&#39;")) out += ch;
+  return out;
+}
+
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + s.size() / 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const char ch = s[i];
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') {
+      out += '?';
+      ++i;
+      continue;
     }
+    const std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    const std::string_view seq = s.substr(i, n);
+    if (seq == "\xef\xbf\xbe" || seq == "\xef\xbf\xbf")  // U+FFFE, U+FFFF: not characters in XML 1.0
+      out += kReplacement;
+    else if (n > 1 || !append_entity(out, ch, "&apos;"))
+      out += seq;
+    i += n;
   }
   return out;
 }

@@ -1,6 +1,6 @@
-// Text helpers for the HTML report: escaping (every string that comes from a results file passes
-// through html_escape, so a config string or a reason cannot inject markup or script) and the
-// number formats the report uses in tables, ticks and tooltips.
+// Text helpers for the HTML pages (report, compare, trend) and the JUnit file: escaping (every string
+// that comes from a results file passes through html_escape or xml_escape, so a config string or a
+// reason cannot inject markup or script) and the number formats used in tables, ticks and tooltips.
 #pragma once
 
 #include <optional>
@@ -11,6 +11,12 @@ namespace rb::reports {
 
 // Escapes & < > " ' so the result is safe both as element text and inside a quoted attribute.
 std::string html_escape(std::string_view s);
+
+// html_escape for an XML 1.0 file (JUnit), which a CI job must be able to parse whatever a label
+// holds: a control character XML forbids even escaped (all below 0x20 but tab, LF and CR) becomes
+// '?', a byte that is not UTF-8 becomes U+FFFD (the rule of every JSON file, docs/formats.md), as
+// do U+FFFE and U+FFFF; ' is written &apos;, XML's own entity.
+std::string xml_escape(std::string_view s);
 
 // Text safe inside <script type="application/json">: escapes '<' so "</script>" cannot close it.
 std::string script_json_escape(std::string_view json_text);

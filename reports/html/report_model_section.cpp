@@ -18,42 +18,22 @@
 namespace rb::reports {
 namespace {
 
-using nlohmann::json;
-
 constexpr std::int64_t kPlateSeq = 131072;
 constexpr std::size_t kMaxModelRows = 60, kMaxModelColumns = 10;
 
 // The run's own memory prediction, if its `model` field has one (GB per device).
 std::optional<double> run_model_gb(const RunView& r) {
-  const json& m = r.run->contains("model") ? (*r.run)["model"] : json();
-  if (!m.is_object()) return std::nullopt;
-  if (auto gb = number_at(m, {"memory", "gb_per_device"})) return gb;
-  if (auto b = number_at(m, {"memory", "bytes_per_device"})) return *b / 1e9;
-  if (auto gb = number_at(m, {"memory_gb_per_device"})) return gb;
-  return std::nullopt;
-}
-
-// Numeric leaves of a run's `model` field, two levels deep ("memory.gb_per_device").
-void numeric_leaves(const json& j, const std::string& prefix, int depth, std::map<std::string, double>& out) {
-  if (!j.is_object() || depth > 2) return;
-  for (const auto& [k, v] : j.items()) {
-    const std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_number())
-      out[key] = v.get<double>();
-    else if (v.is_object())
-      numeric_leaves(v, key, depth + 1, out);
-  }
+  return r.record.model ? r.record.model->memory_gb_per_device : std::nullopt;
 }
 
 std::string model_table(const std::vector<RunView>& runs) {
-  std::vector<std::pair<const RunView*, std::map<std::string, double>>> rows;
+  std::vector<std::pair<const RunView*, const std::map<std::string, double>*>> rows;
   std::map<std::string, std::size_t> key_count;
   for (const auto& r : runs) {
-    if (!r.run->contains("model") || !(*r.run)["model"].is_object()) continue;
-    std::map<std::string, double> leaves;
-    numeric_leaves((*r.run)["model"], "", 0, leaves);
-    for (const auto& [k, v] : leaves) ++key_count[k];
-    rows.emplace_back(&r, std::move(leaves));
+    if (!r.record.model) continue;
+    const auto& numbers = r.record.model->numbers;
+    for (const auto& [k, v] : numbers) ++key_count[k];
+    rows.emplace_back(&r, &numbers);
   }
   if (rows.empty())
     return not_measured(
@@ -70,9 +50,9 @@ std::string model_table(const std::vector<RunView>& runs) {
   for (std::size_t i = 0; i < rows.size() && i < kMaxModelRows; ++i) {
     s += "<tr><td class=\"id\">" + html_escape(rows[i].first->id) + "</td>";
     for (const auto& [k, n] : keys) {
-      auto it = rows[i].second.find(k);
-      s += it == rows[i].second.end() ? "<td class=\"na\">\u2014</td>"
-                                      : "<td class=\"n\">" + format_number(it->second, 4) + "</td>";
+      auto it = rows[i].second->find(k);
+      s += it == rows[i].second->end() ? "<td class=\"na\">\u2014</td>"
+                                       : "<td class=\"n\">" + format_number(it->second, 4) + "</td>";
     }
     s += "</tr>";
   }
@@ -94,18 +74,17 @@ std::string predicted_vs_measured(const std::vector<RunView>& runs) {
   std::map<std::string, Series> by_split;
   double lo = 0, hi = 0;
   for (const auto& r : runs) {
-    const json& m = r.run->contains("model") ? (*r.run)["model"] : json();
-    const auto predicted = number_at(m, {"pass_ms"});
-    if (r.status != "ok" || !predicted || !r.median_ms || *predicted <= 0 || *r.median_ms <= 0) continue;
+    const double predicted = r.record.model ? r.record.model->pass_ms.value_or(0) : 0;  // 0: none
+    if (r.status != "ok" || !r.median_ms || predicted <= 0 || *r.median_ms <= 0) continue;
     auto& ser = by_split[r.split];
     ser.name = r.split;
     ser.lines = false;
     apply_style(ser, split_style(r.split));
     ser.dashed = false;  // points only
-    ser.points.push_back({*predicted, *r.median_ms,
+    ser.points.push_back({predicted, *r.median_ms,
                           fmt::format("{}: model {} ms, measured {} ms", run_label(r, true),
-                                      format_number(*predicted, 4), format_number(*r.median_ms, 4))});
-    const double a = std::min(*predicted, *r.median_ms), b = std::max(*predicted, *r.median_ms);
+                                      format_number(predicted, 4), format_number(*r.median_ms, 4))});
+    const double a = std::min(predicted, *r.median_ms), b = std::max(predicted, *r.median_ms);
     lo = lo == 0 ? a : std::min(lo, a);
     hi = std::max(hi, b);
   }

@@ -1,8 +1,9 @@
-// What the HTML report needs from each run of a results file, read tolerantly. The reader
-// (results_reader.hpp) guarantees the config fields and the status; everything measured is optional
-// here, because later MINOR versions add fields (the measurement layer's overlap and exposed comm,
-// the model's predictions) and older files lack them. A missing value is nullopt, and the report says
-// "not measured" instead of guessing.
+// What the HTML report shows of each run of a results file, taken from its RunRecord
+// (reports/results/run_record.hpp), which alone reads the run's JSON. The reader (results_reader.hpp)
+// guarantees the config fields and the status; everything measured is optional here, because later
+// MINOR versions add fields (the measurement layer's overlap and exposed comm, the model's
+// predictions) and older files lack them. A missing value is nullopt, and the report says "not
+// measured" instead of guessing.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 
 struct RunView {
   std::size_t index = 0;  // position in runs[]
-  const nlohmann::json* run = nullptr;
+  RunRecord record;       // the parts the sections draw whole: the timeline, the SM clock, the model
   std::string id, status, reason;
   std::int64_t seq = 0;
   int cp = 0, heads = 0, kv_heads = 0, head_dim = 0;
@@ -47,12 +48,8 @@ struct RunView {
   bool has_timeline = false;
 };
 
-// Looks up a number at a path of object keys; nullopt when any step is missing or not a number.
-std::optional<double> number_at(const nlohmann::json& j, std::initializer_list<const char*> path);
-// The first of several alternative keys of one object that holds a number.
-std::optional<double> first_number(const nlohmann::json& obj, std::initializer_list<const char*> keys);
-
-RunView view_run(const nlohmann::json& run, std::size_t index);
+RunView view_run(RunRecord record, std::size_t index);
+// The runs of a results document (its runs[] array), each read once into its RunRecord.
 std::vector<RunView> view_runs(const nlohmann::json& runs);
 
 // A label such as "S=4k c=8 zigzag ring" (plus the shape when `with_shape`).

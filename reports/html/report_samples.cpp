@@ -14,8 +14,6 @@
 namespace rb::reports {
 namespace {
 
-using nlohmann::json;
-
 constexpr int kKept = 0, kDropped = 2, kLimit = 9;  // palette: blue, red, dark grey
 
 struct ClockSamples {
@@ -27,26 +25,23 @@ struct ClockSamples {
   std::string method;
 };
 
-std::optional<ClockSamples> clock_samples(const json& run) {
-  if (!run.contains("sm_clock") || !run["sm_clock"].is_object()) return std::nullopt;
-  const json& c = run["sm_clock"];
-  if (!c.contains("samples_ms") || !c["samples_ms"].is_array() || c["samples_ms"].empty()) return std::nullopt;
+// The record's clock paired with its samples by index; nullopt when the run read no clock.
+std::optional<ClockSamples> clock_samples(const RunRecord& run) {
+  if (!run.sm_clock || run.sm_clock->samples_ms.empty()) return std::nullopt;
+  const RecordSmClock& c = *run.sm_clock;
   ClockSamples s;
-  for (const auto& x : c["samples_ms"]) s.ms.push_back(x.is_number() ? x.get<double>() : 0.0);
+  s.ms = c.samples_ms;
   s.mhz.assign(s.ms.size(), std::nullopt);
   s.dropped.assign(s.ms.size(), false);
-  if (c.contains("samples_mhz") && c["samples_mhz"].is_array())
-    for (std::size_t i = 0; i < std::min(s.ms.size(), c["samples_mhz"].size()); ++i)
-      if (c["samples_mhz"][i].is_number()) s.mhz[i] = c["samples_mhz"][i].get<double>();
-  if (c.contains("dropped") && c["dropped"].is_array())
-    for (const auto& i : c["dropped"])
-      if (i.is_number_integer() && i.get<std::int64_t>() >= 0 && i.get<std::size_t>() < s.ms.size()) {
-        s.dropped[i.get<std::size_t>()] = true;
-        ++s.dropped_count;
-      }
-  if (c.value("threshold_mhz", json()).is_number()) s.threshold = c["threshold_mhz"].get<double>();
-  if (c.value("nominal_mhz", json()).is_number()) s.nominal = c["nominal_mhz"].get<double>();
-  if (c.value("method", json()).is_string()) s.method = c["method"].get<std::string>();
+  std::copy_n(c.samples_mhz.begin(), std::min(s.ms.size(), c.samples_mhz.size()), s.mhz.begin());
+  for (const std::int64_t i : c.dropped)
+    if (i >= 0 && static_cast<std::size_t>(i) < s.ms.size()) {
+      s.dropped[static_cast<std::size_t>(i)] = true;
+      ++s.dropped_count;
+    }
+  s.threshold = c.threshold_mhz;
+  s.nominal = c.nominal_mhz;
+  s.method = c.method;
   return s;
 }
 
@@ -113,7 +108,7 @@ std::string section_samples(const std::vector<RunView>& runs, const ReportOption
       "statistics and marked; configurations that dropped samples come first.</p>";
   std::vector<std::pair<const RunView*, ClockSamples>> drawn;
   for (const auto& r : runs)
-    if (auto cs = clock_samples(*r.run)) drawn.emplace_back(&r, std::move(*cs));
+    if (auto cs = clock_samples(r.record)) drawn.emplace_back(&r, std::move(*cs));
   if (drawn.empty())
     return s +
            not_measured(

@@ -64,7 +64,7 @@ std::string section_timelines(const std::vector<RunView>& runs, const ReportOpti
       continue;
     }
     TimelineChart chart;
-    if (!timeline_from_run(*r.run, chart)) continue;
+    if (!timeline_from_run(r.record, chart)) continue;
     const std::string id = fmt::format("tl-{}", r.index);
     chart.title.clear();  // the <summary> names the configuration
     std::string svg = render_timeline_chart(chart);

@@ -13,7 +13,7 @@
 namespace rb::reports {
 namespace {
 
-constexpr double kLeft = 58, kRight = 14, kTop = 12, kBottom = 42;
+constexpr Margins kMargins;
 
 double fwd(double v, Scale s) {
   switch (s) {
@@ -53,6 +53,14 @@ Mapper make_mapper(const Axis& axis, double lo, double hi, double p0, double p1)
   return m;
 }
 
+// The caller's ticks where it gave them, else the nice ones in the axis' format.
+std::vector<AxisTick> tick_marks(const Axis& axis, const Ticks& nice) {
+  if (!axis.ticks.empty()) return axis.ticks;
+  std::vector<AxisTick> out;
+  for (double t : nice.at) out.push_back({t, format_tick(t, axis.format)});
+  return out;
+}
+
 int color_of(int color, std::size_t position) { return (color >= 0 ? color : static_cast<int>(position)) % 10; }
 
 std::string legend(const std::vector<std::pair<std::string, std::string>>& entries) {
@@ -81,11 +89,11 @@ std::string marker_svg(Marker m, double x, double y, const std::string& title) {
 std::string axes_svg(const std::vector<std::pair<double, std::string>>* categories, const Mapper& ym, const Axis& yaxis,
                      const std::string& xlabel, double x0, double x1, double y0, double y1) {
   std::string s = "<g class=\"axis\">";
-  for (double t : ym.ticks.at) {
-    const double y = ym(t);
+  for (const auto& t : tick_marks(yaxis, ym.ticks)) {
+    const double y = ym(t.at);
     s += fmt::format("<line class=\"gl\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", px(x0), px(x1), px(y), px(y));
     s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dy=\"0.32em\">{}</text>", px(x0 - 5), px(y),
-                     html_escape(format_tick(t, yaxis.format)));
+                     html_escape(t.label));
   }
   if (categories) {
     // Thin the labels when there are many categories (c = 64 ranks).
@@ -103,12 +111,38 @@ std::string axes_svg(const std::vector<std::pair<double, std::string>>* categori
   return s + "</g>";
 }
 
-std::string open_figure(const std::string& id, const std::string& title, int w, int h) {
+std::string open_figure(const std::string& id, const std::string& title, int w, int h,
+                        const std::string& svg_class = {}) {
   return fmt::format(
-      "<figure class=\"chart\"{} style=\"width:{}px\"><figcaption>{}</figcaption><svg viewBox=\"0 0 {} {}\" "
+      "<figure class=\"chart\"{} style=\"width:{}px\"><figcaption>{}</figcaption><svg{} viewBox=\"0 0 {} {}\" "
       "width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"{}\">",
-      id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(id)), w, html_escape(title), w, h, w, h,
-      html_escape(title));
+      id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(id)), w, html_escape(title),
+      svg_class.empty() ? "" : fmt::format(" class=\"{}\"", html_escape(svg_class)), w, h, w, h, html_escape(title));
+}
+
+std::string bands_svg(const std::vector<Band>& bands, const Mapper& ym, double x0, double x1) {
+  std::string s;
+  for (const auto& b : bands) {
+    if (!std::isfinite(b.lo) || !std::isfinite(b.hi)) continue;
+    const double top = std::min(ym(b.lo), ym(b.hi)), bottom = std::max(ym(b.lo), ym(b.hi));
+    s += fmt::format("<rect class=\"{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"/>", html_escape(b.css_class),
+                     px(x0), px(top), px(x1 - x0), px(bottom - top));
+  }
+  return s;
+}
+
+std::string rules_svg(const std::vector<Rule>& rules, const Mapper& xm, const Mapper& ym, double x0, double x1,
+                      double y0, double y1) {
+  std::string s;
+  for (const auto& r : rules) {
+    if (!std::isfinite(r.at)) continue;
+    const bool h = r.along == Rule::Along::horizontal;
+    const double at = h ? ym(r.at) : xm(r.at);
+    s += fmt::format("<line class=\"{}\" x1=\"{}\" x2=\"{}\" y1=\"{}\" y2=\"{}\">", html_escape(r.css_class),
+                     px(h ? x0 : at), px(h ? x1 : at), px(h ? at : y0), px(h ? at : y1));
+    s += r.title.empty() ? "</line>" : "<title>" + html_escape(r.title) + "</title></line>";
+  }
+  return s;
 }
 
 std::string close_figure(const std::string& legend_html, const std::string& note) {
@@ -167,28 +201,47 @@ Ticks make_ticks(double lo, double hi, Scale scale, int target) {
 
 std::string render_line_chart(const LineChart& c) {
   std::size_t thinned_from = 0, drawn_points = 0, series_left_out = 0;
-  const double x0 = kLeft, x1 = c.width - kRight, y0 = kTop, y1 = c.height - kBottom;
+  const Margins& m = c.margins;
+  const double x0 = m.left, x1 = c.width - m.right, y0 = m.top, y1 = c.height - m.bottom;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  auto widen_x = [&](double v) {
+    if (usable(v, c.x.scale)) xlo = std::min(xlo, v), xhi = std::max(xhi, v);
+  };
+  auto widen_y = [&](double v) {
+    if (usable(v, c.y.scale)) ylo = std::min(ylo, v), yhi = std::max(yhi, v);
+  };
   for (const auto& s : c.series)
     for (const auto& p : s.points) {
       if (!usable(p.x, c.x.scale) || !usable(p.y, c.y.scale)) continue;
-      xlo = std::min(xlo, p.x), xhi = std::max(xhi, p.x), ylo = std::min(ylo, p.y), yhi = std::max(yhi, p.y);
+      widen_x(p.x), widen_y(p.y);
+      if (p.lo) widen_y(*p.lo);
+      if (p.hi) widen_y(*p.hi);
     }
-  if (!(xlo <= xhi)) xlo = 0, xhi = 1, ylo = 0, yhi = 1;
+  for (const auto& b : c.bands) widen_y(b.lo), widen_y(b.hi);
+  for (const auto& r : c.rules) {
+    if (r.along == Rule::Along::horizontal)
+      widen_y(r.at);
+    else
+      widen_x(r.at);
+  }
+  if (!(xlo <= xhi)) xlo = 0, xhi = 1;
+  if (!(ylo <= yhi)) ylo = 0, yhi = 1;
   Axis xaxis = c.x;
   xaxis.include_zero = false;
   const Mapper xm = make_mapper(xaxis, xlo, xhi, x0, x1);
   const Mapper ym = make_mapper(c.y, ylo, yhi, y1, y0);
-  std::string s = open_figure(c.id, c.title, c.width, c.height);
+  std::string s = open_figure(c.id, c.title, c.width, c.height, c.svg_class);
+  s += bands_svg(c.bands, ym, x0, x1);
   // X ticks take the axis' own format: draw them here rather than in axes_svg.
   s += axes_svg(nullptr, ym, c.y, c.x.label, x0, x1, y0, y1);
   s += "<g class=\"axis\">";
-  for (double t : xm.ticks.at)
+  for (const auto& t : tick_marks(xaxis, xm.ticks))
     s += fmt::format(
         "<line class=\"tick\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
         "text-anchor=\"middle\">{4}</text>",
-        px(xm(t)), px(y1), px(y1 + 4), px(y1 + 16), html_escape(format_tick(t, c.x.format)));
+        px(xm(t.at)), px(y1), px(y1 + 4), px(y1 + 16), html_escape(t.label));
   s += "</g>";
+  s += rules_svg(c.rules, xm, ym, x0, x1, y0, y1);
   std::vector<std::pair<std::string, std::string>> leg;
   for (std::size_t i = 0; i < c.series.size(); ++i) {
     if (i == kMaxChartSeries) {
@@ -214,6 +267,9 @@ std::string render_line_chart(const LineChart& c) {
       s += fmt::format("<path class=\"ln{}\" d=\"{}\"/>", ser.dashed ? " dash" : "", d);
     }
     for (const auto& p : pts) {
+      if (p.lo && p.hi && usable(*p.lo, c.y.scale) && usable(*p.hi, c.y.scale))
+        s += fmt::format("<line class=\"whisker\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", px(xm(p.x)),
+                         px(ym(*p.hi)), px(ym(*p.lo)));
       const std::string note = p.note.empty() ? fmt::format("{}: {}, {}", ser.name, format_tick(p.x, c.x.format),
                                                             format_number(p.y, 4))
                                               : p.note;
@@ -229,11 +285,11 @@ std::string render_line_chart(const LineChart& c) {
   if (series_left_out > 0)
     note += fmt::format("{}{} more series not drawn (a chart draws at most {}).", note.empty() ? "" : " ",
                         series_left_out, kMaxChartSeries);
-  return s + close_figure(legend(leg), note);
+  return s + close_figure(c.legend ? legend(leg) : std::string(), note);
 }
 
 std::string render_bar_chart(const BarChart& c) {
-  const double x0 = kLeft, x1 = c.width - kRight, y0 = kTop, y1 = c.height - kBottom;
+  const double x0 = kMargins.left, x1 = c.width - kMargins.right, y0 = kMargins.top, y1 = c.height - kMargins.bottom;
   double ylo = 0, yhi = 0;
   for (const auto& ser : c.series)
     for (const auto& v : ser.values)

@@ -1,7 +1,9 @@
-// Inline SVG charts for the HTML report: a line/scatter chart and a grouped bar chart, each with
-// axes, ticks, gridlines, tooltips (<title>) and an HTML legend. They are static markup, so the
-// report reads without JavaScript; colours come from CSS classes (.c0 … .c9, see html_report.cpp) so
-// a chart stays small and the palette lives in one place. Every label is escaped here.
+// Inline SVG charts for the HTML report and the trend page: a line/scatter chart and a grouped bar
+// chart, each with axes, ticks, gridlines, tooltips (<title>) and an HTML legend. The trend's band,
+// baseline, steps and spreads are options of LineChart, so both pages draw through one stack. They
+// are static markup, so a page reads without JavaScript; colours come from CSS classes (.c0 … .c9,
+// see html_report.cpp; the trend page styles its own) so a chart stays small and the palette lives
+// in one place. Every label is escaped here.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,12 @@ namespace rb::reports {
 enum class Scale { linear, log2, log10 };
 enum class TickFormat { number, tokens, percent };
 
+// A tick placed and labelled by the caller (dates, or a value beside its change in percent).
+struct AxisTick {
+  double at = 0;
+  std::string label;
+};
+
 struct Axis {
   Axis() = default;
   Axis(std::string label_, Scale scale_ = Scale::linear, TickFormat format_ = TickFormat::number)
@@ -27,6 +35,7 @@ struct Axis {
   TickFormat format = TickFormat::number;
   std::optional<double> min, max;  // forced ends; otherwise taken from the data and made nice
   bool include_zero = true;        // linear axes only
+  std::vector<AxisTick> ticks;     // when set, drawn instead of the nice ticks
 };
 
 enum class Marker { circle, square, diamond, ring, none };
@@ -36,6 +45,8 @@ struct Point {
   Point(double x_, double y_, std::string note_ = {}) : x(x_), y(y_), note(std::move(note_)) {}
   double x = 0, y = 0;
   std::string note;  // tooltip; empty: "name: x, y"
+  // A spread drawn as a vertical bar through the point (e.g. the fastest sample to the p90).
+  std::optional<double> lo, hi;
 };
 
 struct Series {
@@ -47,11 +58,36 @@ struct Series {
   Marker marker = Marker::circle;
 };
 
+// A horizontal band over [lo, hi] in y units, drawn under everything (e.g. the ±threshold within
+// which a change is SAME).
+struct Band {
+  double lo = 0, hi = 0;
+  std::string css_class;
+};
+
+// A line across the plot at one x (vertical) or one y (horizontal), with a tooltip: a baseline, or
+// the night a step happened. The page's CSS gives it its look through css_class.
+struct Rule {
+  enum class Along { horizontal, vertical };
+  Along along = Along::horizontal;
+  double at = 0;
+  std::string css_class, title;
+};
+
+struct Margins {
+  double left = 58, right = 14, top = 12, bottom = 42;
+};
+
 struct LineChart {
   std::string id, title, note;  // note: a line under the chart (what is plotted, where it comes from)
   Axis x, y;
   std::vector<Series> series;
   int width = 520, height = 300;
+  std::vector<Band> bands;
+  std::vector<Rule> rules;  // bands and rules widen an axis that is not forced, as points do
+  std::string svg_class;    // a class on the <svg> itself, for a page's own CSS
+  Margins margins;          // small charts with long tick labels need another layout
+  bool legend = true;       // a chart of one series says what it is in its title
 };
 
 struct BarSeries {

@@ -16,8 +16,6 @@
 namespace rb::reports {
 namespace {
 
-using nlohmann::json;
-
 constexpr double kLabelW = 92, kRight = 14, kTop = 6, kAxisH = 38;
 
 std::string px(double v) { return format_number(std::round(v * 10) / 10, 6); }
@@ -103,11 +101,9 @@ std::string render_timeline_chart(const TimelineChart& c) {
   return s + "</figure>";
 }
 
-bool timeline_from_run(const json& run, TimelineChart& out) {
-  if (!run.is_object() || !run.contains("timeline")) return false;
-  const json& tl = run["timeline"];
-  if (!tl.is_object() || !tl.contains("intervals") || !tl["intervals"].is_array() || tl["intervals"].empty())
-    return false;
+bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
+  if (!run.timeline) return false;
+  const RecordTimeline& tl = *run.timeline;
   struct Iv {
     int rank, step;
     std::string lane, name;
@@ -115,23 +111,11 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
   };
   std::vector<Iv> ivs;
   double end_max = 0;
-  std::size_t usable = 0;
-  for (const auto& iv : tl["intervals"]) {
-    if (!iv.is_object() || !iv.contains("rank") || !iv["rank"].is_number_integer()) continue;
-    if (!iv.contains("begin_ms") || !iv["begin_ms"].is_number() || !iv.contains("end_ms") || !iv["end_ms"].is_number())
-      continue;
-    Iv x;
-    x.rank = iv["rank"].get<int>();
-    x.step = iv.contains("step") && iv["step"].is_number_integer() ? iv["step"].get<int>() : -1;
-    const std::string kind = iv.contains("kind") && iv["kind"].is_string() ? iv["kind"].get<std::string>() : "other";
-    x.lane = clipped(iv.contains("lane") && iv["lane"].is_string() ? iv["lane"].get<std::string>() : kind);
-    x.name = clipped(iv.contains("name") && iv["name"].is_string() ? iv["name"].get<std::string>() : kind);
-    x.b = iv["begin_ms"].get<double>();
-    x.e = iv["end_ms"].get<double>();
-    if (!std::isfinite(x.b) || !std::isfinite(x.e) || x.e < x.b) continue;
-    if (++usable > kMaxTimelineBars) continue;  // counted for the note, not drawn
-    end_max = std::max(end_max, x.e);
-    ivs.push_back(std::move(x));
+  const std::size_t usable = tl.intervals.size();
+  for (std::size_t i = 0; i < usable && i < kMaxTimelineBars; ++i) {  // the rest counted for the note, not drawn
+    const RecordInterval& iv = tl.intervals[i];
+    ivs.push_back({iv.rank, iv.step.value_or(-1), clipped(iv.lane), clipped(iv.name), iv.begin_ms, iv.end_ms});
+    end_max = std::max(end_max, iv.end_ms);
   }
   if (ivs.empty()) return false;
   std::set<std::tuple<int, int, std::string>> lanes;
@@ -158,12 +142,11 @@ bool timeline_from_run(const json& run, TimelineChart& out) {
                                         format_number(x.b, 4), format_number(x.e, 4))});
   }
   for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
-  const double window = tl.contains("window_ms") && tl["window_ms"].is_number() ? tl["window_ms"].get<double>() : 0;
-  c.window_ms = std::max(window, end_max);
+  c.window_ms = std::max(tl.window_ms.value_or(0), end_max);
   if (usable > kMaxTimelineBars)
     c.note = fmt::format("Drawn: the first {} of the {} intervals in the record (a timeline draws at most {}).",
                          kMaxTimelineBars, usable, kMaxTimelineBars);
-  else if (tl.contains("truncated") && tl["truncated"].is_boolean() && tl["truncated"].get<bool>())
+  else if (tl.truncated)
     c.note = "The record keeps the first intervals of this pass only (truncated); the rest are not drawn.";
   out = std::move(c);
   return true;

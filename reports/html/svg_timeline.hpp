@@ -1,8 +1,7 @@
 // The per-rank timeline of one replay as an inline SVG lane chart (a Gantt chart): one row per rank
 // and lane (compute, comm, …), one bar per interval, coloured by what ran (attention, merge,
-// kv_recv, kv_allgather). It reads the `timeline` field of a run in results.json (docs/formats.md):
-//   {"window_ms", "truncated", "intervals": [{"rank", "kind", "lane", "name", "step", "begin_ms",
-//    "end_ms", ...}]}
+// kv_recv, kv_allgather). It draws the timeline of a run's record (RecordTimeline, read from the
+// `timeline` field of results.json, docs/formats.md).
 #pragma once
 
 #include <cstddef>
@@ -10,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "reports/results/run_record.hpp"
 
 namespace rb::reports {
 
@@ -38,8 +37,9 @@ std::string render_timeline_chart(const TimelineChart& chart);
 // hand-made or foreign file meets it; the note under the chart says how many were left out.
 inline constexpr std::size_t kMaxTimelineBars = 4096;
 
-// Builds the chart of a run's `timeline` field; returns false (and leaves `out` alone) when the run
-// has no usable timeline. Malformed intervals are skipped, not fatal: the report shows what it can.
-bool timeline_from_run(const nlohmann::json& run, TimelineChart& out);
+// Builds the chart of a run's timeline; returns false (and leaves `out` alone) when the run has no
+// usable timeline. Malformed intervals were left out by the record, not fatal: the report shows what
+// it can.
+bool timeline_from_run(const RunRecord& run, TimelineChart& out);
 
 }  // namespace rb::reports

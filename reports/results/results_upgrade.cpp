@@ -1,12 +1,12 @@
 // Converting older results to the current meanings (see results_upgrade.hpp).
 #include "reports/results/results_upgrade.hpp"
 
-#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "common/gpus_at_work.hpp"
+#include "reports/results/json_field.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/results_writer.hpp"
 
@@ -21,25 +21,19 @@ std::string text(const json& obj, const char* key, const char* fallback) {
   return obj.is_object() && obj.contains(key) && obj.at(key).is_string() ? obj.at(key).get<std::string>() : fallback;
 }
 
-std::optional<double> finite(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj.at(key).is_number()) return std::nullopt;
-  const double v = obj.at(key).get<double>();
-  return std::isfinite(v) ? std::optional<double>(v) : std::nullopt;
-}
-
 // A metrics object (the run's, or the CUPTI pass's) from 0.x to 1.0.0. `events` says whether its
 // comm intervals were CUDA-event spans (the timed passes of a cuda run) rather than executions.
 void upgrade_metrics(json& m, double cp, bool events) {
   if (!m.is_object()) return;
   if (!m.contains("attention_tflops_aggregate")) {
-    const auto sum = finite(m, "attention_tflops");
+    const auto sum = json_finite(m, "attention_tflops");
     m["attention_tflops_aggregate"] = sum ? json(*sum) : json(nullptr);
     m["attention_tflops"] = sum && cp > 0 ? json(*sum / cp) : json(nullptr);
     std::optional<double> slowest;
     json slowest_rank = nullptr;
     if (m.contains("per_rank") && m.at("per_rank").is_array())
       for (const auto& r : m.at("per_rank")) {
-        const auto v = finite(r, "attention_tflops");
+        const auto v = json_finite(r, "attention_tflops");
         if (v && (!slowest || *v < *slowest)) {
           slowest = v;
           slowest_rank = r.contains("rank") ? r.at("rank") : json(nullptr);
@@ -50,7 +44,7 @@ void upgrade_metrics(json& m, double cp, bool events) {
   }
   auto basis = [&](json& obj) {
     if (!obj.is_object() || obj.contains("comm_basis")) return;
-    const auto comm = finite(obj, "comm_time_ms");
+    const auto comm = json_finite(obj, "comm_time_ms");
     obj["comm_in_flight_ms"] = comm ? json(*comm) : json(nullptr);
     obj["comm_basis"] = comm && *comm > 0 ? json(events ? "in_flight" : "execution") : json(nullptr);
   };
@@ -64,7 +58,7 @@ void upgrade_metrics(json& m, double cp, bool events) {
 // GPUs (timing.devices of them); its 1.x figure was c / devices times too low.
 void upgrade_per_gpu(json& m, int gpus) {
   if (!m.is_object()) return;
-  const auto aggregate = finite(m, "attention_tflops_aggregate");
+  const auto aggregate = json_finite(m, "attention_tflops_aggregate");
   if (aggregate) m["attention_tflops"] = *aggregate / gpus;
   m["attention_tflops_gpus"] = gpus;
 }
@@ -73,8 +67,8 @@ int gpus_of_1x_run(const json& run) {
   static const json none = json::object();
   const json& cfg = run.contains("config") ? run.at("config") : none;
   const json& timing = run.contains("timing") ? run.at("timing") : none;
-  const auto cp = finite(cfg, "cp");
-  const auto devices = finite(timing, "devices");
+  const auto cp = json_finite(cfg, "cp");
+  const auto devices = json_finite(timing, "devices");
   const bool shared = text(cfg, "backend", "") == "cuda" && text(cfg, "transport", "local") == "local" &&
                       text(timing, "rank_mode", "") == "concurrent";
   const auto whole = [](std::optional<double> v) { return v && *v >= 0 && *v < 1e9 ? static_cast<int>(*v) : 0; };
@@ -87,7 +81,7 @@ void upgrade_run(json& run, int from_major) {
   if (from_major >= 2 || !run.is_object()) return;
   if (from_major < 1) {
     const json cfg = run.contains("config") ? run.at("config") : json::object();
-    const double cp = finite(cfg, "cp").value_or(0.0);
+    const double cp = json_finite(cfg, "cp").value_or(0.0);
     const bool cuda = text(cfg, "backend", "") == "cuda";
     if (run.contains("metrics")) upgrade_metrics(run["metrics"], cp, cuda);
     if (run.contains("cupti") && run["cupti"].is_object() && run["cupti"].contains("metrics"))

@@ -274,5 +274,23 @@ TEST(Junit, NamesEveryCheckAndEscapes) {
   EXPECT_NE(x.find("<testsuites name=\"ringbench accept p\" tests=\"6\" failures=\"1\""), std::string::npos) << x;
 }
 
+// The JUnit file parses in a CI job whatever bytes reach it: a control character XML forbids becomes
+// '?', a byte that is not UTF-8 (a path) U+FFFD, and ' is written as XML's own entity.
+TEST(Junit, WritesOnlyWhatXmlAllows) {
+  auto checks = parse_checks(json::parse(R"([{"name": "correctness", "metric": "correctness"}])"), "p.json");
+  checks[0].name = "it's \x1b[2J\x07 ok";
+  auto rep = evaluate_checks("p\x01", checks, sample_results());
+  rep.results_path = "bad\xff/results.json";
+  const auto x = junit_xml(rep);
+  EXPECT_NE(x.find("<testsuite name=\"it&apos;s ?[2J? ok\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<testsuites name=\"ringbench accept p?\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<property name=\"results\" value=\"bad\xef\xbf\xbd/results.json\"/>"), std::string::npos) << x;
+  for (const char ch : x) {
+    const auto c = static_cast<unsigned char>(ch);
+    EXPECT_FALSE(c < 0x20 && ch != '\n' && ch != '\t' && ch != '\r') << static_cast<int>(c);
+    EXPECT_NE(c, 0xff);
+  }
+}
+
 }  // namespace
 }  // namespace rb::reports

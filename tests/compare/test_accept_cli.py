@@ -1,12 +1,13 @@
 """`ringbench accept` end to end: a profile that passes (exit 0) and one that fails (exit 1), PASS/FAIL
 per check with measured and required, JUnit XML that parses and names every check, --results,
 the shipped profiles, and bad input (exit 2, naming file and JSON path)."""
+import copy
 import json
 import os
 import unittest
 import xml.etree.ElementTree as ET
 
-from ringbench_test import SOURCE_DIR, read_json, run, tempdir, write_json
+from ringbench_test import SOURCE_DIR, TINY, folder_state, read_json, run, tempdir, write_json
 
 SWEEP = {"seq": [256, 512], "cp": [1, 2, 4], "split": ["contiguous", "zigzag"], "variant": "ring",
          "heads": 4, "kv_heads": 2, "head_dim": 16, "dtype": "float64", "repeats": 3}
@@ -137,6 +138,47 @@ class AcceptCli(unittest.TestCase):
                 page = f.read()
             self.assertIn("TFLOP/s per GPU", page)
             self.assertIn("162.1", page)
+
+    def test_junit_parses_whatever_a_path_a_name_or_a_reason_holds(self):
+        """The JUnit file is XML 1.0 that a CI job parses: a results path that is not UTF-8, control
+        characters in a failure reason and markup in a check's name reach it escaped, never raw."""
+        with tempdir() as d:
+            p = run("run", *TINY, "--out", os.path.join(d, "base"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = read_json(os.path.join(d, "base", "results.json"))
+            bad = os.path.join(d, os.fsdecode(b"bad\xff"))
+            os.makedirs(bad)
+            write_json(os.path.join(bad, "results.json"), doc)
+            failed = copy.deepcopy(doc)
+            failed["runs"][0]["status"] = "failed"
+            failed["runs"][0]["reason"] = "boom \x1b[2J\x07 it's <S % 2c> & more"
+            write_json(os.path.join(d, "failed.json"), failed)
+            name = "correctness 'all' <&>"
+            prof = profile(d, "hostile", [{"name": name, "metric": "correctness"}])
+            cases = [  # (what, results, exit code, the element and attribute that hold it, the text)
+                ("a path that is not UTF-8", os.path.join(bad, "results.json"), 0,
+                 ".//property[@name='results']", "value", os.path.join("bad\ufffd", "results.json")),
+                ("control characters in a reason", os.path.join(d, "failed.json"), 1, ".//failure", "message",
+                 "boom ?[2J? it's <S % 2c> & more"),
+            ]
+            for what, results, code, element, attribute, text in cases:
+                with self.subTest(what):
+                    xml = os.path.join(d, "junit.xml")
+                    before = folder_state(d)
+                    p = run("accept", prof, "--results", results, "--junit", xml)
+                    self.assertEqual(p.returncode, code, p.stdout + p.stderr)
+                    self.assertEqual(p.stderr, "")
+                    after = folder_state(d)
+                    self.assertEqual({k: v for k, v in after.items() if k != "junit.xml"},
+                                     {k: v for k, v in before.items() if k != "junit.xml"})
+                    with open(xml, "rb") as f:
+                        raw = f.read()
+                    for byte in (b"\x1b", b"\x07", b"\xff"):
+                        self.assertNotIn(byte, raw)
+                    root = ET.parse(xml).getroot()  # raises on what XML 1.0 forbids
+                    self.assertIn(name, junit_suites(xml))
+                    self.assertIn(text, root.find(element).get(attribute))
+                    os.remove(xml)
 
     def test_bad_input_exits_2_naming_file_and_path(self):
         with tempdir() as d:

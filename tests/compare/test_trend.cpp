@@ -190,6 +190,65 @@ TEST(Trend, ChartsAreRelativeToTheMedianAndZeroMetricsAreText) {
   EXPECT_NE(trend_fragment(b).find("<title>baseline: 9</title>"), std::string::npos);
 }
 
+std::size_t count(const std::string& hay, const std::string& needle) {
+  std::size_t n = 0;
+  for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
+  return n;
+}
+
+// A chart is drawn by the report's SVG stack (reports/html/svg_chart) and keeps what it shows: every
+// night's point with its tooltip and spread, the step with its commits, the baseline, the ±threshold
+// band and the nights at the ends of the history.
+TEST(Trend, ChartsKeepEveryPointStepBaselineAndBand) {
+  std::vector<double> center(12, 10.0);
+  for (std::size_t i = 5; i < 12; ++i) center[i] = 11.0;
+  History h = build_history(nights(center, 100));
+  set_baseline(h, results("base.json", {ok_run(config(1024, 2, "zigzag"), {9.0, 9.5, 10.0})}));
+  const auto& time = h.configs.at(0).series.at(0);
+  ASSERT_EQ(time.metric, "median_ms");
+  ASSERT_EQ(time.points.size(), 12u);
+  std::size_t spreads = 0;
+  for (const auto& p : time.points) spreads += p.lo && p.hi;
+  ASSERT_GT(spreads, 0u);
+  const std::string frag = trend_fragment(h);
+  const auto open = frag.find("<figure class=\"chart\"");
+  ASSERT_NE(open, std::string::npos);
+  const std::string chart = frag.substr(open, frag.find("</figure>", open) - open);
+  EXPECT_NE(chart.find("<svg class=\"rbt-chart\""), std::string::npos);
+  EXPECT_NE(chart.find("<figcaption>median_ms (ms) \u2193 better</figcaption>"), std::string::npos) << chart;
+  EXPECT_EQ(count(chart, "class=\"mk\""), time.points.size());
+  EXPECT_EQ(count(chart, "<line class=\"whisker\""), spreads);
+  for (const auto& p : time.points) EXPECT_NE(chart.find("<title>" + p.date + ": "), std::string::npos) << p.date;
+  EXPECT_EQ(count(chart, "<line class=\"rbt-step rbt-reg\""), 1u);
+  EXPECT_NE(chart.find(" on 2024-05-06 (c05..c06)</title>"), std::string::npos) << chart;
+  EXPECT_EQ(count(chart, "<rect class=\"rbt-band\""), 1u);
+  EXPECT_NE(chart.find("<title>baseline: 9.5</title>"), std::string::npos) << chart;
+  EXPECT_NE(chart.find(">2024-05-01</text>"), std::string::npos);
+  EXPECT_NE(chart.find(">2024-05-12</text>"), std::string::npos);
+  EXPECT_NE(frag.find("<div class=\"rbt-cfg\" id=\"trend-" + h.configs[0].id + "\">"), std::string::npos);
+  EXPECT_EQ(count(frag, "<svg"), count(frag, "<figure class=\"chart\""));
+}
+
+// Free text on the page (a title, tonight's labels and notes) passes through the one escaper.
+TEST(Trend, PageTextIsEscaped) {
+  History h = build_history(nights(std::vector<double>(3, 10.0), 7));
+  const json cmp = {{"schema", "ringbench.compare"},
+                    {"runs",
+                     {{{"id", "x"},
+                       {"label", "<b>x</b>"},
+                       {"verdict", "SLOWER"},
+                       {"regression", true},
+                       {"change", 0.3},
+                       {"note", "it's & <i>"}}}}};
+  set_tonight(h, cmp, "c.json");
+  const std::string page = trend_page(h, "nightly 'a' <t>");
+  EXPECT_NE(page.find("<title>nightly &#39;a&#39; &lt;t&gt;</title>"), std::string::npos);
+  EXPECT_NE(page.find("<td>&lt;b&gt;x&lt;/b&gt;</td>"), std::string::npos);
+  EXPECT_NE(page.find("<td>it&#39;s &amp; &lt;i&gt;</td>"), std::string::npos);
+  EXPECT_EQ(page.find("<b>x"), std::string::npos);
+  EXPECT_EQ(page.find("<i>"), std::string::npos);
+}
+
 TEST(Trend, LoadHistoryRejectsBadDirectories) {
   const auto dir = std::filesystem::temp_directory_path() / ("rb-trend-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);

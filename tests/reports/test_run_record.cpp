@@ -1,8 +1,11 @@
 // The typed record and the metric registry: a run reads into one RunRecord (rounds split as the
-// writer laid them out, absent fields absent), and every metric compare, accept and trend know is
-// one registry entry whose value, direction and docs reference hold.
+// writer laid them out, absent fields absent, the parts the HTML report draws included), and every
+// metric compare, accept and trend know is one registry entry whose value, direction and docs
+// reference hold.
 #include <algorithm>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "common/error.hpp"
 #include "reports/compare/accept.hpp"
+#include "reports/html/report_runs.hpp"
 #include "reports/results/metric_registry.hpp"
 #include "reports/results/run_record.hpp"
 
@@ -50,6 +54,108 @@ TEST(RunRecord, ReadsEveryPartOfARun) {
   EXPECT_FALSE(r.metrics.imbalance);  // absent stays absent
   EXPECT_EQ(r.plan.work_imbalance, 1.25);
   EXPECT_FALSE(r.throttle.measured);
+}
+
+// A run with every part the report draws, some of each malformed the way a hand-made file may be.
+json drawn_run_json() {
+  json run = run_json();
+  run["metrics"]["comm_time_ms"] = 0.5;
+  run["metrics"]["exposed_comm_ms_mean"] = 0.9;  // the 0.x name, beside the current one
+  run["metrics"]["per_rank"] = json::parse(R"([{"attention_ms": 3}, {"rank": 0, "attention_time_ms": 1},
+                                              {"rank": 7, "attention_time_ms": 9}, 5])");
+  run["plan"]["per_rank"] = json::parse(R"([{"work": 10}, {"work": 30}])");
+  run["cupti"] = json::parse(R"({"traced_pass_ms": 6, "clean_median_ms": 4, "overhead_pct": 50,
+                                 "metrics": {"comm_time_ms": 0.25, "overlap_fraction": 0.5}})");
+  run["sm_clock"] = json::parse(R"({"method": "probe", "threshold_mhz": 1500, "samples_ms": [4, 2],
+                                    "samples_mhz": [1900, null, 1800], "dropped": [1, -1]})");
+  run["timeline"] = json::parse(R"({"window_ms": 3, "truncated": true, "intervals": [
+      {"rank": 1, "kind": "comm", "name": "kv_recv", "step": 2, "begin_ms": 0.5, "end_ms": 1},
+      {"rank": 0, "begin_ms": 2, "end_ms": 1}, {"rank": 0, "end_ms": 1}, {"begin_ms": 0, "end_ms": 1}]})");
+  run["model"] = json::parse(R"({"pass_ms": 3.5, "kind": "ring", "memory": {"bytes_per_device": 2e9}})");
+  return run;
+}
+
+TEST(RunRecord, ReadsWhatTheReportDraws) {
+  const RunRecord r = read_run_record(drawn_run_json());
+  EXPECT_EQ(r.metrics.comm_time_ms, 0.5);
+  EXPECT_EQ(r.metrics.exposed_comm_ms, 0.75);
+  EXPECT_EQ(r.metrics.exposed_comm_ms_mean, 0.9);
+  ASSERT_TRUE(r.metrics.rank_attention_ms);
+  ASSERT_EQ(r.metrics.rank_attention_ms->size(), 3u);    // the entry that is not an object is left out
+  EXPECT_EQ((*r.metrics.rank_attention_ms)[0].rank, 0);  // no "rank": its position
+  EXPECT_EQ((*r.metrics.rank_attention_ms)[0].value, 3);
+  EXPECT_EQ((*r.metrics.rank_attention_ms)[2].rank, 7);
+  ASSERT_TRUE(r.plan.rank_work);
+  EXPECT_EQ((*r.plan.rank_work)[1].value, 30);
+  ASSERT_TRUE(r.cupti);
+  EXPECT_EQ(r.cupti->overhead_pct, 50);
+  EXPECT_EQ(r.cupti->overlap_fraction, 0.5);
+  EXPECT_FALSE(r.cupti->exposed_comm_ms);
+  EXPECT_TRUE(r.cupti->error.empty());
+  ASSERT_TRUE(r.sm_clock);
+  EXPECT_EQ(r.sm_clock->samples_ms, (std::vector<double>{4, 2}));
+  EXPECT_EQ(r.sm_clock->samples_mhz, (std::vector<std::optional<double>>{1900, std::nullopt, 1800}));
+  EXPECT_EQ(r.sm_clock->dropped, (std::vector<std::int64_t>{1, -1}));
+  EXPECT_EQ(r.sm_clock->threshold_mhz, 1500);
+  EXPECT_FALSE(r.sm_clock->nominal_mhz);
+  ASSERT_TRUE(r.timeline);
+  EXPECT_EQ(r.timeline->window_ms, 3);
+  EXPECT_TRUE(r.timeline->truncated);
+  ASSERT_EQ(r.timeline->intervals.size(), 1u);  // reversed, begin-less and rank-less intervals left out
+  const RecordInterval& iv = r.timeline->intervals[0];
+  EXPECT_EQ(iv.rank, 1);
+  EXPECT_EQ(iv.step, 2);
+  EXPECT_EQ(iv.lane, "comm");  // no lane: its kind
+  EXPECT_EQ(iv.name, "kv_recv");
+  ASSERT_TRUE(r.model);
+  EXPECT_EQ(r.model->pass_ms, 3.5);
+  EXPECT_EQ(r.model->memory_gb_per_device, 2);  // from bytes
+  EXPECT_EQ(r.model->numbers, (std::map<std::string, double>{{"memory.bytes_per_device", 2e9}, {"pass_ms", 3.5}}));
+}
+
+TEST(RunRecord, AbsentOrMalformedPartsAreNotMeasured) {
+  json run = run_json();
+  run["cupti"] = nullptr;
+  run["model"] = nullptr;
+  run["timeline"] = json::parse(R"({"window_ms": 3, "intervals": []})");
+  run["sm_clock"] = json::parse(R"({"samples_ms": "x", "dropped": 1})");
+  const RunRecord r = read_run_record(run);
+  EXPECT_FALSE(r.cupti);
+  EXPECT_FALSE(r.model);
+  EXPECT_FALSE(r.timeline);  // no interval listed: no timeline
+  EXPECT_FALSE(r.metrics.rank_attention_ms);
+  EXPECT_FALSE(r.plan.rank_work);
+  ASSERT_TRUE(r.sm_clock);
+  EXPECT_TRUE(r.sm_clock->samples_ms.empty());
+  EXPECT_TRUE(r.sm_clock->dropped.empty());
+  // Every interval malformed: the timeline is listed, with nothing to draw.
+  run["timeline"]["intervals"] = json::parse(R"([{"rank": 0, "begin_ms": 1, "end_ms": 0}])");
+  const RunRecord listed = read_run_record(run);
+  ASSERT_TRUE(listed.timeline);
+  EXPECT_TRUE(listed.timeline->intervals.empty());
+}
+
+TEST(RunView, TakesTheReportsValuesFromTheRecord) {
+  json run = drawn_run_json();
+  run["metrics"].erase("exposed_comm_ms");
+  run["plan"].erase("work_imbalance");
+  run["metrics"]["work_imbalance"] = 1.5;
+  const RunView v = view_run(read_run_record(run), 4);
+  EXPECT_EQ(v.index, 4u);
+  EXPECT_EQ(v.status, "ok");
+  EXPECT_EQ(v.exposed_comm_ms, 0.9);  // the 0.x mean where the current name is absent
+  EXPECT_EQ(v.work_imbalance, 1.5);   // the metrics' where the plan has none
+  EXPECT_EQ(v.cupti_traced_ms, 6);
+  EXPECT_TRUE(v.has_timeline);
+  // Placed by rank over c = 2: rank 0 named twice keeps the last, rank 7 is not this run's.
+  EXPECT_EQ(v.rank_attention_ms, (std::vector<std::optional<double>>{1, std::nullopt}));
+  EXPECT_EQ(v.rank_work, (std::vector<std::optional<double>>{10, 30}));
+  EXPECT_FALSE(v.imbalance);  // a rank without a time: not derived
+  run["metrics"]["per_rank"] = json::parse(R"([{"attention_time_ms": 1}, {"attention_time_ms": 3}])");
+  const RunView derived = view_run(read_run_record(run), 0);
+  EXPECT_EQ(derived.imbalance, 1.5);  // max / mean of the per-rank attention time
+  EXPECT_TRUE(derived.imbalance_derived);
+  EXPECT_TRUE(view_run(read_run_record(run_json()), 0).rank_work.empty());  // no per_rank: none, not c blanks
 }
 
 TEST(RunRecord, SplitsRoundsAsTheWriterLaidThemOut) {

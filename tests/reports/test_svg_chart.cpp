@@ -123,7 +123,7 @@ TEST(ChartCaps, ATimelineDrawsAtMostItsCapWithANote) {
                          {"begin_ms", i * 0.001},
                          {"end_ms", i * 0.001 + 0.0005}});
   TimelineChart c;
-  ASSERT_TRUE(timeline_from_run(nlohmann::json{{"timeline", {{"intervals", intervals}}}}, c));
+  ASSERT_TRUE(timeline_from_run(read_run_record(nlohmann::json{{"timeline", {{"intervals", intervals}}}}), c));
   EXPECT_EQ(c.bars.size(), kMaxTimelineBars);
   EXPECT_NE(c.note.find("the first 4096 of the 10000 intervals"), std::string::npos) << c.note;
   const std::string svg = render_timeline_chart(c);
@@ -155,13 +155,105 @@ TEST(Timeline, SkipsMalformedIntervals) {
                                   {{"rank", "x"}, {"begin_ms", 0.0}, {"end_ms", 1.0}},  // not a rank
                                   {{"rank", 0}, {"end_ms", 1.0}}}}}}};
   TimelineChart c;
-  ASSERT_TRUE(timeline_from_run(run, c));
+  ASSERT_TRUE(timeline_from_run(read_run_record(run), c));
   EXPECT_EQ(c.bars.size(), 2u);
   EXPECT_EQ(c.rows, (std::vector<std::string>{"r0 compute", "r1 comm"}));
   EXPECT_FALSE(c.note.empty());  // truncated
   EXPECT_EQ(count(render_timeline_chart(c), "<rect class=\"bar\""), 2u);
   TimelineChart none;
-  EXPECT_FALSE(timeline_from_run(nlohmann::json{{"timeline", nullptr}}, none));
+  EXPECT_FALSE(timeline_from_run(read_run_record(nlohmann::json{{"timeline", nullptr}}), none));
+}
+
+// What a regular report chart sets none of draws nothing new: no band, rule or bar, the default
+// layout and the legend.
+TEST(LineChart, WithoutOverlaysDrawsTheDefaultLayout) {
+  LineChart c;
+  Series a;
+  a.name = "a";
+  a.points = {{1, 1}, {2, 2}};
+  c.series = {a};
+  const std::string svg = render_line_chart(c);
+  EXPECT_NE(svg.find("<svg viewBox=\"0 0 520 300\""), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<line class=\"frame\" x1=\"58\" x2=\"58\" y1=\"12\" y2=\"258\"/>"), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, "<ul class=\"legend\">"), 1u);
+  for (const char* absent : {"whisker", "<rect", "class=\"rbt"})
+    EXPECT_EQ(svg.find(absent), std::string::npos) << absent;
+}
+
+// The pieces the trend page draws through this chart: a band, a horizontal and a vertical rule with
+// tooltips, a spread bar per point, ticks placed and labelled by the caller, a class on the <svg>,
+// its own margins and no legend.
+TEST(LineChart, BandsRulesSpreadsAndFixedTicks) {
+  LineChart c;
+  c.title = "median_ms (ms)";
+  c.svg_class = "rbt-chart";
+  c.width = 400;
+  c.height = 120;
+  c.margins = {122, 30, 8, 22};
+  c.legend = false;
+  c.x.min = 0.0;
+  c.x.max = 4.0;
+  c.x.ticks = {{0.0, "2024-05-01"}, {4.0, "2024-05-05"}};
+  c.y.min = -0.1;
+  c.y.max = 0.1;
+  c.y.ticks = {{0.1, "11 ms +10.0%"}, {-0.1, "9 ms -10.0%"}, {0.0, "10 ms"}};
+  c.bands = {{-0.05, 0.05, "rbt-band"}};
+  c.rules = {{Rule::Along::horizontal, 0.0, "rbt-base", "baseline: 10"},
+             {Rule::Along::vertical, 2.0, "rbt-step rbt-reg", "step <+8%> on 2024-05-03"}};
+  Series a;
+  a.name = "median_ms";
+  for (int i = 0; i <= 4; ++i) {
+    Point p(i, i < 2 ? -0.02 : 0.06, "night " + std::to_string(i));
+    if (i != 3) p.lo = p.y - 0.01, p.hi = p.y + 0.02;
+    a.points.push_back(p);
+  }
+  c.series = {a};
+  const std::string svg = render_line_chart(c);
+  EXPECT_NE(svg.find("<svg class=\"rbt-chart\" viewBox=\"0 0 400 120\""), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("<ul class=\"legend\">"), std::string::npos);
+  EXPECT_NE(svg.find("<line class=\"frame\" x1=\"122\" x2=\"122\" y1=\"8\" y2=\"98\"/>"), std::string::npos) << svg;
+  // y: -0.1 at 98, 0.1 at 8, so the band ±0.05 spans 30.5 … 75.5 and lies under the axes.
+  EXPECT_NE(svg.find("<rect class=\"rbt-band\" x=\"122\" y=\"30.5\" width=\"248\" height=\"45\"/>"), std::string::npos)
+      << svg;
+  EXPECT_LT(svg.find("rbt-band"), svg.find("<g class=\"axis\">"));
+  EXPECT_NE(svg.find("<line class=\"rbt-base\" x1=\"122\" x2=\"370\" y1=\"53\" y2=\"53\"><title>baseline: "
+                     "10</title></line>"),
+            std::string::npos)
+      << svg;
+  // x: 0 at 122, 4 at 370: the step at night 2 sits on the third point's marker, its tooltip escaped.
+  EXPECT_NE(svg.find("<line class=\"rbt-step rbt-reg\" x1=\"246\" x2=\"246\" y1=\"8\" y2=\"98\"><title>step "
+                     "&lt;+8%&gt; on 2024-05-03</title></line>"),
+            std::string::npos)
+      << svg;
+  EXPECT_NE(svg.find("<circle class=\"mk\" cx=\"246\""), std::string::npos) << svg;
+  EXPECT_EQ(count(svg, "<line class=\"whisker\""), 4u);  // night 3 has no spread
+  EXPECT_EQ(count(svg, "class=\"mk\""), 5u);
+  for (const char* label : {">2024-05-01</text>", ">2024-05-05</text>", ">11 ms +10.0%</text>", ">9 ms -10.0%</text>",
+                            ">10 ms</text>", "<title>night 4</title>"})
+    EXPECT_NE(svg.find(label), std::string::npos) << label;
+  EXPECT_EQ(count(svg, "<line class=\"gl\""), 3u);  // a gridline per given tick, none of the nice ones
+  EXPECT_EQ(count(svg, "<line class=\"tick\""), 2u);
+}
+
+// An axis left free spans its overlays and spreads as well as its points, so none is drawn outside.
+TEST(LineChart, OverlaysWidenAFreeAxis) {
+  LineChart c;
+  Series a;
+  a.name = "a";
+  a.points = {{1, 1}, {2, 2}};
+  c.series = {a};
+  EXPECT_EQ(render_line_chart(c).find(">10</text>"), std::string::npos);
+  c.rules = {{Rule::Along::horizontal, 10.0, "ref", ""}};
+  EXPECT_NE(render_line_chart(c).find(">10</text>"), std::string::npos);
+  c.rules.clear();
+  c.bands = {{0.5, 10.0, "band"}};
+  EXPECT_NE(render_line_chart(c).find(">10</text>"), std::string::npos);
+  c.bands.clear();
+  c.series[0].points[1].lo = 1.5;
+  c.series[0].points[1].hi = 10.0;
+  EXPECT_NE(render_line_chart(c).find(">10</text>"), std::string::npos);
+  c.rules = {{Rule::Along::vertical, 20.0, "step", ""}};
+  EXPECT_NE(render_line_chart(c).find(">20</text>"), std::string::npos);
 }
 
 }  // namespace
