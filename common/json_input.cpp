@@ -15,6 +15,7 @@
 
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
+#include "common/output_file.hpp"
 
 namespace rb {
 
@@ -178,10 +179,8 @@ void check_input_kind(const std::filesystem::path& path, const std::string& fiel
 }
 
 std::string open_failure(int err) {
-  if (err == ELOOP) return "is a symlink loop (too many levels of symbolic links)";
-  if (err == EACCES) return "cannot be read (permission denied)";
   if (err == ENOENT || err == ENOTDIR) return "does not exist";
-  return fmt::format("cannot be read ({})", std::strerror(err));
+  return fmt::format("cannot be read: {}", path_error_text(err));
 }
 
 // Opens `path` for reading after the checks that keep a read bounded: no folder, no device.
@@ -229,10 +228,6 @@ json parse_json_stream(std::istream& in, const std::string& source, const std::s
   });
   json::sax_parse(in, &builder, json::input_format_t::json, true);
   return builder.take();
-}
-
-void check_input_file(const std::filesystem::path& path, const std::string& field) {
-  InputFd fd(open_input(path, field));
 }
 
 std::string read_input_file(const std::filesystem::path& path, const std::string& field, std::size_t max_bytes,

@@ -66,7 +66,4 @@ nlohmann::json read_json_file(const std::filesystem::path& path, const std::stri
 std::string read_input_file(const std::filesystem::path& path, const std::string& field, std::size_t max_bytes,
                             const std::string& limit_flag = "");
 
-// Refuses what read_input_file refuses (a missing file, a folder, a device) without reading it.
-void check_input_file(const std::filesystem::path& path, const std::string& field);
-
 }  // namespace rb
