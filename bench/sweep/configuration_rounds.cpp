@@ -6,29 +6,18 @@
 #include <chrono>
 #include <mutex>
 #include <numeric>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include "bench/measure/stats.hpp"
 #include "bench/sweep/backend.hpp"
-#include "bench/sweep/dump.hpp"
 #include "bench/sweep/gpu_state.hpp"
 #include "bench/sweep/kernel_choice.hpp"
 #include "bench/sweep/machine_probe.hpp"
 #include "bench/sweep/result_record.hpp"
+#include "bench/sweep/traced_pass.hpp"
 #include "bench/sweep/watchdog.hpp"
-#ifdef RINGBENCH_HAVE_CUPTI
-#include "bench/measure/cupti_tracer.hpp"
-#include "bench/sweep/cupti_pass.hpp"
-#endif
 #include "common/error.hpp"
-#include "common/nvtx.hpp"
-#include "common/output_file.hpp"
-#include "reports/exports/chrome_trace_writer.hpp"
-#include "reports/exports/kineto_trace_writer.hpp"
-#include "reports/results/config_json.hpp"
-#include "ring/executor_cuda.hpp"
 
 namespace rb::bench {
 
@@ -40,8 +29,8 @@ ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts
       index_(index),
       plan_(std::move(plan)),
       plan_json_(plan_to_json(plan_)),
-      rounds_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds
-                                       : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
+      planned_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds
+                                        : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
       probe_(cfg_.backend == Backend::cpu) {
   // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
   // count / rounds samples) holds for any number of rounds.
@@ -58,12 +47,9 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   const bool first = round == 0;
   // An adaptive configuration learns that a round was its last only after the round's passes; the
   // CUPTI-traced pass, which must be decided before the executor is made, then runs in its first.
-  bool last = !adaptive() && round == rounds_ - 1;
-  const bool faulty = opts_.fault.hits(index_, round);
-  if (faulty && opts_.fault.kind == "fatal") throw FatalError("injected device-fatal error");
-  ring::CpuOptions copts;
-  if (faulty && opts_.fault.kind == "throw") copts.fault = ring::InjectedFault::throw_in_pass;
-  if (faulty && opts_.fault.kind == "hang") copts.fault = ring::InjectedFault::hang;
+  bool last = !adaptive() && round == planned_ - 1;
+  const RoundFaults faults = round_faults(opts_.fault, index_, round);
+  if (faults.fatal) throw FatalError("injected device-fatal error");
   distributed_ = group != nullptr;
 
   std::unique_ptr<ring::Executor> exec;
@@ -77,7 +63,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
       },
       elapsed_s_);
   // An abort surfaces as an executor error; name the watchdog's reason instead.
-  auto pass = [&](bool record) {
+  const PassFn pass = [&](bool record) {
     try {
       return exec->run_pass(record);
     } catch (const std::exception& e) {
@@ -91,133 +77,55 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   // depend on the host's cores), so that a neighbour's burst shows in the probe as well as in the
   // samples (bench/sweep/machine_probe.hpp, docs/compare.md).
   if (probe_ && !first) probe_machine();
-    // The traced pass runs on the last round's executor; CUPTI must watch that one capture and
-    // instantiate its graphs to tell which clones its node labels became (cupti_tracer.hpp).
-#ifdef RINGBENCH_HAVE_CUPTI
-  const bool traced = (adaptive() ? first : last) && cfg_.backend == Backend::cuda && opts_.cupti;
-  std::multimap<std::uint64_t, std::uint64_t> clones;
-  std::string clone_error;
-  std::optional<CuptiCloneRecorder> recorder;
-  if (traced && opts_.launch == ring::CudaLaunch::graph) {
-    try {
-      recorder.emplace();
-    } catch (const Error& e) {
-      clone_error = e.what();
-    }
-  }
-#endif
+  TracedPass traced((adaptive() ? first : last) && cfg_.backend == Backend::cuda && opts_.cupti, opts_.launch);
   {
+    ring::CpuOptions copts;
+    copts.fault = faults.pass;
     auto made = make_executor(plan_, opts_, copts, group);
     std::lock_guard lk(exec_mu);
     exec = std::move(made);
   }
-#ifdef RINGBENCH_HAVE_CUPTI
-  try {
-    if (recorder) clones = recorder->clones();
-  } catch (const Error& e) {
-    clone_error = e.what();
-  }
-  recorder.reset();
-#endif
-  metrics_in_.gpus = exec->gpus_at_work();
-  if (const auto* ce = dynamic_cast<const ring::CudaExecutor*>(exec.get())) {
-    if (!group) cuda_devices_ = ce->options().devices;
-    cudnn_plans_ = ce->cudnn_plans();
-  }
-  // An injected throttle reads a made-up clock (nominal 1000 MHz, 500 in the rounds it hits), so
-  // the filter's path runs on any backend; otherwise the executor's own clock, where it reads one.
-  const bool injected_clock = opts_.fault.kind == "throttle" && opts_.fault.index == index_;
+  traced.executor_made();
+  facts_ = executor_facts(*exec, distributed_);
+  metrics_in_.gpus = facts_.gpus_at_work;
   if (!throttle_)
-    throttle_.emplace(opts_.throttle, injected_clock ? std::optional<double>(1000.0) : exec->nominal_sm_clock_mhz(),
-                      injected_clock ? "injected (--inject-fault throttle): 1000 MHz nominal, 500 MHz in the rounds hit"
-                      : group        ? "clock64 cycles over %globaltimer ns, probed in each process's stream "
-                                       "before and after its pass; the slowest process's"
-                                     : "clock64 cycles over %globaltimer ns, probed in the stream before and "
-                                       "after each rank's pass; the slowest device's");
+    throttle_.emplace(make_throttle_filter(opts_.throttle, *exec, faults.clock_mhz.has_value(), distributed_));
 
   if (first && cfg_.backend == Backend::cuda) gpu_start_ = gpu_states();
   if (first) {
-    (void)pass(false);
-    const auto rows = ring::check_rows(plan_, opts_.full_check_limit, opts_.check_sample);
-    auto out = exec->output_rows(rows.positions);
-    if (faulty && opts_.fault.kind == "corrupt") out[out.size() / 2] += 1.0;
-    check_ = ring::compare_to_reference(out, reference(rows), cfg_, rows);
+    check_ = checked_pass(*exec, pass, opts_, reference, faults.corrupt);
     correctness_ = correctness_to_json(*check_);
-    if (opts_.dump_dir) dump_configuration(*opts_.dump_dir, plan_, *exec, opts_.primary);
     if (probe_) probe_machine();
   }
 
-  // Timed passes on this round's executor, after its own warm-up: a single instance can sit in a
-  // fast or a slow mode for its whole life (placement, alignment; 40 against 58 ms seen for one
-  // shape on this project's 2-core machine), so samples from one instance understate the
-  // run-to-run spread. This is asv's answer (several processes per benchmark) within one process.
-  for (int i = 0; i < cfg_.warmup; ++i) (void)pass(false);
-  const int n = adaptive() ? chunk_ : cfg_.repeats / rounds_ + (round < cfg_.repeats % rounds_ ? 1 : 0);
-  int kept = 0;
-  for (int i = 0; i < n; ++i) {
-    nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(throttle_->taken()));
-    ring::PassRecord p = pass(true);
-    const double ms = static_cast<double>(p.wall_ns) / 1e6;
-    const auto mhz = injected_clock ? std::optional<double>(faulty ? 500.0 : 1000.0) : p.sm_clock_mhz;
-    if (!throttle_->add(ms, mhz)) {
-      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(opts_.throttle.recovery_ms));
-      continue;
-    }
-    ++kept;
-    samples_ms_.push_back(ms);
+  // A fresh executor per round: one instance can keep a fast or a slow mode for its whole life, so
+  // one instance's samples understate the spread between runs (docs/performance.md, Rounds).
+  const int n = adaptive() ? chunk_ : passes_in_round(cfg_.repeats, planned_, round);
+  TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz);
+  for (auto& p : timed.passes) {
+    samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));
   }
-  round_counts_.push_back(kept);
+  round_counts_.push_back(static_cast<int>(timed.ms.size()));
   if (adaptive()) {
     const double spent = elapsed_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    std::string why = stop_reason(opts_.stopping, samples_ms_, round + 1, spent);
-    if (group) {
-      // Every process must stop after the same round: it stops when any of them would.
-      std::vector<double> votes{why.empty() ? 0.0 : 1.0};
-      group->sum(votes);
-      if (votes[0] > 0 && why.empty()) why = "another rank's stopping rule (max-time)";
-    }
-    if (!why.empty()) {
-      stopped_by_ = why;
-      rounds_ = round + 1;
+    if (std::string why = stop_verdict(opts_.stopping, samples_ms_, round + 1, spent, group); !why.empty()) {
+      stopped_by_ = std::move(why);
+      stopped_after_ = round + 1;
       last = true;
     }
   } else if (last) {
-    stopped_by_ = fmt::format("{} repeats over {} rounds", cfg_.repeats, rounds_);
+    stopped_by_ = fmt::format("{} repeats over {} rounds", cfg_.repeats, planned_);
   }
   if (probe_ && last) probe_machine();
   if (last && cfg_.backend == Backend::cuda) gpu_end_ = gpu_states();
   prune_candidates();
-#ifdef RINGBENCH_HAVE_CUPTI
-  if (traced)
-    cupti_ = cupti_traced_pass(
-        *exec, [&] { return pass(false); }, clones, clone_error, metrics_in_,
+  if (traced.traced())
+    cupti_ = traced.run(
+        *exec, [&] { return pass(false); }, metrics_in_,
         summarize(samples_ms_).median);  // 0 while every sample was dropped
-#endif
-  // The median pass so far: one file for Perfetto (rank 0's process), and one file per rank for HTA
-  // in OUT/traces/<config id>/, each written by the process that hosts the rank.
-  // A trace that cannot be written costs the trace, not the measurement: its error is recorded
-  // beside the timing (run checks OUT/traces before the sweep, so this is a later failure).
-  if (opts_.trace && !samples_ms_.empty()) {
-    trace_error_.clear();
-    try {
-      const auto dir = opts_.out_dir / "traces";
-      const std::string id = reports::config_id(cfg_);
-      const Timeline& tl = candidates_.at(median_sample()).timeline;
-      if (opts_.primary) {
-        make_output_dir("--trace", dir);
-        reports::write_chrome_trace(dir / (id + ".json"), {tl});
-      }
-      const std::string backend = fmt::format("ringbench {}/{}", to_string(cfg_.backend), to_string(cfg_.transport));
-      for (int r = 0; r < cfg_.cp; ++r)
-        if (group == nullptr || r == group->rank())
-          reports::write_kineto_rank_trace(dir / id, tl, reports::KinetoRankInfo{r, cfg_.cp, backend});
-    } catch (const Error& e) {
-      trace_error_ = e.what();
-    } catch (const std::filesystem::filesystem_error& e) {
-      trace_error_ = e.what();
-    }
-  }
+  if (opts_.trace && !samples_ms_.empty())
+    trace_error_ = write_traces(opts_, cfg_, candidates_.at(median_sample()).timeline, group);
   ++done_;
   elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
@@ -264,7 +172,7 @@ json ConfigurationRounds::record() const {
   json rec = result_record(cfg_, now.status, now.reason);
   if (opts_.kernel_requested != Kernel::ringbench) {
     rec["kernel_choice"] = kernel_choice_json(opts_.kernel_requested, cfg_);
-    if (!cudnn_plans_.empty()) rec["kernel_choice"]["cudnn_plans"] = cudnn_plans_;
+    if (!facts_.cudnn_plans.empty()) rec["kernel_choice"]["cudnn_plans"] = facts_.cudnn_plans;
   }
   rec["plan"] = plan_json_;
   if (correctness_) rec["correctness"] = *correctness_;
@@ -278,16 +186,7 @@ json ConfigurationRounds::record() const {
   return rec;
 }
 
-// The check's verdict wins over the throttle's: a wrong output is the graver finding.
-ConfigurationRounds::Standing ConfigurationRounds::standing() const {
-  if (check_ && !check_->passed())
-    return {RunStatus::failed,
-            fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
-                        check_->over_tolerance, check_->rows_checked * cfg_.heads * cfg_.head_dim, check_->tolerance,
-                        check_->max_abs_err)};
-  if (const std::string why = throttle_ ? throttle_->failure() : ""; !why.empty()) return {RunStatus::failed, why};
-  return {};
-}
+Standing ConfigurationRounds::standing() const { return standing_of(cfg_, check_, throttle_ ? &*throttle_ : nullptr); }
 
 // The statistics of the kept samples and the median pass's timeline, metrics, model and CUPTI pass.
 void ConfigurationRounds::add_timing(json& rec) const {
@@ -299,7 +198,7 @@ void ConfigurationRounds::add_timing(json& rec) const {
   timing["warmup"] = cfg_.warmup;
   timing["rounds"] = done_;
   timing["round_counts"] = round_counts_;
-  timing["rounds_planned"] = adaptive() && stopped_by_.empty() ? json(nullptr) : json(rounds_);
+  timing["rounds_planned"] = adaptive() && stopped_by_.empty() ? json(nullptr) : json(rounds());
   timing["stopped_by"] = stopped_by_.empty() ? json(nullptr) : json(stopped_by_);
   if (adaptive())
     timing["stopping"] = {{"max_noise_pct", opts_.stopping.max_noise_pct},
@@ -312,7 +211,7 @@ void ConfigurationRounds::add_timing(json& rec) const {
     timing["rank_mode"] = distributed_ ? "one rank per process" : std::string(ring::to_string(opts_.rank_mode));
     timing["launch"] = std::string(ring::to_string(opts_.launch));
     timing["l2"] = opts_.l2_flush ? "flushed (cold)" : "warm";
-    if (cuda_devices_) timing["devices"] = *cuda_devices_;
+    if (facts_.cuda_devices) timing["devices"] = *facts_.cuda_devices;
   } else {
     timing["machine_probe_ms"] = probes_ms_;
     timing["machine_probe_core_spread"] = probe_core_spread_;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -14,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/measure/metrics.hpp"
+#include "bench/sweep/round_stages.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
@@ -23,10 +23,6 @@
 #include "ring/reference.hpp"
 
 namespace rb::bench {
-
-// The float64 reference rows a round's check compares against (bench/sweep/round_execution.hpp
-// keeps them while consecutive configurations share them).
-using ReferenceProvider = std::function<const std::vector<double>&(const ring::CheckRows&)>;
 
 class ConfigurationRounds {
  public:
@@ -38,11 +34,14 @@ class ConfigurationRounds {
 
   const Config& config() const { return cfg_; }
   // Rounds planned: fixed by --rounds, or with --max-noise the most it may take until the stopping
-  // rule ends it (then rounds() becomes rounds_done()).
-  int rounds() const { return rounds_; }
+  // rule ends it, and from then on the rounds it took.
+  int rounds() const { return stopped_after_ > 0 ? stopped_after_ : planned_; }
   int rounds_done() const { return done_; }
-  bool finished() const { return done_ == rounds_; }
+  bool finished() const { return done_ == rounds(); }
   bool adaptive() const { return opts_.stopping.adaptive(); }
+  // Whether round `round` (0-based) is the one to run next: the schedule asks, the configuration
+  // answers, and a configuration that stopped early is simply not due any more.
+  bool due(int round) const { return !finished() && round == done_; }
 
   // Runs the next round on a fresh executor, which is gone again when it returns (the sweep holds
   // one configuration's buffers at a time). The first round also makes the checked pass against
@@ -52,12 +51,8 @@ class ConfigurationRounds {
   // execution; a run that threw is not continued.
   void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group);
 
-  // How the configuration stands after the rounds so far: failed, with why, when the check failed
-  // or every sample was dropped as throttled; else ok. record() writes the same.
-  struct Standing {
-    RunStatus status = RunStatus::ok;
-    std::string reason;
-  };
+  // How the configuration stands after the rounds so far (round_stages.hpp, standing_of); record()
+  // writes the same.
   Standing standing() const;
 
   // The record of everything measured so far (docs/design.md §8): after k of n rounds, `timing` holds k
@@ -77,7 +72,8 @@ class ConfigurationRounds {
   ring::Plan plan_;
   nlohmann::json plan_json_;
   MetricsInputs metrics_in_;
-  int rounds_;
+  int planned_;
+  int stopped_after_ = 0;  // --max-noise: the rounds taken when the stopping rule ended sampling
   int done_ = 0;
   double elapsed_s_ = 0;  // spent in earlier rounds, against --timeout
   bool probe_;            // CPU backend: time the machine probe around the rounds
@@ -87,16 +83,15 @@ class ConfigurationRounds {
   std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
   std::vector<double> probes_ms_, probe_core_spread_;
   void probe_machine();
-  nlohmann::json cupti_;                            // the traced pass, after the last round (cuda)
-  bool distributed_ = false;                        // run with a process group
-  std::map<std::string, std::string> cudnn_plans_;  // cudnn kernel: each graph shape's cuDNN plan
-  std::optional<int> cuda_devices_;                 // cuda, local transport: GPUs the virtual ranks were dealt over
-  int chunk_ = 1;                                   // --max-noise: timed passes per round
-  nlohmann::json gpu_start_, gpu_end_;              // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
-  std::string stopped_by_;                          // why sampling ended; empty while it goes on
-  std::string trace_error_;                         // why the last --trace write failed; the timing stands
-  std::optional<ThrottleFilter> throttle_;          // every timed sample's clock; made with the first executor
-  std::vector<int> round_counts_;                   // samples kept by each round, in order
+  nlohmann::json cupti_;                    // the traced pass, after the last round (cuda)
+  bool distributed_ = false;                // run with a process group
+  ExecutorFacts facts_;                     // of the latest round's executor
+  int chunk_ = 1;                           // --max-noise: timed passes per round
+  nlohmann::json gpu_start_, gpu_end_;      // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
+  std::string stopped_by_;                  // why sampling ended; empty while it goes on
+  std::string trace_error_;                 // why the last --trace write failed; the timing stands
+  std::optional<ThrottleFilter> throttle_;  // every timed sample's clock; made with the first executor
+  std::vector<int> round_counts_;           // samples kept by each round, in order
 };
 
 }  // namespace rb::bench

@@ -1,6 +1,9 @@
 // The job's World and the input agreement (see distributed.hpp).
 #include "bench/sweep/distributed.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -50,6 +53,39 @@ void agree_on_input(const std::optional<InputError>& error, const std::string& c
         fmt::format("{} (rank 0 has {})", at_pointer(other, path), at_pointer(base, path)),
         "every MPI rank must be given the same sweep and options (one sweep runs across all of them)");
   }
+}
+
+RoundResult agree_on_round(ring::World& w, const RankOutcome& mine) {
+  const json j{{"threw", mine.threw},
+               {"induced", mine.induced},
+               {"fatal", mine.fatal},
+               {"signal", mine.signal},
+               {"reason", mine.reason}};
+  const auto all = w.allgather_strings(json_text(j));
+  RoundResult result;
+  int cause = -1;
+  for (int pass = 0; pass < 2 && cause < 0; ++pass)
+    for (std::size_t k = 0; k < all.size() && cause < 0; ++k) {
+      const json o = json::parse(all[k]);
+      if (o["threw"].get<bool>() && (pass == 1 || !o["induced"].get<bool>())) cause = static_cast<int>(k);
+    }
+  for (const auto& s : all) {
+    const json o = json::parse(s);
+    result.fatal = result.fatal || o["fatal"].get<bool>();
+    result.signal = std::max(result.signal, o["signal"].get<int>());
+  }
+  if (cause >= 0) {
+    const json o = json::parse(all[static_cast<std::size_t>(cause)]);
+    result.failure = fmt::format("rank {}: {}", cause, o["reason"].get<std::string>());
+  }
+  return result;
+}
+
+bool agree_to_stop(ring::ProcessGroup* group, bool mine) {
+  if (!group) return mine;
+  std::vector<double> votes{mine ? 1.0 : 0.0};
+  group->sum(votes);
+  return votes[0] > 0;
 }
 
 }  // namespace rb::bench

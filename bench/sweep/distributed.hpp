@@ -1,6 +1,9 @@
 // The job a `ringbench run` lives in when an MPI launcher started it: the World (null otherwise),
 // and the agreements that keep every process on the same path, so that bad input on any rank
-// ends every rank with exit 2 instead of leaving the others waiting (docs/distributed.md).
+// ends every rank with exit 2 instead of leaving the others waiting (docs/distributed.md). Every
+// agreement of a sweep lives here: the input and options (agree_on_input, with the options derived
+// in bench/cli/agreed_options.hpp), a configuration's skip, a round's outcome and the adaptive
+// stop.
 #pragma once
 
 #include <optional>
@@ -27,5 +30,27 @@ class AgreedInputError : public InputError {
 // AgreedInputError on every process when any process failed or the texts differ (naming the first
 // differing JSON path and both values). No-op without a world.
 void agree_on_input(const std::optional<InputError>& error, const std::string& canonical_json);
+
+// What one process saw of a round, for the agreement that follows it.
+struct RankOutcome {
+  bool threw = false;    // the configuration failed on this process with an exception
+  bool induced = false;  // ... because a peer failed first (PeerFailure)
+  bool fatal = false;
+  int signal = 0;
+  std::string reason;
+};
+// How a round ended, the same on every process of the job.
+struct RoundResult {
+  std::string failure;  // "" when the round succeeded; else the first process's own failure ("rank k: ...")
+  bool fatal = false;   // a device-fatal error somewhere: the sweep stops
+  int signal = 0;       // SIGINT or SIGTERM arrived somewhere: the sweep stops
+};
+// Every process brings its outcome of a round and all leave with the same result. The cause named
+// is the first rank whose failure was its own, not a peer's echo. A collective.
+RoundResult agree_on_round(ring::World& w, const RankOutcome& mine);
+
+// Every process must stop sampling after the same round: true on all when any of them would stop.
+// A collective of `group`; `mine` unchanged without one.
+bool agree_to_stop(ring::ProcessGroup* group, bool mine);
 
 }  // namespace rb::bench

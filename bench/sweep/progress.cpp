@@ -1,12 +1,28 @@
 // Progress lines on stderr.
 #include "bench/sweep/progress.hpp"
 
+#include <optional>
+
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include "common/console.hpp"
 
 namespace rb::bench {
+
+std::string timing_detail(const reports::RunRecord& rec) {
+  const reports::RecordTiming& t = rec.timing;
+  // Every sample dropped as throttled so far: no timing to show, only why.
+  if (!t.median_ms) return rec.reason.empty() ? std::string("no timed sample kept") : rec.reason;
+  auto num = [](std::optional<double> v, const char* f) {
+    return v ? fmt::format(fmt::runtime(f), *v) : std::string("-");
+  };
+  const std::optional<double> err = rec.correctness ? rec.correctness->max_abs_err : std::nullopt;
+  return fmt::format("median {:.3f} ms ±{}%  {} TFLOP/s per {} (slowest rank {})  max_err {}", *t.median_ms,
+                     num(t.noise_pct, "{:.1f}"), num(rec.metrics.attention_tflops, "{:.3f}"),
+                     rec.config.backend == "cuda" ? "GPU" : "rank",
+                     num(rec.metrics.attention_tflops_slowest_rank, "{:.3f}"), num(err, "{:.2e}"));
+}
 
 Progress::Progress(int total, std::FILE* out)
     : total_(total), out_(out), tty_(out != nullptr && ::isatty(::fileno(out)) != 0) {}

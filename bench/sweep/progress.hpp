@@ -7,7 +7,15 @@
 #include <cstdio>
 #include <string>
 
+#include "reports/results/run_record.hpp"
+
 namespace rb::bench {
+
+// A run's figures for its progress line: "median 1.234 ms ±2.1%  0.512 TFLOP/s per rank (slowest rank
+// 0.498)  max_err 1.2e-07", or why there is no timing yet. The headline rate is per rank (per GPU on
+// the cuda backend), beside the slowest rank's own: never the sum over ranks, which can exceed one
+// device's peak.
+std::string timing_detail(const reports::RunRecord& rec);
 
 class Progress {
  public:

@@ -75,6 +75,11 @@ json skipped_record(const Config& cfg, const std::string& reason) {
 json failed_record(const Config& cfg, const std::string& reason) {
   return result_record(cfg, RunStatus::failed, reason);
 }
+json with_failure(json rec, const std::string& reason) {
+  rec["status"] = to_string(RunStatus::failed);
+  rec["reason"] = reason;
+  return rec;
+}
 
 // The median pass's intervals, for the report's per-rank timeline. Capped so a results file of
 // hundreds of large-c configurations stays small; `truncated` says when intervals were left out.

@@ -21,6 +21,8 @@ namespace rb::bench {
 nlohmann::json result_record(const Config& cfg, RunStatus status, const std::string& reason);
 nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
 nlohmann::json failed_record(const Config& cfg, const std::string& reason);
+// `rec`, the record of the rounds that ran, failed for `reason` by a later round.
+nlohmann::json with_failure(nlohmann::json rec, const std::string& reason);
 
 nlohmann::json plan_to_json(const ring::Plan& plan);
 nlohmann::json correctness_to_json(const ring::Correctness& c);

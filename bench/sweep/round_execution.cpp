@@ -7,54 +7,14 @@
 #include <thread>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
-#include "bench/sweep/distributed.hpp"
 #include "bench/sweep/interrupt.hpp"
 #include "common/error.hpp"
-#include "common/json_output.hpp"
 #include "common/nvtx.hpp"
 #include "common/transport.hpp"
 
 namespace rb::bench {
 namespace {
-
-using nlohmann::json;
-
-// What one process saw of a round, for the agreement that follows it on an MPI job.
-struct RankOutcome {
-  bool threw = false;    // the configuration failed on this process with an exception
-  bool induced = false;  // ... because a peer failed first (PeerFailure)
-  bool fatal = false;
-  int signal = 0;
-  std::string reason;
-};
-
-// Every process brings its outcome of a round; all leave with the same failure (empty: none) and
-// the same decision to stop. The cause named is the first rank whose failure was its own, not a
-// peer's echo.
-std::string reconcile(ring::World& w, const RankOutcome& mine, bool& fatal, int& signal) {
-  const json j{{"threw", mine.threw},
-               {"induced", mine.induced},
-               {"fatal", mine.fatal},
-               {"signal", mine.signal},
-               {"reason", mine.reason}};
-  const auto all = w.allgather_strings(json_text(j));
-  int cause = -1;
-  for (int pass = 0; pass < 2 && cause < 0; ++pass)
-    for (std::size_t k = 0; k < all.size() && cause < 0; ++k) {
-      const json o = json::parse(all[k]);
-      if (o["threw"].get<bool>() && (pass == 1 || !o["induced"].get<bool>())) cause = static_cast<int>(k);
-    }
-  for (const auto& s : all) {
-    const json o = json::parse(s);
-    fatal = fatal || o["fatal"].get<bool>();
-    signal = std::max(signal, o["signal"].get<int>());
-  }
-  if (cause < 0) return "";
-  const json o = json::parse(all[static_cast<std::size_t>(cause)]);
-  return fmt::format("rank {}: {}", cause, o["reason"].get<std::string>());
-}
 
 std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
 
@@ -121,9 +81,8 @@ RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache
     failed_here(e.what());
   }
   mine.signal = interrupt_signal();
-  RoundResult result{mine.threw ? mine.reason : "", mine.fatal, mine.signal};
-  if (w && distributed) result.failure = reconcile(*w, mine, result.fatal, result.signal);
-  return result;
+  if (w && distributed) return agree_on_round(*w, mine);
+  return RoundResult{mine.threw ? mine.reason : "", mine.fatal, mine.signal};
 }
 
 void SweepStop::note(const RoundResult& result, const Config& cfg) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bench/sweep/configuration_rounds.hpp"
+#include "bench/sweep/distributed.hpp"
 #include "common/config.hpp"
 #include "ring/process_group.hpp"
 #include "ring/reference.hpp"
@@ -30,13 +31,6 @@ class ReferenceCache {
   std::string key_;
   std::vector<std::int64_t> positions_;
   std::vector<double> value_;
-};
-
-// How a round ended, the same on every process of the job.
-struct RoundResult {
-  std::string failure;  // "" when the round succeeded; else the first process's own failure ("rank k: ...")
-  bool fatal = false;   // a device-fatal error somewhere: the sweep stops
-  int signal = 0;       // SIGINT or SIGTERM arrived somewhere: the sweep stops
 };
 
 // Runs round `round` (0-based, the next one) of `rounds`; a distributed configuration opens a

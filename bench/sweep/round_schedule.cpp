@@ -1,36 +1,38 @@
 // The order of a sweep's rounds.
 #include "bench/sweep/round_schedule.hpp"
 
-#include <algorithm>
+#include <utility>
 
 namespace rb::bench {
 
-RoundSchedule::RoundSchedule(const std::vector<Config>& configs, const RunOptions& opts)
-    : adaptive_(opts.stopping.adaptive()), interleave_(opts.interleave) {
-  int max_repeats = 1;
-  for (const auto& c : configs) max_repeats = std::max(max_repeats, c.repeats);
-  const int rounds = adaptive_ ? 1 : std::clamp(opts.rounds, 1, max_repeats);
-  if (interleave_) {
-    for (int r = 0; r < rounds; ++r)
-      for (std::size_t i = 0; i < configs.size(); ++i) order_.push_back({i, r});
-  } else {
-    for (std::size_t i = 0; i < configs.size(); ++i)
-      for (int r = 0; r < rounds; ++r) order_.push_back({i, r});
-  }
-}
+RoundSchedule::RoundSchedule(std::size_t configs, bool interleave, Due due)
+    : configs_(configs), interleave_(interleave), due_(std::move(due)) {}
 
 std::optional<ScheduledRound> RoundSchedule::next() {
-  if (next_ >= order_.size()) return std::nullopt;
-  return order_[next_++];
-}
-
-void RoundSchedule::ran(const ScheduledRound& done, bool wants_another) {
-  if (!adaptive_ || !wants_another) return;
-  const ScheduledRound following{done.config, done.round + 1};
-  if (interleave_)
-    order_.push_back(following);
-  else
-    order_.insert(order_.begin() + static_cast<std::ptrdiff_t>(next_), following);
+  if (interleave_) {
+    // Passes over every configuration, one round each; a pass in which none was due ends it, since
+    // a round can only be due after the one before it ran.
+    while (true) {
+      if (config_ == configs_) {
+        if (!any_due_) return std::nullopt;
+        config_ = 0;
+        ++round_;
+        any_due_ = false;
+      }
+      const std::size_t i = config_++;
+      if (due_(i, round_)) {
+        any_due_ = true;
+        return ScheduledRound{i, round_};
+      }
+    }
+  }
+  // Back to back: each configuration's rounds while they are due, then the next configuration's.
+  while (config_ < configs_) {
+    if (due_(config_, round_)) return ScheduledRound{config_, round_++};
+    ++config_;
+    round_ = 0;
+  }
+  return std::nullopt;
 }
 
 }  // namespace rb::bench

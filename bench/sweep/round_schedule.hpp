@@ -1,18 +1,15 @@
 // The schedule stage of a sweep: the order in which its rounds run, one (configuration, round) pair
-// at a time. With fixed repeats every round is known up front: round 1 of every configuration, then
-// round 2, ... (interleaved, so that a burst on a shared machine lands on a round of several
-// configurations instead of every round of one), or each configuration's rounds back to back.
-// Adaptive sampling (--max-noise) starts every configuration with one round, and each round that
-// leaves its configuration open queues the next one: at the end when interleaved, so the rounds
-// still go round-robin, or right after otherwise.
+// at a time. Interleaved (the default): round 1 of every configuration, then round 2, ..., so that a
+// burst on a shared machine lands on a round of several configurations instead of every round of
+// one; or each configuration's rounds back to back (--no-interleave). The schedule holds no round
+// counts of its own: it asks each configuration whether a round is due (ConfigurationRun::due),
+// so a configuration that stops early (--max-noise), fails or is skipped simply stops being due,
+// and one that samples on is asked again in the next pass.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
-#include <vector>
-
-#include "bench/sweep/run_options.hpp"
-#include "common/config.hpp"
 
 namespace rb::bench {
 
@@ -23,19 +20,21 @@ struct ScheduledRound {
 
 class RoundSchedule {
  public:
-  RoundSchedule(const std::vector<Config>& configs, const RunOptions& opts);
+  // due(i, r): whether configuration i's round r is to run now.
+  using Due = std::function<bool(std::size_t config, int round)>;
+  RoundSchedule(std::size_t configs, bool interleave, Due due);
 
-  // The next round to run; nullopt when the sweep is done.
+  // The next round to run; nullopt when no configuration has a round due. A round is asked about
+  // when its turn comes, after every round before it in the order has run.
   std::optional<ScheduledRound> next();
-  // After `done` has run: with adaptive sampling, queues its configuration's next round when the
-  // configuration wants one. Fixed rounds were all queued up front.
-  void ran(const ScheduledRound& done, bool wants_another);
 
  private:
-  std::vector<ScheduledRound> order_;
-  std::size_t next_ = 0;
-  bool adaptive_;
+  std::size_t configs_;
   bool interleave_;
+  Due due_;
+  std::size_t config_ = 0;
+  int round_ = 0;
+  bool any_due_ = false;  // interleaved: some configuration had a round in this pass
 };
 
 }  // namespace rb::bench

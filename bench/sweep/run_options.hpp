@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bench/sweep/stopping_rule.hpp"
@@ -23,13 +24,17 @@ namespace rb::bench {
 // the sweep), throttle (configuration N reads a per-sample SM clock, at a nominal 1000 MHz, and
 // the hit rounds' samples read 500 MHz: the throttle filter's path on any backend). `KIND@N/R`
 // limits it to round R (1-based) of that configuration. For the tests of docs/failures.md.
+enum class FaultKind { none, throw_in_pass, hang, corrupt, fatal, throttle };
+
 struct FaultSpec {
-  std::string kind;  // empty: none
+  FaultKind kind = FaultKind::none;
   int index = -1;
   int round = -1;  // 0-based; -1: every round (corrupt acts in the first, where the check is)
   bool hits(int config, int r) const { return index == config && (round < 0 || round == r); }
 };
 FaultSpec parse_fault(const std::string& s);
+// The name --inject-fault spells a kind with ("throw", ...); "" for none.
+std::string_view to_string(FaultKind k);
 
 struct RunOptions {
   std::filesystem::path out_dir = "results";

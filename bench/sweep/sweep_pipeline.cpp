@@ -1,20 +1,18 @@
 // run_sweep: the stages of a sweep, composed.
 #include "bench/sweep/sweep_pipeline.hpp"
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "bench/sweep/configuration_rounds.hpp"
+#include "bench/sweep/configuration_run.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/interrupt.hpp"
 #include "bench/sweep/memory_budget.hpp"
 #include "bench/sweep/round_execution.hpp"
 #include "bench/sweep/round_schedule.hpp"
 #include "bench/sweep/sweep_configurations.hpp"
-#include "ring/plan.hpp"
 
 namespace rb::bench {
 
@@ -28,42 +26,34 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   InterruptGuard interrupts;
   const MemoryBudget budget = memory_budget(opts);
   ReferenceCache references;
-  std::vector<ConfigurationSlot> slots(configs.size());
+  std::vector<ConfigurationRun> runs;
+  runs.reserve(configs.size());
+  for (std::size_t i = 0; i < configs.size(); ++i) runs.emplace_back(configs[i], static_cast<int>(i), invalid[i]);
   SweepStop stop;
-  RoundSchedule schedule(configs, opts);
+  RoundSchedule schedule(configs.size(), opts.interleave, [&](std::size_t i, int round) { return runs[i].due(round); });
   while (const std::optional<ScheduledRound> at = schedule.next()) {
     const auto [i, round] = *at;
-    ConfigurationSlot& slot = slots[i];
-    const Config& cfg = configs[i];
-    if (!slot.due(round)) continue;
+    ConfigurationRun& run = runs[i];
     if (round > 0 && stop.stopped()) {
-      recorder.keep_rounds_run(slot, i, stop);
+      recorder.start(i, 0, 1);
+      recorder.record(i, run.keep_rounds_run(stop));
       continue;
     }
     if (round == 0) {
-      std::string skip = stop.stopped() ? "not run: " + stop.reason : invalid[i];
-      std::optional<ring::Plan> plan;
-      if (skip.empty()) skip = scale_skip_reason(cfg, opts, budget);  // before the plan, which grows as c²
-      if (skip.empty()) {
-        plan = ring::make_plan(cfg);
-        skip = memory_skip_reason(*plan, opts, budget);
-      }
-      skip = agree_on_skip(cfg, std::move(skip));
-      if (!skip.empty()) {
-        recorder.skip(slot, i, skip);
+      if (const std::string skip = run.plan(opts, budget, stop); !skip.empty()) {
+        recorder.start(i, 0, 1);
+        recorder.record(i, run.skip(skip));
         continue;
       }
-      slot.rounds = std::make_unique<ConfigurationRounds>(std::move(*plan), opts, static_cast<int>(i));
     }
-    recorder.start(i, round, slot.rounds->adaptive() ? 0 : slot.rounds->rounds());
-    const RoundResult result = execute_round(*slot.rounds, round, references);
-    stop.note(result, cfg);
-    recorder.record_round(slot, i, round, result, stop);
-    // Only a round that ran can leave its configuration wanting another, so the `continue`s above
-    // never need to ask.
-    schedule.ran(*at, slot.wants_round_after(round));
+    recorder.start(i, round, run.planned_rounds());
+    const RoundResult result = run.run_round(round, references);
+    stop.note(result, run.config());
+    recorder.record(i, run.after_round(round, result, stop));
   }
-  return recorder.finish(slots, stop, spec, opts);
+  std::vector<RunStatus> ended;
+  for (const auto& run : runs) ended.push_back(run.final_status());
+  return recorder.finish(ended, stop, spec, opts);
 }
 
 }  // namespace rb::bench

@@ -7,7 +7,6 @@
 
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
-#include "bench/sweep/result_record.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "reports/html/html_report.hpp"
@@ -16,23 +15,6 @@ namespace rb::bench {
 namespace {
 
 using nlohmann::json;
-
-// The headline rate is per rank (per GPU on the cuda backend), beside the slowest rank's own rate:
-// never the sum over ranks, which can exceed one device's peak.
-std::string ok_detail(const json& rec) {
-  // Every sample dropped as throttled so far: no timing to show, only why.
-  if (!rec["timing"].is_object()) return rec.value("reason", std::string("no timed sample kept"));
-  const auto& t = rec["timing"];
-  const auto& m = rec["metrics"];
-  const bool gpu = rec["config"].value("backend", "") == "cuda";
-  auto num = [](const json& v) { return v.is_number() ? fmt::format("{:.3f}", v.get<double>()) : std::string("-"); };
-  const json& noise = t["noise_pct"];
-  return fmt::format("median {:.3f} ms ±{}%  {} TFLOP/s per {} (slowest rank {})  max_err {:.2e}",
-                     t["median_ms"].get<double>(), noise.is_number() ? fmt::format("{:.1f}", noise.get<double>()) : "-",
-                     num(m["attention_tflops"]), gpu ? "GPU" : "rank",
-                     num(m.value("attention_tflops_slowest_rank", json(nullptr))),
-                     rec["correctness"]["max_abs_err"].get<double>());
-}
 
 json distributed_info(const ring::World& w) {
   json ranks = json::array();
@@ -69,70 +51,26 @@ void SweepRecorder::start(std::size_t i, int round, int rounds) {
   progress_.start(static_cast<int>(i), configs_[i].label(), round, rounds);
 }
 
-void SweepRecorder::close(ConfigurationSlot& slot, std::size_t i, const json& rec, RunStatus status, bool write,
-                          const std::string& detail) {
-  if (write && writer_) writer_->append(rec);
-  slot.status = status;
-  const std::string verdict(status == RunStatus::failed ? "FAILED" : to_string(status));
-  slot.rounds.reset();  // its candidate passes are not needed any more
-  progress_.finish(static_cast<int>(i), configs_[i].label(), verdict, detail);
-}
-
-void SweepRecorder::skip(ConfigurationSlot& slot, std::size_t i, const std::string& reason) {
-  start(i, 0, 1);
-  close(slot, i, skipped_record(configs_[i], reason), RunStatus::skipped, true, reason);
-}
-
-void SweepRecorder::keep(ConfigurationSlot& slot, std::size_t i, const SweepStop& stop) {
-  const json rec = slot.rounds->record();
-  close(slot, i, rec, slot.rounds->standing().status, false,
-        fmt::format("{}  ({} of {} rounds: {})", ok_detail(rec), slot.rounds->rounds_done(), slot.rounds->rounds(),
-                    stop.reason));
-}
-
-void SweepRecorder::keep_rounds_run(ConfigurationSlot& slot, std::size_t i, const SweepStop& stop) {
-  start(i, 0, 1);
-  keep(slot, i, stop);
-}
-
-void SweepRecorder::record_round(ConfigurationSlot& slot, std::size_t i, int round, const RoundResult& result,
-                                 const SweepStop& stop) {
-  const ConfigurationRounds& run = *slot.rounds;
-  const int done = run.rounds_done();
-  if (!result.failure.empty() && result.signal != 0 && done > 0) {
-    // The signal cut this round short, not a fault of the configuration: its earlier rounds stand.
-    keep(slot, i, stop);
-  } else if (!result.failure.empty()) {
-    // A failure in a later round keeps the earlier rounds' timing beside its reason.
-    const std::string reason = done > 0 ? fmt::format("round {} of {}: {}", round + 1, run.rounds(), result.failure)
-                                        : result.failure;
-    json rec = done > 0 ? run.record() : failed_record(configs_[i], result.failure);
-    rec["status"] = to_string(RunStatus::failed);
-    rec["reason"] = reason;
-    close(slot, i, rec, RunStatus::failed, true, reason);
-  } else {
-    const json rec = run.record();
-    if (run.finished()) {
-      const ConfigurationRounds::Standing now = run.standing();
-      close(slot, i, rec, now.status, true, now.status == RunStatus::ok ? ok_detail(rec) : now.reason);
-    } else {
-      if (writer_) writer_->append(rec);  // what is measured so far survives a kill
-      progress_.round(static_cast<int>(i), configs_[i].label(), round, run.adaptive() ? 0 : run.rounds(),
-                      ok_detail(rec));
-    }
+void SweepRecorder::record(std::size_t i, const RecordEntry& entry) {
+  if (entry.append && writer_) writer_->append(entry.record);
+  const std::string& label = configs_[i].label();
+  if (!entry.closed) {
+    progress_.round(static_cast<int>(i), label, entry.round, entry.rounds, entry.detail);
+    return;
   }
+  const std::string verdict(*entry.closed == RunStatus::failed ? "FAILED" : to_string(*entry.closed));
+  progress_.finish(static_cast<int>(i), label, verdict, entry.detail);
 }
 
-SweepOutcome SweepRecorder::finish(std::vector<ConfigurationSlot>& slots, const SweepStop& stop, const SweepSpec& spec,
+SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const SweepStop& stop, const SweepSpec& spec,
                                    const RunOptions& opts) {
   SweepOutcome outcome;
   outcome.fatal = stop.fatal;
   outcome.interrupted_by = stop.signal;
-  for (auto& slot : slots) {
-    if (!slot.status && slot.rounds) slot.status = slot.rounds->standing().status;
-    if (slot.status == RunStatus::ok)
+  for (const RunStatus status : ended) {
+    if (status == RunStatus::ok)
       ++outcome.ok;
-    else if (slot.status == RunStatus::skipped)
+    else if (status == RunStatus::skipped)
       ++outcome.skipped;
     else
       ++outcome.failed;

@@ -1,0 +1,132 @@
+// The stages of a round, each alone.
+#include "bench/sweep/round_stages.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "bench/sweep/distributed.hpp"
+#include "bench/sweep/dump.hpp"
+#include "common/error.hpp"
+#include "common/nvtx.hpp"
+#include "common/output_file.hpp"
+#include "reports/exports/chrome_trace_writer.hpp"
+#include "reports/exports/kineto_trace_writer.hpp"
+#include "reports/results/config_json.hpp"
+#include "ring/executor_cuda.hpp"
+
+namespace rb::bench {
+
+RoundFaults round_faults(const FaultSpec& fault, int config, int round) {
+  RoundFaults f;
+  const bool hit = fault.hits(config, round);
+  f.fatal = hit && fault.kind == FaultKind::fatal;
+  f.corrupt = hit && fault.kind == FaultKind::corrupt;
+  if (hit && fault.kind == FaultKind::throw_in_pass) f.pass = ring::InjectedFault::throw_in_pass;
+  if (hit && fault.kind == FaultKind::hang) f.pass = ring::InjectedFault::hang;
+  // The clock is the configuration's in every round, so that the filter keeps its nominal one.
+  if (fault.kind == FaultKind::throttle && fault.index == config) f.clock_mhz = hit ? 500.0 : kInjectedNominalMhz;
+  return f;
+}
+
+ThrottleFilter make_throttle_filter(const ThrottleRule& rule, const ring::Executor& exec, bool injected_clock,
+                                    bool distributed) {
+  if (injected_clock)
+    return ThrottleFilter(rule, kInjectedNominalMhz,
+                          "injected (--inject-fault throttle): 1000 MHz nominal, 500 MHz in the rounds hit");
+  return ThrottleFilter(rule, exec.nominal_sm_clock_mhz(),
+                        distributed ? "clock64 cycles over %globaltimer ns, probed in each process's stream "
+                                      "before and after its pass; the slowest process's"
+                                    : "clock64 cycles over %globaltimer ns, probed in the stream before and "
+                                      "after each rank's pass; the slowest device's");
+}
+
+ExecutorFacts executor_facts(const ring::Executor& exec, bool distributed) {
+  ExecutorFacts facts{exec.gpus_at_work(), std::nullopt, {}};
+  if (const auto* cuda = dynamic_cast<const ring::CudaExecutor*>(&exec)) {
+    if (!distributed) facts.cuda_devices = cuda->options().devices;
+    facts.cudnn_plans = cuda->cudnn_plans();
+  }
+  return facts;
+}
+
+ring::Correctness checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,
+                               const ReferenceProvider& reference, bool corrupt) {
+  (void)pass(false);
+  const ring::Plan& plan = exec.plan();
+  const auto rows = ring::check_rows(plan, opts.full_check_limit, opts.check_sample);
+  auto out = exec.output_rows(rows.positions);
+  if (corrupt) out[out.size() / 2] += 1.0;
+  ring::Correctness check = ring::compare_to_reference(out, reference(rows), plan.config, rows);
+  if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, exec, opts.primary);
+  return check;
+}
+
+int passes_in_round(int repeats, int rounds, int round) {
+  if (rounds < 1 || round < 0 || round >= rounds)
+    throw Error(fmt::format("round {} of {} rounds does not exist", round + 1, rounds));
+  return repeats / rounds + (round < repeats % rounds ? 1 : 0);
+}
+
+TimedSamples timed_samples(const PassFn& pass, int warmup, int n, ThrottleFilter& throttle,
+                           std::optional<double> clock_mhz) {
+  // Warm-up belongs to the round's own executor: a fresh instance's first passes fault in its
+  // buffers and (cuda) upload its graphs.
+  for (int i = 0; i < warmup; ++i) (void)pass(false);
+  TimedSamples out;
+  for (int i = 0; i < n; ++i) {
+    nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(throttle.taken()));
+    ring::PassRecord p = pass(true);
+    const double ms = static_cast<double>(p.wall_ns) / 1e6;
+    if (!throttle.add(ms, clock_mhz ? clock_mhz : p.sm_clock_mhz)) {
+      ++out.dropped;
+      std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(throttle.rule().recovery_ms));
+      continue;
+    }
+    out.ms.push_back(ms);
+    out.passes.push_back(std::move(p));
+  }
+  return out;
+}
+
+Standing standing_of(const Config& cfg, const std::optional<ring::Correctness>& check, const ThrottleFilter* throttle) {
+  if (check && !check->passed())
+    return {RunStatus::failed,
+            fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
+                        check->over_tolerance, check->rows_checked * cfg.heads * cfg.head_dim, check->tolerance,
+                        check->max_abs_err)};
+  if (const std::string why = throttle ? throttle->failure() : ""; !why.empty()) return {RunStatus::failed, why};
+  return {};
+}
+
+std::string stop_verdict(const StoppingRule& rule, std::span<const double> samples_ms, int rounds_done, double spent_s,
+                         ring::ProcessGroup* group) {
+  const std::string why = stop_reason(rule, samples_ms, rounds_done, spent_s);
+  if (!agree_to_stop(group, !why.empty())) return "";
+  return why.empty() ? "another rank's stopping rule (max-time)" : why;
+}
+
+std::string write_traces(const RunOptions& opts, const Config& cfg, const Timeline& median_pass,
+                         const ring::ProcessGroup* group) {
+  try {
+    const auto dir = opts.out_dir / "traces";
+    const std::string id = reports::config_id(cfg);
+    if (opts.primary) {
+      make_output_dir("--trace", dir);
+      reports::write_chrome_trace(dir / (id + ".json"), {median_pass});
+    }
+    const std::string backend = fmt::format("ringbench {}/{}", to_string(cfg.backend), to_string(cfg.transport));
+    for (int r = 0; r < cfg.cp; ++r)
+      if (group == nullptr || r == group->rank())
+        reports::write_kineto_rank_trace(dir / id, median_pass, reports::KinetoRankInfo{r, cfg.cp, backend});
+  } catch (const Error& e) {
+    return e.what();
+  } catch (const std::filesystem::filesystem_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace rb::bench
