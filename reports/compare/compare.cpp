@@ -206,11 +206,10 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // evidence of a different build, however small p is.
     const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
     // When the host slows one vCPU, a configuration's time depends on which core it ran on: a
-    // change within the difference between the cores is not evidence either. Three times the
-    // probe's difference: single-threaded passes of 39 against 57 ms (+46%) came with probes
-    // whose threads differed by 17-23% (docs/compare.md, Noise). Only when the cores differ by
-    // twice the threshold or more: on a quiet VM they differ by 1-6%, and that must not hide a
-    // regression.
+    // change within the difference between the cores is not evidence either: three times the
+    // probe's difference, the ratio docs/compare.md (Noise) measured. Only when the cores differ by
+    // twice the threshold or more, since a quiet machine's cores differ a little, and that must not
+    // hide a regression.
     const double cores = std::max(rc.base.core_spread.value_or(0.0), rc.neu.core_spread.value_or(0.0));
     // ... and only when the runs' samples overlap, as they do when passes land on either core; two
     // runs whose every sample is apart moved as a whole, whatever the cores did.
@@ -233,9 +232,8 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
     // rates (TFLOP/s) against it.
     const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
     // It must also have moved by twice the threshold: a steady machine's probe wanders a few
-    // percent, and that must never hide a real regression.
-    // A third: on the 2-core VM this was built on, the probe moved by 40-50% of what c = 2 passes
-    // moved when the host slowed a vCPU (docs/compare.md, Noise).
+    // percent, and that must never hide a real regression. A third: the share of a slowdown of the
+    // host that the probe shows (docs/compare.md, Noise).
     const bool machine_moved = rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
                                std::fabs(machine) >= std::max(std::fabs(*rc.change) / 3, 2 * opts.threshold);
     // Every instance must show the change. The rounds of each run, in order of speed, are paired
