@@ -1,7 +1,8 @@
 // What each backend runs: the cuda backend's attention kernel takes bfloat16 with D = 64 or 128,
 // the cpu backend float64 or float32. One rule for everyone who must refuse a configuration before
-// it allocates anything: the sweep checks it while validating (bench/sweep/backend.hpp), and the
-// CUDA executor's constructor calls it for its direct callers. Compiled in every build: the
+// it allocates anything: the sweep checks it while validating (bench/sweep/backend.hpp), and
+// make_cuda_executor calls it for its direct callers (the sweep's own factory does not check
+// twice). Compiled in every build: the
 // rule needs no CUDA, and a CPU-only build still names it when it refuses a cuda configuration.
 #pragma once
 

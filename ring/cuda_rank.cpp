@@ -42,40 +42,24 @@ void CudaRank::setup(const Plan& plan, int r, int dev, CudnnSdpa* cudnn) {
   cudnn_ = cfg.kernel == Kernel::cudnn ? cudnn : nullptr;
   rank = r;
   device = dev;
-  const std::int64_t rows = plan.ranks.at(r).tokens, c = cfg.cp;
-  row_elems_ = static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim;
-  const std::int64_t qn = rows * cfg.heads * cfg.head_dim, half = rows * row_elems_;
-  const auto buffer = static_cast<std::size_t>(sch.buffer_rows() * row_elems_);
+  shape_ = rank_buffer_shape(plan, r);
+  const std::int64_t half = shape_.half;
   compute = make_stream();
   comm = make_stream();
   name_stream(compute.get(), fmt::format("rank {} compute", r));
   name_stream(comm.get(), fmt::format("rank {} comm", r));
   const cudaStream_t s = compute.get();
-  q = DeviceBuffer<bf16>(static_cast<std::size_t>(qn));
-  own = DeviceBuffer<bf16>(buffer);
-  kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::q, cfg.heads, cfg.head_dim, DType::bfloat16};
-  kernels::fill_inputs(q.get(), plan.ranks[r].segments, fp, s);
-  fp.heads = cfg.kv_heads;
-  for (const auto& piece : plan.block_pieces(r)) {
-    fp.tensor = kernels::ref::Tensor::k;
-    kernels::fill_inputs(own.get() + piece.k_row * row_elems_, piece.segments, fp, s);
-    fp.tensor = kernels::ref::Tensor::v;
-    kernels::fill_inputs(own.get() + piece.v_row * row_elems_, piece.segments, fp, s);
-  }
-  o_part = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-  o_acc = DeviceBuffer<float>(static_cast<std::size_t>(qn));
-  lse_part = DeviceBuffer<float>(static_cast<std::size_t>(rows * cfg.heads));
-  lse_acc = DeviceBuffer<float>(static_cast<std::size_t>(rows * cfg.heads));
+  allocate_inputs(shape_);
+  fill_inputs(plan, r, DType::bfloat16, shape_,
+              [&](DeviceBuffer<bf16>& b, std::int64_t at, const SegmentList& segs, const kernels::ref::FillParams& fp) {
+                kernels::fill_inputs(b.get() + at, segs, fp, s);
+              });
+  allocate_working(shape_);
   if (sch.gathered) {
-    all_k = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c));
-    all_v = DeviceBuffer<bf16>(static_cast<std::size_t>(half * c));
     // Its own slot never changes, and an in-place gather sends from it: copied once here.
     RB_CUDA_CHECK(cudaMemcpyAsync(all_k.get() + half * r, own.get(), half * sizeof(bf16), cudaMemcpyDeviceToDevice, s));
     RB_CUDA_CHECK(cudaMemcpyAsync(all_v.get() + half * r, own.get() + half, half * sizeof(bf16),
                                   cudaMemcpyDeviceToDevice, s));
-  } else {
-    if (c > 1) buf[1] = DeviceBuffer<bf16>(buffer);
-    if (c > 2) buf[0] = DeviceBuffer<bf16>(buffer);
   }
   launches = step_launches(plan, r);
   for (const auto& sl : launches)
@@ -106,7 +90,7 @@ void CudaRank::attend(int j, const EnqueueContext& ctx) {
   kernels::AttentionBlockParams ap;
   ap.q = q.get();
   ap.k = gathered ? all_k.get() : block(j);
-  ap.v = gathered ? all_v.get() : block(j) + plan_->schedule.lane_rows * row_elems_;
+  ap.v = gathered ? all_v.get() : block(j) + shape_.v_offset;
   // Step 0 writes the accumulators directly: merging into (O = 0, L = -inf) would copy it anyway.
   ap.o = sl.action == StepAction::write ? o_acc.get() : o_part.get();
   ap.lse = sl.action == StepAction::write ? lse_acc.get() : lse_part.get();
@@ -142,7 +126,7 @@ void CudaRank::attend_cudnn(int j, const EnqueueContext& ctx) {
   const cudaStream_t s = compute.get();
   const SdpaStep& st = sdpa.at(static_cast<std::size_t>(j));
   const bf16* k = gathered ? all_k.get() : block(j);
-  const bf16* v = gathered ? all_v.get() : block(j) + plan_->schedule.lane_rows * row_elems_;
+  const bf16* v = gathered ? all_v.get() : block(j) + shape_.v_offset;
   // The piece's O goes to o_part's memory, which holds twice what a bf16 (rows, Hq, D) needs.
   auto* o_piece = reinterpret_cast<bf16*>(o_part.get());
   kernels::FoldPieceParams fold{o_acc.get(), lse_acc.get(), o_piece, lse_part.get(), 0, 0, cfg.heads, cfg.head_dim};
@@ -190,14 +174,6 @@ std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b) {
   float ms = 0;
   RB_CUDA_CHECK(cudaEventElapsedTime(&ms, a.get(), b.get()));
   return static_cast<std::int64_t>(std::llround(static_cast<double>(ms) * 1e6));
-}
-
-double cuda_rank_bytes(const Plan& plan) {
-  const Config& cfg = plan.config;
-  const double c = cfg.cp, rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
-  const double q = rows * cfg.heads * cfg.head_dim, kv = 2 * rows * cfg.kv_heads * cfg.head_dim;
-  const double blocks = plan.schedule.gathered ? 1 + c : 3;  // own + gathered K|V, or own + two step buffers
-  return 2 * (q + blocks * kv) + 4 * (2 * q + 2 * rows * cfg.heads);
 }
 
 L2Flush::L2Flush(int device) : device_(device) {

@@ -19,6 +19,7 @@
 #include "ring/cudnn_sdpa.hpp"
 #include "ring/executor_cuda.hpp"
 #include "ring/plan.hpp"
+#include "ring/rank_buffers.hpp"
 #include "ring/step_launch.hpp"
 
 namespace rb::ring {
@@ -47,7 +48,9 @@ struct EnqueueContext {
                    const char* lane, const char* name) const;
 };
 
-class CudaRank {
+// Its buffers are the set every backend holds (ring/rank_buffers.hpp): bf16 Q and K/V, float O and
+// LSE.
+class CudaRank : public RankBuffers<DeviceBuffer<bf16>, DeviceBuffer<float>> {
  public:
   // Allocates rank r's buffers on the current device, which is `device`, and fills its Q and own
   // block on its compute stream (not synchronised: the caller syncs before the first pass). With
@@ -55,13 +58,13 @@ class CudaRank {
   // graphs are prepared here, outside any capture.
   void setup(const Plan& plan, int r, int device, CudnnSdpa* cudnn = nullptr);
 
-  // The step buffer rank r attends to at step j (rotating schedules): its own block at step 0, then
-  // the two receive buffers in turn. Each holds every lane's [K | V] piece (common/kv_schedule.hpp).
-  bf16* block(int j) const { return j == 0 ? own.get() : buf[j % 2].get(); }
+  // The step buffer rank r attends to at step j (rotating schedules), by the rule every backend
+  // keeps (RankBuffers::step_buffer). Each holds every lane's [K | V] piece (common/kv_schedule.hpp).
+  bf16* block(int j) const { return step_buffer(j).get(); }
   // Elements of one K or V row, and where lane l's piece starts in a step buffer.
-  std::int64_t row_elems() const { return row_elems_; }
-  std::int64_t piece_offset(int lane) const { return plan_->schedule.k_row(lane) * row_elems_; }
-  std::int64_t piece_elems() const { return 2 * plan_->schedule.lane_rows * row_elems_; }
+  std::int64_t row_elems() const { return shape_.row; }
+  std::int64_t piece_offset(int lane) const { return shape_.piece_offset(lane); }
+  std::int64_t piece_elems() const { return shape_.piece; }
   int steps() const { return static_cast<int>(launches.size()); }
 
   // Enqueues step j's attention (and merge) on the compute stream, between its timing events, and
@@ -72,8 +75,6 @@ class CudaRank {
   void compute_intervals(int j, const CudaEvent& ref, std::vector<Interval>& out) const;
 
   int rank = 0, device = 0;
-  DeviceBuffer<bf16> q, own, buf[2], all_k, all_v;  // own, buf: step buffers; all_k/v: (c·rows, Hkv, D)
-  DeviceBuffer<float> o_part, o_acc, lse_part, lse_acc;
   std::vector<StepLaunch> launches;                // per step: what it computes (step_launch.hpp)
   std::vector<kernels::DeviceAttentionWork> work;  // per step; empty for a skipped one, or with cuDNN
   std::vector<SdpaStep> sdpa;                      // per step, with cuDNN (ring/sdpa_pieces.hpp)
@@ -88,14 +89,11 @@ class CudaRank {
 
   const Plan* plan_ = nullptr;
   CudnnSdpa* cudnn_ = nullptr;
-  std::int64_t row_elems_ = 0;
+  RankBufferShape shape_;
 };
 
 // The time between two events recorded on one device, in ns.
 std::int64_t ns_between(const CudaEvent& a, const CudaEvent& b);
-
-// Device bytes one rank allocates for a plan (Q, own block, step buffers or gathered K/V, O/LSE).
-double cuda_rank_bytes(const Plan& plan);
 
 // Overwrites twice a device's L2 before a timed pass (outside its events), so that the pass starts
 // cold; NVBench's cold measurement.

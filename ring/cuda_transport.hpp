@@ -73,6 +73,8 @@ class CudaTransport {
 // transport). Otherwise it hosts ring rank group->rank() on its launcher-assigned device
 // (ring/rank_placement.hpp), every rank runs at once (opts.mode is concurrent), and run_pass and
 // output_rows are collective, as for make_cpu_executor over mpi. The group must outlive the executor.
+// The configuration is not checked against ring/backend_support.hpp here: make_cuda_executor checks
+// it for its callers, and the sweep has checked it before make_nccl_executor.
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup* group,
                                                  std::unique_ptr<CudaTransport> transport);
 

@@ -25,7 +25,6 @@
 #include <nccl.h>
 
 #include "common/error.hpp"
-#include "common/size_estimate.hpp"
 #include "ring/cuda_transport.hpp"
 #include "ring/nccl_check.hpp"
 #include "ring/nccl_teardown.hpp"
@@ -238,8 +237,6 @@ class NcclTransport final : public CudaTransport {
 };
 
 }  // namespace
-
-std::int64_t nccl_executor_bytes(const Plan& plan) { return saturated_bytes(cuda_rank_bytes(plan)); }
 
 std::unique_ptr<CudaExecutor> make_nccl_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group) {
   if (plan.config.link_gbps > 0)

@@ -13,7 +13,6 @@
 // CUDA or NCCL header.
 #pragma once
 
-#include <cstdint>
 #include <memory>
 
 #include "ring/executor_cuda.hpp"
@@ -27,12 +26,10 @@ namespace rb::ring {
 // and opts.mode are not used (the ring is always the real, concurrent one). Construction is
 // collective (it creates the NCCL communicator), as are run_pass and output_rows: every process of
 // the group calls them, in the same order, and gets the whole ring's timeline and rows. Throws
-// InputError for dtypes other than bfloat16, D other than 64/128, or a link model
-// (Config::link_gbps > 0), ApiError for CUDA or NCCL failures. The group must outlive the executor.
+// InputError for a link model (Config::link_gbps > 0), ApiError for CUDA or NCCL failures. Its one
+// caller, the sweep, has checked the dtype and D (bench/sweep/backend.cpp, check_backend), so they
+// are not checked again. The group must outlive the executor. Its memory: nccl_executor_bytes
+// (ring/executor_bytes.hpp).
 std::unique_ptr<CudaExecutor> make_nccl_executor(const Plan& plan, const CudaOptions& opts, ProcessGroup& group);
-
-// Device bytes the CUDA executor over nccl allocates for ONE rank (what each process needs on its GPU), to
-// skip what cannot fit. NCCL's own buffers are not included.
-std::int64_t nccl_executor_bytes(const Plan& plan);
 
 }  // namespace rb::ring

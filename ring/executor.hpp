@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "ring/executor_bytes.hpp"  // what each backend's executor allocates, for callers sizing one
 #include "ring/kv_transport.hpp"
 #include "ring/plan.hpp"
 #include "ring/process_group.hpp"
@@ -60,9 +61,6 @@ std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& 
 // process of the group calls them, in the same order, and gets the whole ring's timeline and rows.
 std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
                                             std::unique_ptr<KvTransport> transport);
-
-// Bytes the CPU backend allocates for a plan (all ranks' buffers), to skip what cannot fit.
-std::int64_t cpu_executor_bytes(const Plan& plan);
 
 // Threads the CPU backend starts for `hosted` ranks on schedule `sch`: a compute thread per rank
 // and a comm thread per lane (one to gather). Each rank's threads are what it measures, so they are

@@ -1,10 +1,11 @@
 // The CPU backend. Each hosted rank has a compute thread and a comm thread, kept alive across
-// passes. The plan's schedule (ring/plan.hpp) says how K/V move. Rotating: step buffers are double
-// buffered; while the compute thread attends to step j's buffer, one comm thread per lane receives
-// that lane's piece of step j+1 into the other buffer, after step j-1 released it, so lanes that
-// run in opposite directions use both directions of the links at once. Gathered: one comm thread
-// gathers every block before the one step. Intervals are taken with the steady clock on both
-// threads.
+// passes. The plan's schedule (ring/plan.hpp) says how K/V move, and each rank holds the buffer set
+// every backend does (ring/rank_buffers.hpp). Rotating: step buffers are double buffered; while
+// the compute thread attends to step j's buffer, one comm thread per lane receives that lane's
+// piece of step j+1 into the other buffer, after step j-1 released it (ring/step_order.hpp), so
+// lanes that run in opposite directions use both directions of the links at once. Gathered: one
+// comm thread gathers every block before the one step. Intervals are taken with the steady clock
+// on both threads.
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -22,15 +23,17 @@
 #include "common/cancellation.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
-#include "common/size_estimate.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
 #include "ring/executor.hpp"
-#include "ring/interval_pack.hpp"
+#include "ring/executor_preconditions.hpp"
 #include "ring/output_rows.hpp"
+#include "ring/pass_timeline.hpp"
+#include "ring/rank_buffers.hpp"
 #include "ring/steady_clock.hpp"
 #include "ring/step_launch.hpp"
+#include "ring/step_order.hpp"
 #include "ring/transport_local.hpp"
 
 namespace rb::ring {
@@ -60,47 +63,28 @@ class CpuExecutor final : public Executor {
         transport_(std::move(transport)),
         ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
-    for (const auto& rp : plan_.ranks)
-      if (rp.tokens != rows_) throw Error("cpu executor: ranks must hold equal token counts");
-    if (group_ && group_->size() != c_)
-      throw Error(fmt::format("cpu executor: {} processes for {} ranks", group_->size(), c_));
-    for (int r = 0; r < c_; ++r)
-      if (!group_ || r == group_->rank()) hosted_.push_back(r);
+    check_executor_preconditions("cpu executor", plan_, group_);
+    hosted_ = hosted_ring_ranks(c_, group_);
     const KvSchedule& sch = plan_.schedule;
     comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
     const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()));
     if (threads > kMaxCpuExecutorThreads)
       throw Error(fmt::format("cpu executor: {} ranks need {} threads; at most {} per process", hosted_.size(), threads,
                               kMaxCpuExecutorThreads));
-    const std::int64_t kv_half = rows_ * cfg.kv_heads * cfg.head_dim;
-    row_elems_ = static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim;
+    shape_ = rank_buffer_shape(plan_, hosted_.front());
+    const std::int64_t half = shape_.half;
     for (const int r : hosted_) {
       throw_if_cancelled();  // thousands of ranks take seconds to set up
       Rank& rk = ranks_[r];
-      const auto& segs = plan_.ranks[r].segments;
-      rk.q.resize(rows_ * cfg.heads * cfg.head_dim);
-      rk.own.resize(sch.buffer_rows() * row_elems_);
-      kref::FillParams fp{cfg.seed, kref::Tensor::q, cfg.heads, cfg.head_dim, cfg.dtype};
-      kref::fill_inputs(rk.q.data(), segs, fp);
-      fp.heads = cfg.kv_heads;
-      for (const auto& piece : plan_.block_pieces(r)) {
-        fp.tensor = kref::Tensor::k;
-        kref::fill_inputs(rk.own.data() + piece.k_row * row_elems_, piece.segments, fp);
-        fp.tensor = kref::Tensor::v;
-        kref::fill_inputs(rk.own.data() + piece.v_row * row_elems_, piece.segments, fp);
-      }
-      rk.o_part.resize(rk.q.size());
-      rk.o_acc.resize(rk.q.size());
-      rk.lse_part.resize(rows_ * cfg.heads);
-      rk.lse_acc.resize(rows_ * cfg.heads);
-      if (!sch.gathered) {
-        if (c_ > 1) rk.buf[1].resize(rk.own.size());
-        if (c_ > 2) rk.buf[0].resize(rk.own.size());
-      } else {
-        rk.all_k.resize(kv_half * c_);
-        rk.all_v.resize(kv_half * c_);
-        std::copy(rk.own.begin(), rk.own.begin() + kv_half, rk.all_k.begin() + kv_half * r);
-        std::copy(rk.own.begin() + kv_half, rk.own.end(), rk.all_v.begin() + kv_half * r);
+      rk.allocate_inputs(shape_);
+      rk.fill_inputs(plan_, r, cfg.dtype, shape_,
+                     [](std::vector<T>& b, std::int64_t at, const SegmentList& segs, const kref::FillParams& fp) {
+                       kref::fill_inputs(b.data() + at, segs, fp);
+                     });
+      rk.allocate_working(shape_);
+      if (sch.gathered) {
+        std::copy(rk.own.begin(), rk.own.begin() + half, rk.all_k.begin() + half * r);
+        std::copy(rk.own.begin() + half, rk.own.end(), rk.all_v.begin() + half * r);
       }
       rk.launches = step_launches(plan_, r);
       rk.recv_done.assign(comm_threads_, 0);
@@ -179,26 +163,9 @@ class CpuExecutor final : public Executor {
         mine.insert(mine.end(), ranks_[r].log.begin(), ranks_[r].log.end());
         for (const auto& log : ranks_[r].comm_log) mine.insert(mine.end(), log.begin(), log.end());
       }
-    if (!group_) {
-      if (record) rec.timeline = relative_to(std::move(mine), t0, t1);
-      return rec;
-    }
     // The slowest rank's pass is the ring's; each on its own clock, so no offset error enters it.
-    rec.wall_ns = group_->max(t1 - t0);
-    if (record) {
-      // On rank 0's clock (offsets estimated per job), from the earliest rank's start.
-      const std::int64_t off = group_->clock_offset_ns();
-      for (auto& iv : mine) {
-        iv.begin_ns -= off;
-        iv.end_ns -= off;
-      }
-      const std::int64_t begin = group_->min(t0 - off), end = group_->max(t1 - off);
-      std::vector<std::int64_t> sizes;
-      const auto all = group_->allgather(pack_intervals(mine), sizes);
-      std::vector<Interval> ring;
-      unpack_intervals(all, ring);
-      rec.timeline = relative_to(std::move(ring), begin, end);
-    }
+    if (group_) rec.wall_ns = group_->max(t1 - t0);
+    if (record) rec.timeline = pass_timeline(std::move(mine), t0, t1, group_);
     return rec;
   }
 
@@ -219,12 +186,7 @@ class CpuExecutor final : public Executor {
     threads_.clear();
   }
 
-  struct Rank {
-    std::vector<T> q, own;             // own: per lane [K (lane_rows, Hkv, D) | V (lane_rows, Hkv, D)]
-    std::vector<T> buf[2];             // rotating: step buffers, the same layout as own
-    std::vector<T> all_k, all_v;       // allgather: (c*rows, Hkv, D)
-    std::vector<T> o_part, o_acc;      // (rows, Hq, D)
-    std::vector<T> lse_part, lse_acc;  // (rows, Hq)
+  struct Rank : RankBuffers<std::vector<T>, std::vector<T>> {
     std::vector<StepLaunch> launches;  // per step: its pairs and what it computes
     std::mutex mu;
     std::condition_variable cv;
@@ -284,22 +246,6 @@ class CpuExecutor final : public Executor {
     rk.cv.notify_all();
   }
 
-  static Timeline relative_to(std::vector<Interval> ivs, std::int64_t begin, std::int64_t end) {
-    Timeline tl;
-    tl.window_begin_ns = 0;
-    tl.window_end_ns = end - begin;
-    for (auto& iv : ivs) {
-      iv.begin_ns -= begin;
-      iv.end_ns -= begin;
-    }
-    std::stable_sort(ivs.begin(), ivs.end(), [](const Interval& a, const Interval& b) { return a.rank < b.rank; });
-    tl.intervals = std::move(ivs);
-    return tl;
-  }
-
-  // The step buffer rank r attends to at step j: its own block at step 0, then the two in turn.
-  T* step_buffer(Rank& rk, int j) { return j == 0 ? rk.own.data() : rk.buf[j % 2].data(); }
-
   void comm_pass(int r, int l) {
     Rank& rk = ranks_[r];
     if (opts_.fault == InjectedFault::hang && r == c_ - 1 && l == 0) {
@@ -322,13 +268,12 @@ class CpuExecutor final : public Executor {
       return;
     }
     // This lane's piece is one [K | V] run of a step buffer.
-    const std::int64_t at = sch.k_row(l) * row_elems_, piece = 2 * sch.lane_rows * row_elems_;
+    const std::int64_t at = shape_.piece_offset(l), piece = shape_.piece;
     for (int j = 0; sch.moves(j, c_); ++j) {
-      // The buffer for step j+1 was last read by step j-1 (steps >= 1 use the step buffers).
-      if (j >= 2) wait_until(rk, [&] { return rk.compute_done >= j; });
+      if (const auto reader = last_reader_of_next_buffer(j)) wait_until(rk, [&] { return rk.compute_done > *reader; });
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
-      auto send = std::as_bytes(std::span<const T>(step_buffer(rk, j) + at, piece));
-      auto recv = std::as_writable_bytes(std::span<T>(step_buffer(rk, j + 1) + at, piece));
+      auto send = std::as_bytes(std::span<const T>(rk.step_buffer(j).data() + at, piece));
+      auto recv = std::as_writable_bytes(std::span<T>(rk.step_buffer(j + 1).data() + at, piece));
       auto span = transport_->exchange(r, j * comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
                                        sch.sender(r, l, c_));
       log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
@@ -348,7 +293,9 @@ class CpuExecutor final : public Executor {
     for (int j = 0; j < steps; ++j) {
       if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = plan_.schedule.gathered;
-      const int need = gathered ? (c_ > 1 ? 1 : 0) : j;
+      // recv_done counts the transfers arrived: the one issued during step t is the (t+1)-th.
+      const auto arrival = transfer_read_by_step(plan_.schedule, j, c_);
+      const int need = arrival ? *arrival + 1 : 0;
       wait_until(rk, [&] {
         return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
       });
@@ -365,8 +312,8 @@ class CpuExecutor final : public Executor {
         ap.v = rk.all_v.data();
         ap.sk = rows_ * c_;
       } else {
-        ap.k = step_buffer(rk, j);
-        ap.v = ap.k + plan_.schedule.lane_rows * row_elems_;
+        ap.k = rk.step_buffer(j).data();
+        ap.v = ap.k + shape_.v_offset;
         ap.sk = plan_.schedule.key_rows();
       }
       const bool first = sl.action == StepAction::write;
@@ -399,8 +346,8 @@ class CpuExecutor final : public Executor {
   std::atomic<bool> aborting_{false};
   int c_;
   std::int64_t rows_;
-  std::int64_t row_elems_ = 0;  // elements of one K or V row: Hkv · D
-  int comm_threads_ = 1;        // per hosted rank: one per lane of a rotating schedule, one to gather
+  RankBufferShape shape_;  // every hosted rank's, as all hold equal token counts
+  int comm_threads_ = 1;   // per hosted rank: one per lane of a rotating schedule, one to gather
   std::unique_ptr<KvTransport> transport_;
   std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
   std::vector<int> hosted_;
@@ -415,16 +362,6 @@ class CpuExecutor final : public Executor {
 };
 
 }  // namespace
-
-std::int64_t cpu_executor_bytes(const Plan& plan) {
-  const Config& c = plan.config;
-  const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
-  const double q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
-  const double lse = rows * c.heads;
-  // Q, own K/V, O partial and accumulated, two LSEs; then two step buffers or the gathered K/V.
-  const double elems = 3 * q + kv + 2 * lse + (plan.schedule.gathered ? kv * c.cp : 2 * kv);
-  return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
-}
 
 std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted) {
   const std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());

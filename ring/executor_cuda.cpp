@@ -8,11 +8,11 @@
 // arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
 // partials and merge, a step that sees no key is skipped: ring/step_launch.hpp), and records its
 // done event; the comm stream meanwhile has the transport fill the other buffer with the block for
-// step j+1, after the step that last read that buffer is done (as the CPU backend's comm thread
-// waits). Events around each transfer give its time in flight (comm_in_flight); a transport that
-// sees its data move adds when it executed (comm). The same enqueue() runs eagerly or under stream
-// capture; timing events become event-record nodes in the graph (cudaEventRecordExternal), so each
-// replay leaves per-step times behind for the timeline.
+// step j+1, after the step that last read that buffer is done (ring/step_order.hpp, the rule the
+// CPU backend's comm thread keeps too). Events around each transfer give its time in flight
+// (comm_in_flight); a transport that sees its data move adds when it executed (comm). The same
+// enqueue() runs eagerly or under stream capture; timing events become event-record nodes in the
+// graph (cudaEventRecordExternal), so each replay leaves per-step times behind for the timeline.
 //
 // Modes (ring/cuda_options.hpp): concurrent runs every hosted rank at once from one origin stream;
 // isolated (copy transport only) runs each rank's pass alone, from its own origin stream, and
@@ -28,12 +28,10 @@
 #include <span>
 
 #include <cuda_runtime_api.h>
-#include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "common/gpus_at_work.hpp"
 #include "common/nvtx.hpp"
-#include "common/size_estimate.hpp"
 #include "kernels/cuda_check.hpp"
 #include "ring/backend_support.hpp"
 #include "ring/cuda_devices.hpp"
@@ -41,13 +39,15 @@
 #include "ring/cuda_rank.hpp"
 #include "ring/cuda_transport.hpp"
 #include "ring/cuda_transport_copy.hpp"
-#include "ring/interval_pack.hpp"
+#include "ring/executor_preconditions.hpp"
 #include "ring/isolated_ring.hpp"
 #include "ring/output_rows.hpp"
+#include "ring/pass_timeline.hpp"
 #include "ring/poll_backoff.hpp"
 #include "ring/rank_placement.hpp"
 #include "ring/sample_clock.hpp"
 #include "ring/steady_clock.hpp"
+#include "ring/step_order.hpp"
 
 namespace rb::ring {
 
@@ -71,15 +71,8 @@ class CudaExecutorImpl final : public CudaExecutor {
         ranks_(plan.config.cp),
         passes_(plan.config.cp),
         transport_(std::move(transport)) {
-    // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
-    // backend the caller's config names.
-    Config as_cuda = plan_.config;
-    as_cuda.backend = Backend::cuda;
-    check_backend_supports(as_cuda);
-    if (group_ && group_->size() != c_)
-      throw Error(fmt::format("cuda executor: {} processes for {} ranks", group_->size(), c_));
-    for (const auto& rp : plan_.ranks)
-      if (rp.tokens != plan_.ranks.at(0).tokens) throw Error("cuda executor: ranks must hold equal token counts");
+    check_executor_preconditions("cuda executor", plan_, group_);
+    hosted_ = hosted_ring_ranks(c_, group_);
     place();
     on(opts_.device);
     origin_ = make_stream();
@@ -192,22 +185,18 @@ class CudaExecutorImpl final : public CudaExecutor {
 
   // --- setting up ------------------------------------------------------------------------------
 
-  // Which ranks this process hosts, on which devices. Alone: every rank, dealt over opts.devices.
-  // In a group: its own rank, on the device its launcher's local rank names, every rank at once.
+  // The devices of the hosted ranks. Alone: every rank, dealt over opts.devices. In a group: its
+  // own rank, on the device its launcher's local rank names, every rank at once.
   void place() {
     int visible = 0;
     RB_CUDA_CHECK(cudaGetDeviceCount(&visible));
     if (group_) {
       opts_.device = process_device(launcher_local_rank(group_->rank()), visible);
       opts_.mode = CudaRankMode::concurrent;  // the ring's true dependencies cross processes
-      hosted_ = {group_->rank()};
       ranks_[group_->rank()].device = opts_.device;
     } else {
       const auto placement = place_ranks(c_, opts_.devices, visible, opts_.device);
-      for (int r = 0; r < c_; ++r) {
-        hosted_.push_back(r);
-        ranks_[r].device = placement[r];
-      }
+      for (int r : hosted_) ranks_[r].device = placement[r];
     }
     std::vector<int> placement;
     for (int r : hosted_) placement.push_back(ranks_[r].device);
@@ -259,8 +248,8 @@ class CudaExecutorImpl final : public CudaExecutor {
     const cudaStream_t s = rk.comm.get();
     StepEvents& ev = rk.ev[j];
     if (!gathered()) {
-      // The buffer for step j+1 was last read by step j-1 (steps >= 1 read the step buffers).
-      if (j >= 2) RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[j - 1].compute_done.get(), 0));
+      if (const auto reader = last_reader_of_next_buffer(j))
+        RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[*reader].compute_done.get(), 0));
       if (concurrent) transport_->await_peers(ranks_, r, j);
     }
     timing(ev.copy_begin, s);
@@ -294,10 +283,8 @@ class CudaExecutorImpl final : public CudaExecutor {
       for (int r : which) {
         if (plan_.schedule.moves(j, c_)) transfer(r, j, concurrent);
         CudaRank& rk = ranks_[r];
-        if (gathered() ? (j == 0 && c_ > 1) : j > 0) {
-          const int arrived = gathered() ? 0 : j - 1;
-          RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.ev[arrived].recv_done.get(), 0));
-        }
+        if (const auto arrived = transfer_read_by_step(plan_.schedule, j, c_))
+          RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.ev[*arrived].recv_done.get(), 0));
         on(rk.device);
         rk.attend(j, ctx());
       }
@@ -493,16 +480,17 @@ class CudaExecutorImpl final : public CudaExecutor {
       if (!record) return rec;
       // Events of two devices cannot be compared: a rank on another device is placed from its own
       // begin, recorded as the fork reaches it (the fork's cross-device latency is not shown).
+      // In a group, on the steady clock: the pass's end was seen at about host_end_ns_ (polling
+      // adds microseconds), and its begin event lies `local` before it.
+      const std::int64_t begin = group_ ? host_end_ns_ - local : 0;
       std::vector<Interval> mine;
       for (int r : hosted_)
-        for (auto& t : rank_intervals(r, ranks_[r].device == opts_.device ? pass_begin_ : passes_[r].begin))
+        for (auto& t : rank_intervals(r, ranks_[r].device == opts_.device ? pass_begin_ : passes_[r].begin)) {
+          t.iv.begin_ns += begin;
+          t.iv.end_ns += begin;
           mine.push_back(std::move(t.iv));
-      if (group_) {
-        rec.timeline = group_timeline(std::move(mine), local);
-      } else {
-        rec.timeline.intervals = std::move(mine);
-        rec.timeline.window_end_ns = rec.wall_ns;
-      }
+        }
+      rec.timeline = pass_timeline(std::move(mine), begin, begin + local, group_);
       return rec;
     }
     rec.sm_clock_mhz = sample_clock();
@@ -526,31 +514,6 @@ class CudaExecutorImpl final : public CudaExecutor {
       }
     rec.timeline.window_end_ns = rec.wall_ns;
     return rec;
-  }
-
-  // The whole ring's timeline, on every process of the group: this process's intervals placed on
-  // its steady clock (the pass's end was seen at about host_end_ns_, polling adds microseconds,
-  // and its begin event lies `local` before it), moved to rank 0's clock, gathered, and made
-  // relative to the earliest rank's start.
-  Timeline group_timeline(std::vector<Interval> mine, std::int64_t local) {
-    const std::int64_t t0 = host_end_ns_ - local - group_->clock_offset_ns();
-    for (auto& iv : mine) {
-      iv.begin_ns += t0;
-      iv.end_ns += t0;
-    }
-    const std::int64_t begin = group_->min(t0), end = group_->max(t0 + local);
-    std::vector<std::int64_t> sizes;
-    const auto all = group_->allgather(pack_intervals(mine), sizes);
-    Timeline tl;
-    unpack_intervals(all, tl.intervals);
-    for (auto& iv : tl.intervals) {
-      iv.begin_ns -= begin;
-      iv.end_ns -= begin;
-    }
-    std::stable_sort(tl.intervals.begin(), tl.intervals.end(),
-                     [](const Interval& a, const Interval& b) { return a.rank < b.rank; });
-    tl.window_end_ns = end - begin;
-    return tl;
   }
 
   // Declared in teardown's reverse order: graphs, then the transport, then the buffers.
@@ -587,15 +550,17 @@ std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOpt
   return std::make_unique<CudaExecutorImpl>(plan, opts, group, std::move(transport));
 }
 
-std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {
+std::unique_ptr<CudaExecutor> make_cuda_executor_prechecked(const Plan& plan, const CudaOptions& opts) {
   return make_cuda_executor(plan, opts, nullptr, make_copy_transport());
 }
 
-std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
-  const Config& cfg = plan.config;
-  const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
-  // The fullest device holds ceil(c / n) ranks.
-  return saturated_bytes(cuda_rank_bytes(plan) * static_cast<double>((cfg.cp + n - 1) / n));
+std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts) {
+  // What the kernel runs, by the rule the sweep checks (ring/backend_support.hpp), whatever
+  // backend the caller's config names.
+  Config as_cuda = plan.config;
+  as_cuda.backend = Backend::cuda;
+  check_backend_supports(as_cuda);
+  return make_cuda_executor_prechecked(plan, opts);
 }
 
 }  // namespace rb::ring

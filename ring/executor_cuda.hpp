@@ -69,12 +69,13 @@ class CudaExecutor : public Executor {
 
 // Every rank in this process over the copy transport: allocates and fills every rank's shard on its
 // device, runs one eager pass, and (graph launch) captures, instantiates, uploads and replays the
-// pass once, untimed. Throws InputError for dtypes
-// other than bfloat16 or D other than 64/128, ApiError for CUDA failures.
+// pass once, untimed. Throws InputError for dtypes other than bfloat16 or D other than 64/128
+// (ring/backend_support.hpp, whatever backend plan.config names), ApiError for CUDA failures.
 std::unique_ptr<CudaExecutor> make_cuda_executor(const Plan& plan, const CudaOptions& opts);
 
-// Device bytes the CUDA backend allocates on its fullest device for a plan whose ranks are dealt
-// over `devices` devices, to skip what cannot fit.
-std::int64_t cuda_executor_bytes(const Plan& plan, int devices = 1);
+// make_cuda_executor for a caller that has checked the configuration by the same rule already: the
+// sweep (bench/sweep/backend.cpp, check_backend) makes its executors through the backend table with
+// this, so each configuration is checked once. Nothing here checks the dtype or D again.
+std::unique_ptr<CudaExecutor> make_cuda_executor_prechecked(const Plan& plan, const CudaOptions& opts);
 
 }  // namespace rb::ring

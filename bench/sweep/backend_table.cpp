@@ -8,27 +8,29 @@
 #include "common/error.hpp"
 #include "ring/cuda_devices.hpp"
 #include "ring/cuda_transport_nccl.hpp"
+#include "ring/executor_bytes.hpp"
 #include "ring/mpi_world.hpp"
 
 namespace rb::bench {
 namespace {
 
 // The only place this build's #defines are read. The headers above need none of CUDA, MPI or NCCL,
-// and nothing is called through a part this build lacks.
+// and nothing is called through a part this build lacks. The memory estimates are in every build
+// (ring/executor_bytes.hpp), so they are called directly. Every executor the sweep makes here is for
+// a configuration check_backend (bench/sweep/backend.cpp) has passed, so the CUDA one is made
+// without checking its dtype and D a second time.
 constexpr Build kThisBuild{
 #ifdef RINGBENCH_HAVE_CUDA
     .cuda_device_available = ring::cuda_device_available,
     .cuda_device_count = ring::cuda_device_count,
     .cuda_free_memory_bytes = ring::cuda_free_memory_bytes,
-    .make_cuda_executor = ring::make_cuda_executor,
-    .cuda_executor_bytes = ring::cuda_executor_bytes,
+    .make_cuda_executor = ring::make_cuda_executor_prechecked,
 #endif
 #ifdef RINGBENCH_HAVE_MPI
     .make_mpi_transport = ring::make_mpi_transport,
 #endif
 #ifdef RINGBENCH_HAVE_NCCL_TRANSPORT
     .make_nccl_executor = ring::make_nccl_executor,
-    .nccl_executor_bytes = ring::nccl_executor_bytes,
 #endif
 };
 
@@ -77,10 +79,10 @@ std::unique_ptr<ring::Executor> cuda_nccl(const ring::Plan& plan, const RunOptio
 }
 
 std::int64_t cuda_local_bytes(const ring::Plan& plan, int local_devices) {
-  return kThisBuild.cuda_executor_bytes(plan, local_devices);
+  return ring::cuda_executor_bytes(plan, local_devices);
 }
 
-std::int64_t cuda_nccl_bytes(const ring::Plan& plan, int) { return kThisBuild.nccl_executor_bytes(plan); }
+std::int64_t cuda_nccl_bytes(const ring::Plan& plan, int) { return ring::nccl_executor_bytes(plan); }
 
 constexpr PartSet kNone{};
 constexpr PartSet kMpi{.mpi = true};

@@ -38,12 +38,11 @@ struct Build {
   bool (*cuda_device_available)() = nullptr;
   int (*cuda_device_count)() = nullptr;
   std::int64_t (*cuda_free_memory_bytes)(int device) = nullptr;
+  // The CUDA executor for a configuration check_backend has passed: it does not check it again.
   std::unique_ptr<ring::CudaExecutor> (*make_cuda_executor)(const ring::Plan&, const ring::CudaOptions&) = nullptr;
-  std::int64_t (*cuda_executor_bytes)(const ring::Plan&, int devices) = nullptr;
   std::unique_ptr<ring::KvTransport> (*make_mpi_transport)(ring::ProcessGroup&, double link_gbps) = nullptr;
   std::unique_ptr<ring::CudaExecutor> (*make_nccl_executor)(const ring::Plan&, const ring::CudaOptions&,
                                                             ring::ProcessGroup&) = nullptr;
-  std::int64_t (*nccl_executor_bytes)(const ring::Plan&) = nullptr;
 
   constexpr PartSet parts() const {
     return {.mpi = make_mpi_transport != nullptr,

@@ -137,10 +137,8 @@ TEST(BackendTable, EveryPartOfThisBuildHasItsEntryPoints) {
   EXPECT_EQ(b.parts().cuda, b.cuda_device_available != nullptr);
   EXPECT_EQ(b.parts().cuda, b.cuda_device_count != nullptr);
   EXPECT_EQ(b.parts().cuda, b.cuda_free_memory_bytes != nullptr);
-  EXPECT_EQ(b.parts().cuda, b.cuda_executor_bytes != nullptr);
   EXPECT_EQ(b.parts().mpi, b.make_mpi_transport != nullptr);
   EXPECT_EQ(b.parts().nccl, b.make_nccl_executor != nullptr);
-  EXPECT_EQ(b.parts().nccl, b.nccl_executor_bytes != nullptr);
   // The NCCL transport is built only with CUDA and MPI.
   EXPECT_TRUE(!b.parts().nccl || (b.parts().cuda && b.parts().mpi));
 }

@@ -2,9 +2,15 @@
 // compiled in every build: what a CPU-only build refuses and records must read as on a GPU node.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "common/error.hpp"
 #include "ring/backend_support.hpp"
 #include "ring/cuda_options.hpp"
+#ifdef RINGBENCH_HAVE_CUDA
+#include "ring/executor_cuda.hpp"
+#endif
 
 namespace rb::ring {
 namespace {
@@ -41,6 +47,35 @@ TEST(BackendSupport, CpuRunsFloat64AndFloat32AtAnyD) {
   EXPECT_EQ(refusal(shape(Backend::cpu, DType::bfloat16, 64)),
             "dtype: the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
 }
+
+#ifdef RINGBENCH_HAVE_CUDA
+// make_cuda_executor checks the rule for its direct callers (the device tests, the micro-benchmark)
+// before it touches a device, whatever backend the config names; so a refusal needs no GPU. The
+// sweep checks once, in bench/sweep/backend.cpp, and makes its executor unchecked.
+TEST(BackendSupport, TheCheckingCudaFactoryRefusesBeforeItTouchesADevice) {
+  struct Case {
+    Config cfg;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {shape(Backend::cuda, DType::float32, 64), "dtype: the cuda backend runs bfloat16"},
+      {shape(Backend::cpu, DType::float64, 64), "dtype: the cuda backend runs bfloat16"},
+      {shape(Backend::cpu, DType::bfloat16, 96), "head-dim: the cuda attention kernel supports D = 64 and 128"},
+  };
+  for (const Case& c : cases) {
+    Config cfg = c.cfg;
+    cfg.cp = 2;
+    cfg.seq = 256;
+    SCOPED_TRACE(cfg.label());
+    try {
+      (void)make_cuda_executor(make_plan(cfg), CudaOptions{});
+      FAIL() << "no refusal";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where() + ": " + e.rule(), c.expected);
+    }
+  }
+}
+#endif
 
 TEST(CudaOptions, NamesRoundTrip) {
   for (auto m : {CudaRankMode::isolated, CudaRankMode::concurrent})
