@@ -34,8 +34,10 @@ while [ $# -gt 0 ]; do
     *) echo "nightly: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
-if ! [[ "$date" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]]; then
-  echo "nightly: -d '$date' must be YYYY-MM-DD" >&2; exit 2
+# A real calendar date, or trend (which reads the history by file name) would refuse the history
+# from then on, hiding every later regression.
+if ! [[ "$date" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}$ ]] || [ "$(date -u -d "$date" +%Y-%m-%d 2>/dev/null)" != "$date" ]; then
+  echo "nightly: -d '$date' must be a real date, YYYY-MM-DD" >&2; exit 2
 fi
 
 bin="${RINGBENCH:-}"

@@ -308,7 +308,7 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   add_number_flag(sub, "--memory-limit", f->memory_limit_gib, kMemoryLimitGib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)", "GIB");
   sub->add_option("--inject-fault", f->inject_fault,
-                  "Testing: KIND@N, KIND one of throw, hang, corrupt, fatal, throttle")
+                  "Testing: KIND@N[,N...][/R], KIND one of throw, hang, corrupt, fatal, throttle, slow:PCT")
       ->group("");  // hidden: for the failure-isolation tests
   sub->callback([f, &action, &app] {
     f->argv = command_line();

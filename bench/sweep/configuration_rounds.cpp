@@ -63,15 +63,17 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
       },
       elapsed_s_);
   // An abort surfaces as an executor error; name the watchdog's reason instead.
-  const PassFn pass = [&](bool record) {
-    try {
-      return exec->run_pass(record);
-    } catch (const std::exception& e) {
-      const std::string why = watchdog.reason();
-      if (!why.empty()) throw Error(why);
-      throw;
-    }
-  };
+  const PassFn pass = slowed(
+      [&](bool record) {
+        try {
+          return exec->run_pass(record);
+        } catch (const std::exception& e) {
+          const std::string why = watchdog.reason();
+          if (!why.empty()) throw Error(why);
+          throw;
+        }
+      },
+      faults.slow_pct);
 
   // The machine's own speed before each round and after the last (CPU backend: a GPU pass does not
   // depend on the host's cores), so that a neighbour's burst shows in the probe as well as in the

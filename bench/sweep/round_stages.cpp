@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -27,8 +28,22 @@ RoundFaults round_faults(const FaultSpec& fault, int config, int round) {
   if (hit && fault.kind == FaultKind::throw_in_pass) f.pass = ring::InjectedFault::throw_in_pass;
   if (hit && fault.kind == FaultKind::hang) f.pass = ring::InjectedFault::hang;
   // The clock is the configuration's in every round, so that the filter keeps its nominal one.
-  if (fault.kind == FaultKind::throttle && fault.index == config) f.clock_mhz = hit ? 500.0 : kInjectedNominalMhz;
+  if (fault.kind == FaultKind::throttle && fault.aims_at(config)) f.clock_mhz = hit ? 500.0 : kInjectedNominalMhz;
+  if (hit && fault.kind == FaultKind::slow) f.slow_pct = fault.slow_pct;
   return f;
+}
+
+PassFn slowed(PassFn pass, double pct) {
+  if (pct <= 0) return pass;
+  return [pass = std::move(pass), pct](bool record) {
+    ring::PassRecord p = pass(record);
+    const auto extra = static_cast<std::int64_t>(static_cast<double>(p.wall_ns) * pct / 100.0);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(extra);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    p.wall_ns += extra;
+    return p;
+  };
 }
 
 ThrottleFilter make_throttle_filter(const ThrottleRule& rule, const ring::Executor& exec, bool injected_clock,

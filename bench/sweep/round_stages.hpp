@@ -40,9 +40,16 @@ struct RoundFaults {
   // throttle: every sample of the configuration reads this made-up clock (nominal 1000 MHz, 500 in
   // the rounds hit), so the throttle filter's path runs on any backend.
   std::optional<double> clock_mhz;
+  double slow_pct = 0;  // slow: every pass of the round takes this much longer
 };
 RoundFaults round_faults(const FaultSpec& fault, int config, int round);
 inline constexpr double kInjectedNominalMhz = 1000;
+
+// `pass`, made `pct` percent slower in real time: after each pass the host spins for pct% of its
+// wall time, which the pass's record then includes, as slower code would take the time (a spin,
+// not a sleep, so that it competes for the cores as real work does). The timeline is left as
+// measured. `pass` itself where pct is 0.
+PassFn slowed(PassFn pass, double pct);
 
 // The throttle filter of a configuration, made with its first executor: against the injected clock
 // where --inject-fault throttle aims at it, else the executor's own nominal clock, if it reads one.

@@ -22,15 +22,19 @@ namespace rb::bench {
 // throw (an error inside the pass), hang (a rank never receives; the watchdog ends it), corrupt
 // (the output is perturbed, so the correctness check fails), fatal (a device-fatal error that stops
 // the sweep), throttle (configuration N reads a per-sample SM clock, at a nominal 1000 MHz, and
-// the hit rounds' samples read 500 MHz: the throttle filter's path on any backend). `KIND@N/R`
-// limits it to round R (1-based) of that configuration. For the tests of docs/failures.md.
-enum class FaultKind { none, throw_in_pass, hang, corrupt, fatal, throttle };
+// the hit rounds' samples read 500 MHz: the throttle filter's path on any backend), and
+// slow:PCT (every pass of configuration N takes PCT% longer in real time: a planted regression for
+// the nightly gate's tests). N may be a list (`slow:15@0,3,6`), and `KIND@N/R` limits it to round R
+// (1-based). For the tests of docs/failures.md and docs/compare.md.
+enum class FaultKind { none, throw_in_pass, hang, corrupt, fatal, throttle, slow };
 
 struct FaultSpec {
   FaultKind kind = FaultKind::none;
-  int index = -1;
-  int round = -1;  // 0-based; -1: every round (corrupt acts in the first, where the check is)
-  bool hits(int config, int r) const { return index == config && (round < 0 || round == r); }
+  std::vector<int> configs;  // the configurations it aims at
+  int round = -1;            // 0-based; -1: every round (corrupt acts in the first, where the check is)
+  double slow_pct = 0;       // slow: how much longer every pass takes
+  bool aims_at(int config) const;
+  bool hits(int config, int r) const { return aims_at(config) && (round < 0 || round == r); }
 };
 FaultSpec parse_fault(const std::string& s);
 // The name --inject-fault spells a kind with ("throw", ...); "" for none.

@@ -1,7 +1,9 @@
 // Each stage of a round alone: the faults a round carries, the checked pass, the timed samples and
 // their throttle verdicts, the standing, the stopping verdict and the trace files.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +23,19 @@ namespace fs = std::filesystem;
 
 using testing::TempDir;
 const auto tiny = testing::tiny_config;
+
+// A stand-in pass: each call's time is its index in ms, its clock from `clocks` in turn.
+struct FakePasses {
+  std::vector<std::optional<double>> clocks;
+  std::vector<bool> recorded;
+  ring::PassRecord operator()(bool record) {
+    ring::PassRecord p;
+    p.wall_ns = static_cast<std::int64_t>(recorded.size() + 1) * 1'000'000;
+    p.sm_clock_mhz = clocks.empty() ? std::nullopt : clocks[recorded.size() % clocks.size()];
+    recorded.push_back(record);
+    return p;
+  }
+};
 
 TEST(RoundFaults, EachKindActsOnlyWhereItIsAimed) {
   struct Case {
@@ -55,12 +70,53 @@ TEST(RoundFaults, EachKindActsOnlyWhereItIsAimed) {
 
 TEST(RoundFaults, AnUnknownKindNamesEveryKnownOne) {
   try {
-    parse_fault("slow@1");
-    FAIL() << "slow@1 was accepted";
+    parse_fault("stall@1");
+    FAIL() << "stall@1 was accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "--inject-fault");
-    EXPECT_NE(e.rule().find("throw, hang, corrupt, fatal, throttle"), std::string::npos) << e.rule();
+    EXPECT_NE(e.rule().find("throw, hang, corrupt, fatal, throttle, slow"), std::string::npos) << e.rule();
   }
+}
+
+TEST(RoundFaults, AListAimsAtEveryConfigurationInIt) {
+  const FaultSpec f = parse_fault("throw@1,4/2");
+  EXPECT_EQ(f.configs, (std::vector<int>{1, 4}));
+  for (int config = 0; config < 6; ++config)
+    EXPECT_EQ(round_faults(f, config, 1).pass == ring::InjectedFault::throw_in_pass, config == 1 || config == 4);
+  EXPECT_EQ(round_faults(f, 4, 0).pass, ring::InjectedFault::none);
+}
+
+TEST(RoundFaults, SlowTakesAPercentageAndNothingElseDoes) {
+  const FaultSpec f = parse_fault("slow:15%@0,3");
+  EXPECT_EQ(f.kind, FaultKind::slow);
+  EXPECT_DOUBLE_EQ(f.slow_pct, 15.0);
+  EXPECT_DOUBLE_EQ(round_faults(f, 3, 2).slow_pct, 15.0);
+  EXPECT_DOUBLE_EQ(round_faults(f, 1, 0).slow_pct, 0.0);
+  EXPECT_DOUBLE_EQ(parse_fault("slow:2.5@0").slow_pct, 2.5);
+  for (const char* bad : {"slow@0", "slow:0@0", "slow:-5@0", "slow:abc@0", "slow:1001@0", "throw:5@0", "slow:5@",
+                          "slow:5@1,,2", "slow:5@x"}) {
+    SCOPED_TRACE(bad);
+    try {
+      parse_fault(bad);
+      FAIL() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where(), "--inject-fault");
+      EXPECT_EQ(e.value(), bad);
+    }
+  }
+}
+
+TEST(Slowed, EveryPassTakesThePercentageLongerInRealTime) {
+  FakePasses passes;
+  const PassFn slow = slowed(std::ref(passes), 50);
+  const auto begin = std::chrono::steady_clock::now();
+  const ring::PassRecord p = slow(true);
+  const auto spent = std::chrono::steady_clock::now() - begin;
+  EXPECT_EQ(p.wall_ns, 1'500'000);  // the fake pass took 1 ms as recorded, +50%
+  EXPECT_GE(spent, std::chrono::microseconds(500));
+  EXPECT_EQ(passes.recorded, (std::vector<bool>{true}));
+  const PassFn same = slowed(std::ref(passes), 0);
+  EXPECT_EQ(same(false).wall_ns, 2'000'000);
 }
 
 TEST(PassesInRound, TheRepeatsAreSpreadWithTheRemainderFirst) {
@@ -75,19 +131,6 @@ TEST(PassesInRound, TheRepeatsAreSpreadWithTheRemainderFirst) {
     }
   EXPECT_THROW(passes_in_round(8, 3, 3), Error);
 }
-
-// A stand-in pass: each call's time is its index in ms, its clock from `clocks` in turn.
-struct FakePasses {
-  std::vector<std::optional<double>> clocks;
-  std::vector<bool> recorded;
-  ring::PassRecord operator()(bool record) {
-    ring::PassRecord p;
-    p.wall_ns = static_cast<std::int64_t>(recorded.size() + 1) * 1'000'000;
-    p.sm_clock_mhz = clocks.empty() ? std::nullopt : clocks[recorded.size() % clocks.size()];
-    recorded.push_back(record);
-    return p;
-  }
-};
 
 TEST(TimedSamples, WarmUpIsUntimedAndEveryTimedPassIsOfferedToTheFilter) {
   FakePasses passes;

@@ -105,6 +105,19 @@ class NightlyScript(unittest.TestCase):
             self.assertEqual(steps[0]["commits"], "commit5..commit6")
             self.assertIn("REGRESSION", p.stderr)
 
+    def test_a_date_that_is_not_on_the_calendar_files_nothing(self):
+        # Filed as 2026-13-45.json, it made every later `trend` exit 2 and so hid every regression.
+        with tempdir() as d:
+            for bad in ("2026-13-45", "2026-02-30", "2026-00-10", "2026-1-05", "yesterday"):
+                with self.subTest(date=bad):
+                    p = nightly("-d", bad, "-H", os.path.join(d, "h"), "-o", os.path.join(d, "o"))
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    lines = p.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, p.stderr)
+                    self.assertIn(f"-d '{bad}'", lines[0])
+                    self.assertIn("real date, YYYY-MM-DD", lines[0])
+                    self.assertEqual(os.listdir(d), [], "nothing is filed for a refused date")
+
     def test_bad_usage_exits_2(self):
         with tempdir() as d:
             self.assertEqual(nightly("-d", "yesterday").returncode, 2)
