@@ -3,23 +3,33 @@
 # (`ringbench compare`), appends the night's results to a history directory (one file per date),
 # redraws the asv-style trend page (`ringbench trend`: tonight's verdicts and the steps found over
 # the whole history lead it), and exits non-zero on a regression. A profile whose repeats could
-# never let compare reach its alpha is refused before anything runs.
+# never let compare reach its alpha is refused before anything runs. With -B, tonight's build and
+# the baseline commit's build are measured side by side (`ringbench ab`) and compared as a pair.
 #
 # Usage: scripts/nightly.sh [-p PROFILE] [-b BASELINE] [-H HISTORY_DIR] [-o OUT_DIR] [-d YYYY-MM-DD]
-#                           [--update-baseline] [-- COMPARE_FLAGS...]
+#                           [-B|--ab COMMIT] [--builds DIR] [--update-baseline] [-- COMPARE_FLAGS...]
 #   -p  profile to run (default profiles/nightly.json; profiles/smoke.json on a CPU-only machine)
 #   -b  baseline results.json (default: baseline.json beside HISTORY_DIR); made from tonight's run when absent
 #   -H  history directory (default nightly/history)
 #   -o  where tonight's run, the compare outputs and trend.html go (default nightly/DATE)
 #   -d  the date to file tonight under (default: today, UTC)
+#   -B, --ab COMMIT  A/B mode: build COMMIT (a git worktree, cached by commit under --builds) and run it
+#       and tonight's build as a pair; a commit that does not build, or a build that predates A/B runs,
+#       falls back to tonight's plain run against BASELINE ("fallback: ..." in the output)
+#   --builds DIR  the cache of baseline builds, one worktree per commit (default: builds/ beside HISTORY_DIR)
 #   --update-baseline  after a night without regression, tonight's results become the baseline
 #   after --, flags for `ringbench compare` (e.g. --metric tflops --threshold 3%)
 # Environment: RINGBENCH, the ringbench binary (default build/default/bench/ringbench, else on PATH).
+#   A/B mode: RINGBENCH_BASE_BIN, a baseline binary to use instead of building COMMIT (still checked
+#   against it); RINGBENCH_REPO, the repository COMMIT is in (default: this checkout);
+#   RINGBENCH_BASE_BUILD, the build command run in the worktree, which must leave
+#   build/main/bench/ringbench (default: the README's `cmake --preset main` and `cmake --build --preset main`).
 # Exit: 0 no regression; 1 a regression, or a configuration failed tonight; 2 bad usage or input.
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 profile="" baseline="" history="nightly/history" out="" date="$(date -u +%Y-%m-%d)" update=0
+ab_commit="" builds=""
 compare_flags=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -28,9 +38,13 @@ while [ $# -gt 0 ]; do
     -H) history="$2"; shift 2 ;;
     -o) out="$2"; shift 2 ;;
     -d) date="$2"; shift 2 ;;
+    -B|--ab|--builds)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "nightly: $1 needs a value (see --help)" >&2; exit 2; }
+      if [ "$1" = --builds ]; then builds="$2"; else ab_commit="$2"; fi
+      shift 2 ;;
     --update-baseline) update=1; shift ;;
     --) shift; compare_flags=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "nightly: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -62,35 +76,131 @@ if [ -z "$profile" ]; then
 fi
 [ -n "$out" ] || out="nightly/$date"
 [ -n "$baseline" ] || baseline="$(dirname "$history")/baseline.json"  # not inside: the history holds dated files only
+# A/B mode: the baseline commit, resolved before anything is written.
+repo="${RINGBENCH_REPO:-$root}" sha=""
+if [ -n "$ab_commit" ]; then
+  sha="$(git -C "$repo" rev-parse --verify --quiet "$ab_commit^{commit}" 2>/dev/null)"
+  if [ -z "$sha" ]; then echo "nightly: -B '$ab_commit' names no commit in $repo" >&2; exit 2; fi
+  [ -n "$builds" ] || builds="$(dirname "$history")/builds"
+fi
 mkdir -p "$history" "$out" || exit 2
 
+# The commit a ringbench binary was configured at: its --version `git:` line (tool.git_sha), or "".
+binary_commit() { "$1" --version 2>/dev/null | sed -n 's/^git: //p' | head -n 1; }
+# Whether binary $1 says it was built from the full sha $2. Never trusted from a folder's name: the
+# sha is taken when the build is configured, so a build folder can lag its checkout.
+built_from() {
+  local short
+  short="$(binary_commit "$1")"
+  [[ "$short" =~ ^[0-9a-f]{7,40}$ ]] && [ "${2#"$short"}" != "$2" ]
+}
+fallback=""  # why A/B mode fell back to tonight's plain run against the stored baseline
+# Sets base_bin to the baseline commit's build, from the cache (checked) or built in a worktree
+# there; or sets fallback.
+baseline_build() {
+  if [ -n "${RINGBENCH_BASE_BIN:-}" ]; then
+    base_bin="$RINGBENCH_BASE_BIN"
+  else
+    mkdir -p "$builds" && builds="$(cd "$builds" && pwd)" || { fallback="cannot make the build cache $builds"; return; }
+    local wt="$builds/$sha"
+    base_bin="$wt/build/main/bench/ringbench"
+    if [ -x "$base_bin" ] && built_from "$base_bin" "$sha"; then
+      echo "nightly: baseline $sha: the cached build in $wt" >&2
+      return
+    fi
+    if [ -e "$base_bin" ]; then
+      echo "nightly: the cached build in $wt says git '$(binary_commit "$base_bin")', not $sha: building it again" >&2
+    fi
+    echo "nightly: baseline $sha: building it in a worktree, $wt (log: $out/base-build.log)" >&2
+    git -C "$repo" worktree remove --force "$wt" >/dev/null 2>&1
+    rm -rf "$wt"
+    git -C "$repo" worktree prune
+    if ! git -C "$repo" worktree add --detach --force "$wt" "$sha" >"$out/base-build.log" 2>&1; then
+      fallback="the baseline commit $sha could not be checked out in $wt (see $out/base-build.log)"
+      return
+    fi
+    local frontend="$root/.deps/cudnn-frontend/include" configure=(cmake --preset main)
+    [ -d "$frontend" ] && configure+=("-DRINGBENCH_CUDNN_FRONTEND_DIR=$frontend")
+    local build="${RINGBENCH_BASE_BUILD:-$(printf '%q ' "${configure[@]}")&& cmake --build --preset main --parallel $(nproc)}"
+    if ! (cd "$wt" && bash -c "$build") >>"$out/base-build.log" 2>&1; then
+      fallback="the baseline commit $sha does not build (see $out/base-build.log)"
+      return
+    fi
+  fi
+  if [ ! -x "$base_bin" ]; then fallback="no baseline binary at $base_bin"; return; fi
+  if ! built_from "$base_bin" "$sha"; then
+    local says
+    says="$(binary_commit "$base_bin")"
+    if [ -z "$says" ]; then
+      fallback="the baseline build $base_bin predates A/B runs (its --version prints no git line)"
+    else
+      fallback="the baseline build $base_bin says git '$says', not $sha"
+    fi
+  fi
+}
+
 # 1. Tonight's run. Exit 1 (a configuration failed) still leaves results to compare and keep.
-echo "nightly: $date: running $profile" >&2
-"$bin" run "$profile" --out "$out/run" --require-power "$alpha"
-run_rc=$?
-if [ "$run_rc" -eq 2 ]; then echo "nightly: the run refused its input (exit 2)" >&2; exit 2; fi
-if [ "$run_rc" -ge 2 ] || [ ! -f "$out/run/results.json" ]; then
-  echo "nightly: the run did not produce results (exit $run_rc)" >&2
-  exit 2
+# A/B mode: beside the baseline commit's build, round by round (`ringbench ab`, docs/nightly.md).
+mode=single
+if [ -n "$sha" ]; then
+  baseline_build
+  if [ -z "$fallback" ]; then
+    echo "nightly: $date: running $profile, tonight's build and $sha's side by side" >&2
+    rm -rf "$out/ab"
+    "$bin" ab "$base_bin" "$profile" --require-power "$alpha" --out "$out/ab" 2>&1 >"$out/ab.out" | tee "$out/ab.log" >&2
+    ab_rc=${PIPESTATUS[0]}
+    last="$(grep -v '^ringbench ab: ' "$out/ab.log" | tail -n 1)"
+    if [ "$ab_rc" -le 1 ] && [ -f "$out/ab/base/results.json" ] && [ -f "$out/ab/new/results.json" ] &&
+      ! grep -q '^ringbench: failed: ' "$out/ab.log"; then
+      mode=ab
+    elif [ "$ab_rc" -eq 2 ] && grep -q '^ringbench: error: BASE_BIN: ' "$out/ab.log"; then
+      fallback="the baseline build cannot run tonight's A/B pair: ${last#ringbench: error: }"
+    elif [ "$ab_rc" -eq 2 ]; then
+      echo "nightly: the A/B run refused its input (exit 2)" >&2; exit 2
+    else
+      fallback="the A/B run broke off (exit $ab_rc): ${last:-no message}"
+    fi
+  fi
+  [ -z "$fallback" ] || echo "nightly: fallback: $fallback; tonight's plain run is compared with the stored baseline $baseline" >&2
+fi
+if [ "$mode" = ab ]; then
+  tonight="$out/ab/new/results.json" against="$out/ab/base/results.json"
+  # The night fails on tonight's configurations only; the baseline build's are its own.
+  run_rc=0
+  python3 -c 'import json, sys; sys.exit(any(r.get("status") == "failed" for r in json.load(open(sys.argv[1]))["runs"]))' \
+    "$tonight" || run_rc=1
+else
+  echo "nightly: $date: running $profile" >&2
+  "$bin" run "$profile" --out "$out/run" --require-power "$alpha"
+  run_rc=$?
+  if [ "$run_rc" -eq 2 ]; then echo "nightly: the run refused its input (exit 2)" >&2; exit 2; fi
+  if [ "$run_rc" -ge 2 ] || [ ! -f "$out/run/results.json" ]; then
+    echo "nightly: the run did not produce results (exit $run_rc)" >&2
+    exit 2
+  fi
+  tonight="$out/run/results.json" against="$baseline"
 fi
 
 # 2. Keep it in the history, one file per date (a rerun the same day replaces that day's file).
-cp "$out/run/results.json" "$history/$date.json" || exit 2
+cp "$tonight" "$history/$date.json" || exit 2
 
-# 3. Compare with the baseline, or make tonight the baseline when there is none.
+# 3. Compare with the baseline (A/B: the pair), or make tonight the baseline when there is none.
 compare_rc=0
 rm -f "$out/compare.json"  # a rerun into the same folder must not show last run's verdicts
-if [ -f "$baseline" ]; then
-  "$bin" compare "$baseline" "$out/run/results.json" --html "$out/compare.html" --json-out "$out/compare.json" \
-    "${compare_flags[@]}" | tee "$out/compare.txt"
+# A fallback night says so first, wherever its verdicts are read.
+if [ -n "$fallback" ]; then echo "fallback: $fallback" >"$out/compare.txt"; elif [ -f "$against" ]; then : >"$out/compare.txt"; fi
+if [ -f "$against" ]; then
+  "$bin" compare "$against" "$tonight" --html "$out/compare.html" --json-out "$out/compare.json" \
+    "${compare_flags[@]}" | tee -a "$out/compare.txt"
   compare_rc=${PIPESTATUS[0]}
   if [ "$compare_rc" -ge 2 ]; then echo "nightly: compare failed on its input (exit $compare_rc)" >&2; exit 2; fi
-else
+fi
+if [ ! -f "$baseline" ]; then
   echo "nightly: no baseline at $baseline; tonight's results become it" >&2
-  cp "$out/run/results.json" "$baseline" || exit 2
+  cp "$tonight" "$baseline" || exit 2
 fi
 if [ "$update" -eq 1 ] && [ "$compare_rc" -eq 0 ] && [ "$run_rc" -eq 0 ]; then
-  cp "$out/run/results.json" "$baseline" && echo "nightly: baseline updated from $date" >&2
+  cp "$tonight" "$baseline" && echo "nightly: baseline updated from $date" >&2
 fi
 
 # 4. The trend page over the whole history.
@@ -99,7 +209,12 @@ trend_flags=(--baseline "$baseline")
 "$bin" trend "$history" -o "$out/trend.html" --title "ringbench nightly: $(basename "$profile" .json)" \
   "${trend_flags[@]}" --json >"$out/trend.json" || exit 2
 
-echo "nightly: results $out/run/results.json; compare $out/compare.txt; trend $out/trend.html ($out/trend.json)" >&2
-if [ "$compare_rc" -ne 0 ]; then echo "nightly: REGRESSION against $baseline" >&2; exit 1; fi
+echo "nightly: results $tonight; compare $out/compare.txt; trend $out/trend.html ($out/trend.json)" >&2
+[ -z "$fallback" ] || echo "nightly: fallback: $fallback" >&2
+if [ "$compare_rc" -ne 0 ]; then
+  if [ "$mode" = ab ]; then echo "nightly: REGRESSION against the baseline commit $sha" >&2
+  else echo "nightly: REGRESSION against $baseline" >&2; fi
+  exit 1
+fi
 if [ "$run_rc" -ne 0 ]; then echo "nightly: a configuration failed tonight" >&2; exit 1; fi
 exit 0

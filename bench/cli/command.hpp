@@ -5,6 +5,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -19,6 +21,11 @@ void add_report_command(CLI::App& app, CommandAction& action);
 void add_compare_command(CLI::App& app, CommandAction& action);
 void add_accept_command(CLI::App& app, CommandAction& action);
 void add_trend_command(CLI::App& app, CommandAction& action);
+void add_ab_command(CLI::App& app, CommandAction& action);
+
+// Throws the InputError `ringbench run ARGS` would exit 2 with, running nothing: `ab` checks the
+// options it will pass to both builds before it starts either.
+void check_run_arguments(const std::vector<std::string>& args);
 
 // Exit codes, documented in docs/cli.md.
 inline constexpr int kExitOk = 0;

@@ -128,7 +128,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport
   // from it) and for bug reports.
-  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\nbuilt with:") + kBuildFeatures);
+  // The git line names the commit the build was configured at, which `ab` records as the partner's
+  // and the nightly A/B mode checks a cached baseline build against (docs/nightly.md).
+  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
+                                        "\nbuilt with:" + kBuildFeatures);
   rb::bench::CommandAction action;
   rb::bench::add_run_command(app, action);
   rb::bench::add_analyze_command(app, action);
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
   rb::bench::add_compare_command(app, action);
   rb::bench::add_accept_command(app, action);
   rb::bench::add_trend_command(app, action);
+  rb::bench::add_ab_command(app, action);
   try {
     rb::bench::check_number_flags(app);
   } catch (const std::logic_error& e) {

@@ -17,6 +17,7 @@
 #include "reports/compare/trend.hpp"
 #include "reports/html/html_report.hpp"
 #include "reports/results/results_reader.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::bench {
 namespace {
@@ -40,7 +41,8 @@ int run_report(const ReportFlags& f) {
   for (const auto& id : f.timeline_ids) {
     const auto& runs = results.runs();
     const bool found = std::any_of(runs.begin(), runs.end(), [&](const nlohmann::json& r) {
-      return r["config"]["id"] == id && r.contains("timeline") && r["timeline"].is_object();
+      const reports::RunRecord run = reports::read_run_record(r);
+      return run.config.id == id && run.timeline;
     });
     if (!found)
       throw InputError("--timeline", id, fmt::format("must be the id of a run in {} that has a timeline", f.results));

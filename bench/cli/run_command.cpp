@@ -1,5 +1,7 @@
 // `ringbench run [PROFILE.json] [flags]`: a sweep from a profile, from flags, or a profile with
 // flags overriding its axes. Prints where the results are; exits 1 if any configuration failed.
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -7,6 +9,7 @@
 #include <string_view>
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include "bench/cli/agreed_options.hpp"
 #include "bench/cli/command.hpp"
@@ -15,13 +18,14 @@
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
+#include "bench/sweep/sweep_configurations.hpp"
 #include "bench/sweep/sweep_pipeline.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/scheme_table.hpp"
 #include "common/strict_number.hpp"
-#include "reports/compare/mann_whitney.hpp"
+#include "reports/compare/error_rate.hpp"
 #include "ring/cuda_options.hpp"
 
 namespace rb::bench {
@@ -62,6 +66,9 @@ struct RunFlags {
   int min_samples = 5;
   double throttle_threshold_pct = 75, throttle_recovery_ms = 50;
   std::string inject_fault;
+  // An A/B run's child (`ringbench ab`): the pacing socket and how this build is paired.
+  int pace_fd = -1;
+  std::string pair_role, pair_id, partner_sha, partner_version;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
 
@@ -129,6 +136,61 @@ std::string canonical(const SweepSpec& spec, const RunFlags& f) {
   return agreed.dump();
 }
 
+// A name the pairing records: a git sha, a version, an id. Letters, digits and . _ + - only, so it
+// reads the same in the JSON, on the command line and on a terminal.
+std::string pairing_token(const char* flag, const std::string& v) {
+  const bool ok = !v.empty() && v.size() <= 64 && std::all_of(v.begin(), v.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
+           c == '+' || c == '-';
+  });
+  if (!ok) throw InputError(flag, v, "1 to 64 letters, digits, '.', '_', '+' or '-'");
+  return v;
+}
+
+// --pace-fd and the pairing (round_pacing.hpp): a pass of rounds is round r of every
+// configuration, so the schedule must be interleaved and the rounds fixed in number, and one process
+// is paced, not an MPI job.
+void build_pacing(const RunFlags& f, RunOptions& opts) {
+  const std::vector<const char*> pairing_flags{"--pair-role", "--pair-id", "--partner-sha", "--partner-version"};
+  const bool paced = f.given("--pace-fd");
+  const bool paired = std::any_of(pairing_flags.begin(), pairing_flags.end(),
+                                  [&](const char* g) { return f.given(g); });
+  for (const char* flag : pairing_flags) {
+    if (f.given(flag) && !paced) throw InputError(flag, "given", "records an A/B pair, which needs --pace-fd");
+    if (paired && !f.given(flag))
+      throw InputError(flag, "(missing)",
+                       "an A/B pair is recorded with all of --pair-role, --pair-id, --partner-sha "
+                       "and --partner-version");
+  }
+  if (!paced) return;
+  const std::string fd = std::to_string(f.pace_fd);
+  if (world() != nullptr) throw InputError("--pace-fd", fd, "an A/B run paces one process; it cannot pace an MPI job");
+  if (f.no_interleave)
+    throw InputError("--no-interleave", "given",
+                     "an A/B run alternates the builds one pass of rounds at a time, "
+                     "which needs the interleaved schedule");
+  if (f.given("--max-noise"))
+    throw InputError("--max-noise", fmt::format("{}", f.max_noise_pct),
+                     "an A/B run alternates the builds round by round, "
+                     "so both must run the same fixed rounds");
+  opts.pace_fd = f.pace_fd;
+  if (!paired) return;
+  opts.pairing = Pairing{f.pair_role,
+                         pairing_token("--partner-sha", f.partner_sha),
+                         pairing_token("--partner-version", f.partner_version),
+                         pairing_token("--pair-id", f.pair_id),
+                         {}};
+}
+
+// The pacing socket must be one this process inherited; checked where it will be used, not while
+// `ab` checks the options it will pass.
+void check_pace_fd(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+    throw InputError("--pace-fd", std::to_string(fd),
+                     "not an open socket this process inherited (`ringbench ab` passes one to each build)");
+}
+
 void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
   for (const auto& a : f.axes)
@@ -136,14 +198,21 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
   if (f.given("--require-power")) {
-    const int need = reports::min_samples_for(f.require_power);
-    if (spec.repeats < need)
+    // compare decides at the false-discovery level over every configuration of the sweep, and no
+    // verdict rests on a test that cannot reach half of alpha/m (docs/compare.md, UNDERPOWERED);
+    // an A/B pair is tested round by round, the stricter layout (reports/compare/error_rate.hpp).
+    const std::uint64_t count = configuration_count(spec);
+    const int m = static_cast<int>(std::min<std::uint64_t>(count, static_cast<std::uint64_t>(INT_MAX)));
+    const double level = reports::decisive_level(f.require_power, m);
+    const double floor = reports::power_floor(spec.repeats, f.rounds);
+    if (floor > level)
       throw InputError(f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats",
                        std::to_string(spec.repeats),
-                       fmt::format("with {0} samples against {0}, compare's U test can never reach p < {1} (its "
-                                   "smallest p is {2:.3g}): take at least {3} repeats",
-                                   spec.repeats, f.require_power, reports::min_attainable_p(spec.repeats, spec.repeats),
-                                   need));
+                       fmt::format("over {} rounds, {} samples a side can never give compare p <= {:.3g} (half of "
+                                   "alpha {} over {} configurations; the smallest p is {:.3g}): take at least {} "
+                                   "repeats",
+                                   f.rounds, spec.repeats, level, f.require_power, m, floor,
+                                   reports::fewest_repeats(level, f.rounds)));
   }
 
   check_output_dir("--out", f.out);
@@ -181,6 +250,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.throttle.recovery_ms = f.throttle_recovery_ms;
   opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
+  build_pacing(f, opts);
 }
 
 int run(const RunFlags& f) {
@@ -194,23 +264,28 @@ int run(const RunFlags& f) {
   }
   agree_on_input(bad, bad ? "" : canonical(spec, f));
   if (bad) throw *bad;
+  if (opts.pace_fd >= 0) check_pace_fd(opts.pace_fd);
   const SweepOutcome res = run_sweep(spec, opts);
-  const int rc = res.interrupted_by ? 128 + res.interrupted_by : res.failed > 0 ? kExitCheckFailed : kExitOk;
+  // A sweep its A/B driver stopped did not measure what it was asked to: not a clean exit.
+  const bool paced_stop = !res.stopped.empty() && !res.interrupted_by && !res.fatal;
+  const int rc = res.interrupted_by             ? 128 + res.interrupted_by
+                 : res.failed > 0 || paced_stop ? kExitCheckFailed
+                                                : kExitOk;
   if (!is_primary()) return rc;  // rank 0 writes and says where
-  rb::print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
-                                        res.interrupted_by ? " (interrupted)"
-                                        : res.fatal        ? " (stopped by a fatal error)"
-                                                           : ""));
+  const std::string why = res.interrupted_by ? " (interrupted)"
+                          : res.fatal        ? " (stopped by a fatal error)"
+                          : paced_stop       ? fmt::format(" ({})", res.stopped)
+                                             : "";
+  rb::print_quietly(stderr,
+                    fmt::format("ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped, why));
   if (!res.report_html.empty())
     print_quietly(stdout, fmt::format("report: {}\n", std::filesystem::absolute(res.report_html).string()));
   print_quietly(stdout, fmt::format("results: {}\n", std::filesystem::absolute(res.results_json).string()));
   return rc;
 }
 
-}  // namespace
-
-void add_run_command(CLI::App& app, CommandAction& action) {
-  auto f = std::make_shared<RunFlags>();
+// The `run` subcommand and its flags, on `app`; the caller sets what parsing it does.
+CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   CLI::App* sub = app.add_subcommand("run", "Run a sweep of ring-attention configurations (profile and/or flags)");
   f->app = sub;
   // The profile, the axes and --causal reach the agreement as the sweep they make.
@@ -279,8 +354,8 @@ void add_run_command(CLI::App& app, CommandAction& action) {
                    "between them (0: every visible GPU)")
       ->capture_default_str();
   add_number_flag(sub, "--require-power", f->require_power, kAlpha,
-                  "Refuse (exit 2) a sweep whose repeats could never give compare's U test p < ALPHA (the nightly job "
-                  "passes its alpha)",
+                  "Refuse (exit 2) a sweep whose repeats could never let compare decide at ALPHA over its "
+                  "configurations (the nightly job passes its alpha)",
                   "ALPHA");
   add_number_flag(sub, "--max-noise", f->max_noise_pct, kMaxNoisePct,
                   "Sample each configuration until the relative standard deviation of its timed passes is at most "
@@ -310,10 +385,50 @@ void add_run_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--inject-fault", f->inject_fault,
                   "Testing: KIND@N[,N...][/R], KIND one of throw, hang, corrupt, fatal, throttle, slow:PCT")
       ->group("");  // hidden: for the failure-isolation tests
-  sub->callback([f, &action, &app] {
+  // Hidden: what `ringbench ab` passes to each build it runs (bench/sweep/round_pacing.hpp).
+  add_integer_flag(sub, "--pace-fd", f->pace_fd, 3, 1 << 20,
+                   "A/B runs: before each pass of rounds, wait for the driver's go on this inherited socket")
+      ->group("");
+  sub->add_option("--pair-role", f->pair_role, "A/B runs: this build's role in the pair")
+      ->check(CLI::IsMember({"base", "new"}))
+      ->group("");
+  sub->add_option("--pair-id", f->pair_id, "A/B runs: the id both builds' results record")->group("");
+  sub->add_option("--partner-sha", f->partner_sha, "A/B runs: the other build's git sha")->group("");
+  sub->add_option("--partner-version", f->partner_version, "A/B runs: the other build's version")->group("");
+  return sub;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* sub = add_run_flags(app, f);
+  sub->callback([f, &action] {
     f->argv = command_line();
     action = [f] { return run(*f); };
   });
+}
+
+void check_run_arguments(const std::vector<std::string>& args) {
+  CLI::App app;
+  auto f = std::make_shared<RunFlags>();
+  f->app = add_run_flags(app, f);
+  std::vector<std::string> reversed{args.rbegin(), args.rend()};  // CLI11 takes them last first
+  reversed.push_back("run");
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ExtrasError& e) {
+    // "The following argument was not expected: --frob": the arguments, after the colon.
+    const std::string what = e.what();
+    const std::size_t colon = what.find(": ");
+    throw InputError("run options", colon == std::string::npos ? what : what.substr(colon + 2),
+                     "neither `ab` nor `run` takes it (see ringbench run --help)");
+  } catch (const CLI::ParseError& e) {
+    throw InputError("run options", e.what(), "`ab` passes it to both builds' `run` (see ringbench run --help)");
+  }
+  SweepSpec spec;
+  RunOptions opts;
+  build(*f, spec, opts);
 }
 
 }  // namespace rb::bench

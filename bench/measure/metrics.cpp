@@ -9,6 +9,7 @@
 
 #include "bench/measure/interval_set.hpp"
 #include "common/error.hpp"
+#include "reports/results/run_record_writer.hpp"
 
 namespace rb::bench {
 namespace {
@@ -44,9 +45,8 @@ std::optional<double> ratio(double num, double den) {
   return num / den;
 }
 
-nlohmann::json opt(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); }
-nlohmann::json opt_ms(const std::optional<std::int64_t>& v) {
-  return v ? nlohmann::json(static_cast<double>(*v) / kNsPerMs) : nlohmann::json(nullptr);
+std::optional<double> opt_ms(const std::optional<std::int64_t>& v) {
+  return v ? std::optional<double>(static_cast<double>(*v) / kNsPerMs) : std::nullopt;
 }
 double ms(double ns) { return ns / kNsPerMs; }
 
@@ -253,69 +253,64 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
   return out;
 }
 
-nlohmann::json Metrics::to_json() const {
-  using nlohmann::json;
-  json per = json::array();
+reports::RecordMetrics Metrics::record() const {
+  reports::RecordMetrics out;
+  out.present = true;
+  out.per_rank.emplace();
   for (const auto& m : per_rank) {
-    json steps_j = json::array();
-    for (std::size_t k = 0; k < m.steps.size(); ++k) {
-      steps_j.push_back({{"step", m.steps[k]}, {"time_ms", ms(static_cast<double>(m.step_ns[k]))}});
-    }
-    per.push_back({
-        {"rank", m.rank},
-        {"interval_count", m.interval_count},
-        {"comm_time_ms", ms(static_cast<double>(m.comm_ns))},
-        {"comm_in_flight_ms", ms(static_cast<double>(m.comm_in_flight_ns))},
-        {"comm_basis", m.comm_basis ? json(*m.comm_basis) : json(nullptr)},
-        {"compute_time_ms", ms(static_cast<double>(m.compute_ns))},
-        {"memory_time_ms", ms(static_cast<double>(m.memory_ns))},
-        {"overlap_time_ms", ms(static_cast<double>(m.overlap_ns))},
-        {"overlap_fraction", opt(m.overlap_fraction)},
-        {"exposed_comm_ms", ms(static_cast<double>(m.exposed_comm_ns))},
-        {"attention_time_ms", ms(static_cast<double>(m.attention_ns))},
-        {"busy_time_ms", ms(static_cast<double>(m.busy_ns))},
-        {"comm_bytes", m.comm_bytes},
-        {"comm_bandwidth_gbyte_per_s", opt(m.comm_bandwidth_gbyte_per_s)},
-        {"attention_tflops", opt(m.attention_tflops)},
-        {"steps", std::move(steps_j)},
-        {"tail_ms", ms(static_cast<double>(m.tail_ns))},
-    });
+    reports::RecordRankMetrics r;
+    r.rank = m.rank;
+    r.interval_count = static_cast<std::int64_t>(m.interval_count);
+    r.comm_time_ms = ms(static_cast<double>(m.comm_ns));
+    r.comm_in_flight_ms = ms(static_cast<double>(m.comm_in_flight_ns));
+    r.comm_basis = m.comm_basis.value_or("");
+    r.compute_time_ms = ms(static_cast<double>(m.compute_ns));
+    r.memory_time_ms = ms(static_cast<double>(m.memory_ns));
+    r.overlap_time_ms = ms(static_cast<double>(m.overlap_ns));
+    r.overlap_fraction = m.overlap_fraction;
+    r.exposed_comm_ms = ms(static_cast<double>(m.exposed_comm_ns));
+    r.attention_time_ms = ms(static_cast<double>(m.attention_ns));
+    r.busy_time_ms = ms(static_cast<double>(m.busy_ns));
+    r.comm_bytes = m.comm_bytes;
+    r.comm_bandwidth_gbyte_per_s = m.comm_bandwidth_gbyte_per_s;
+    r.attention_tflops = m.attention_tflops;
+    for (std::size_t k = 0; k < m.steps.size(); ++k)
+      r.steps.push_back({m.steps[k], ms(static_cast<double>(m.step_ns[k]))});
+    r.tail_ms = ms(static_cast<double>(m.tail_ns));
+    out.per_rank->push_back(std::move(r));
   }
-  json steps_j = json::array();
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    steps_j.push_back({{"step", steps[k]}, {"time_ms", ms(static_cast<double>(step_time_ns[k]))}});
-  }
-  return {
-      {"window_ms", ms(static_cast<double>(window_end_ns - window_begin_ns))},
-      {"rank_count", per_rank.size()},
-      {"comm_time_ms", ms(comm_ns_mean)},
-      {"comm_in_flight_ms", ms(comm_in_flight_ns_mean)},
-      {"comm_basis", comm_basis ? json(*comm_basis) : json(nullptr)},
-      {"compute_time_ms", ms(compute_ns_mean)},
-      {"memory_time_ms", ms(memory_ns_mean)},
-      {"overlap_time_ms", ms(overlap_ns_mean)},
-      {"overlap_fraction", opt(overlap_fraction)},
-      {"exposed_comm_ms", ms(exposed_comm_ns_mean)},
-      {"exposed_comm_ms_max", ms(static_cast<double>(exposed_comm_ns_max))},
-      {"imbalance", opt(imbalance)},
-      {"imbalance_basis", imbalance_from_attention ? "attention" : "compute"},
-      {"work_imbalance", opt(work_imbalance)},
-      {"step_times", std::move(steps_j)},
-      {"critical_path_ms", opt_ms(critical_path_ns)},
-      {"pass_time_ms", ms(static_cast<double>(pass_time_ns))},
-      {"attention_tflops", opt(attention_tflops)},
-      {"attention_tflops_gpus", attention_tflops_gpus > 0 ? json(attention_tflops_gpus) : json(nullptr)},
-      {"attention_tflops_aggregate", opt(attention_tflops_aggregate)},
-      {"attention_tflops_slowest_rank", opt(attention_tflops_slowest_rank)},
-      {"slowest_rank", slowest_rank ? json(*slowest_rank) : json(nullptr)},
-      {"comm_bytes", comm_bytes},
-      {"comm_bandwidth_gbyte_per_s", opt(comm_bandwidth_gbyte_per_s)},
-      {"busy_time_ms", ms(static_cast<double>(busy_ns))},
-      {"launch_overhead_ms", opt_ms(launch_overhead_ns)},
-      {"eager_minus_graph_ms", opt_ms(eager_minus_graph_ns)},
-      {"per_rank", std::move(per)},
-  };
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    out.step_times.push_back({steps[k], ms(static_cast<double>(step_time_ns[k]))});
+  out.window_ms = ms(static_cast<double>(window_end_ns - window_begin_ns));
+  out.rank_count = static_cast<std::int64_t>(per_rank.size());
+  out.comm_time_ms = ms(comm_ns_mean);
+  out.comm_in_flight_ms = ms(comm_in_flight_ns_mean);
+  out.comm_basis = comm_basis.value_or("");
+  out.compute_time_ms = ms(compute_ns_mean);
+  out.memory_time_ms = ms(memory_ns_mean);
+  out.overlap_time_ms = ms(overlap_ns_mean);
+  out.overlap_fraction = overlap_fraction;
+  out.exposed_comm_ms = ms(exposed_comm_ns_mean);
+  out.exposed_comm_ms_max = ms(static_cast<double>(exposed_comm_ns_max));
+  out.imbalance = imbalance;
+  out.imbalance_basis = imbalance_from_attention ? "attention" : "compute";
+  out.work_imbalance = work_imbalance;
+  out.critical_path_ms = opt_ms(critical_path_ns);
+  out.pass_time_ms = ms(static_cast<double>(pass_time_ns));
+  out.attention_tflops = attention_tflops;
+  if (attention_tflops_gpus > 0) out.attention_tflops_gpus = attention_tflops_gpus;
+  out.attention_tflops_aggregate = attention_tflops_aggregate;
+  out.attention_tflops_slowest_rank = attention_tflops_slowest_rank;
+  out.slowest_rank = slowest_rank;
+  out.comm_bytes = comm_bytes;
+  out.comm_bandwidth_gbyte_per_s = comm_bandwidth_gbyte_per_s;
+  out.busy_time_ms = ms(static_cast<double>(busy_ns));
+  out.launch_overhead_ms = opt_ms(launch_overhead_ns);
+  out.eager_minus_graph_ms = opt_ms(eager_minus_graph_ns);
+  return out;
 }
+
+nlohmann::json Metrics::to_json() const { return reports::to_json(record()); }
 
 Timeline merge_timelines(const std::vector<Timeline>& timelines) {
   Timeline out;

@@ -4,7 +4,8 @@
 // Comm time has one definition, HTA's: transfers executing (comm intervals). A rank whose recorder
 // could only bracket its transfers (comm_in_flight intervals: CUDA events around NCCL calls) takes
 // them instead, and says so in comm_basis; comm in flight is reported beside it.
-// docs/metrics.md defines every field of to_json(); those names are part of the results schema.
+// docs/metrics.md defines every field; record() is what a results record and `ringbench analyze`
+// write of them (reports/results/record_metrics.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/timeline.hpp"
+#include "reports/results/record_metrics.hpp"
 
 namespace rb::bench {
 
@@ -82,7 +84,8 @@ struct Metrics {
   std::optional<std::int64_t> launch_overhead_ns;    // pass time − busy; only with a measured pass time
   std::optional<std::int64_t> eager_minus_graph_ns;
 
-  nlohmann::json to_json() const;
+  reports::RecordMetrics record() const;
+  nlohmann::json to_json() const;  // record()'s JSON
 };
 
 // O(n log n) in the number of intervals. Intervals are clipped to the timeline's window; a window

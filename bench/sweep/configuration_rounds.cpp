@@ -21,14 +21,12 @@
 
 namespace rb::bench {
 
-using nlohmann::json;
-
 ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts, int index)
     : cfg_(plan.config),
       opts_(opts),
       index_(index),
       plan_(std::move(plan)),
-      plan_json_(plan_to_json(plan_)),
+      plan_record_(plan_record(plan_)),
       planned_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds
                                         : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
       probe_(cfg_.backend == Backend::cpu) {
@@ -96,7 +94,6 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   if (first && cfg_.backend == Backend::cuda) gpu_start_ = gpu_states();
   if (first) {
     check_ = checked_pass(*exec, pass, opts_, reference, faults.corrupt);
-    correctness_ = correctness_to_json(*check_);
     if (probe_) probe_machine();
   }
 
@@ -123,9 +120,9 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   if (last && cfg_.backend == Backend::cuda) gpu_end_ = gpu_states();
   prune_candidates();
   if (traced.traced())
-    cupti_ = traced.run(
+    cupti_ = reports::read_cupti(traced.run(
         *exec, [&] { return pass(false); }, metrics_in_,
-        summarize(samples_ms_).median);  // 0 while every sample was dropped
+        summarize(samples_ms_).median));  // 0 while every sample was dropped
   if (opts_.trace && !samples_ms_.empty())
     trace_error_ = write_traces(opts_, cfg_, candidates_.at(median_sample()).timeline, group);
   ++done_;
@@ -165,72 +162,77 @@ void ConfigurationRounds::prune_candidates() {
     if (j + missing < m || j > m) candidates_.erase(order[j]);
 }
 
-json ConfigurationRounds::record() const {
+reports::RunRecord ConfigurationRounds::record() const {
   // Every sample so far may have been dropped as throttled: then there is no timing, but the
   // samples stay in sm_clock and the throttle rule below fails the record.
   if (samples_ms_.empty() && !(throttle_ && throttle_->dropped() > 0))
     throw Error(fmt::format("{}: no round has run", cfg_.label()));
   const Standing now = standing();
-  json rec = result_record(cfg_, now.status, now.reason);
+  reports::RunRecord rec = result_record(cfg_, now.status, now.reason);
   if (opts_.kernel_requested != Kernel::ringbench) {
-    rec["kernel_choice"] = kernel_choice_json(opts_.kernel_requested, cfg_);
-    if (!facts_.cudnn_plans.empty()) rec["kernel_choice"]["cudnn_plans"] = facts_.cudnn_plans;
+    rec.kernel_choice = kernel_choice_record(opts_.kernel_requested, cfg_);
+    rec.kernel_choice->cudnn_plans = facts_.cudnn_plans;
   }
-  rec["plan"] = plan_json_;
-  if (correctness_) rec["correctness"] = *correctness_;
+  rec.plan = plan_record_;
+  if (check_) rec.correctness = correctness_record(*check_);
   if (!samples_ms_.empty()) add_timing(rec);
-  if (!trace_error_.empty()) rec["trace_error"] = trace_error_;
+  rec.trace_error = trace_error_;
   // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
   // slow night (1.1.0).
-  if (cfg_.backend == Backend::cuda) rec["gpu_state"] = {{"start", gpu_start_}, {"end", gpu_end_}};
+  if (cfg_.backend == Backend::cuda) rec.gpu_state = reports::RecordGpuState{.start = gpu_start_, .end = gpu_end_};
   // The clock of every timed sample and which were dropped (1.2.0); absent where none is read.
-  if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec["sm_clock"] = throttle_->to_json();
+  if (throttle_ && (throttle_->clocked() || cfg_.backend == Backend::cuda)) rec.sm_clock = throttle_->record();
   return rec;
 }
 
 Standing ConfigurationRounds::standing() const { return standing_of(cfg_, check_, throttle_ ? &*throttle_ : nullptr); }
 
 // The statistics of the kept samples and the median pass's timeline, metrics, model and CUPTI pass.
-void ConfigurationRounds::add_timing(json& rec) const {
+void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
   const SampleStats st = summarize(samples_ms_);
-  const json stats = to_json(st);
-  json timing = json::object();
-  for (const auto& [k, v] : stats.items()) timing[k == "count" || k == "noise_pct" ? k : k + "_ms"] = v;
-  timing["samples_ms"] = samples_ms_;
-  timing["warmup"] = cfg_.warmup;
-  timing["rounds"] = done_;
-  timing["round_counts"] = round_counts_;
-  timing["rounds_planned"] = adaptive() && stopped_by_.empty() ? json(nullptr) : json(rounds());
-  timing["stopped_by"] = stopped_by_.empty() ? json(nullptr) : json(stopped_by_);
+  reports::RecordTiming& t = rec.timing;
+  t.present = true;
+  t.count = st.count;
+  t.min_ms = st.min;
+  t.median_ms = st.median;
+  t.mean_ms = st.mean;
+  t.p90_ms = st.p90;
+  t.p99_ms = st.p99;
+  t.max_ms = st.max;
+  t.stdev_ms = st.stdev;
+  t.noise_pct = st.noise_pct;
+  t.samples_ms = samples_ms_;
+  t.warmup = cfg_.warmup;
+  t.rounds = done_;
+  t.round_counts.assign(round_counts_.begin(), round_counts_.end());
+  if (!adaptive() || !stopped_by_.empty()) t.rounds_planned = rounds();
+  if (!stopped_by_.empty()) t.stopped_by = stopped_by_;
   if (adaptive())
-    timing["stopping"] = {{"max_noise_pct", opts_.stopping.max_noise_pct},
-                          {"min_samples", opts_.stopping.min_samples},
-                          {"max_time_s", opts_.stopping.max_time_s}};
-  timing["interleaved"] = opts_.interleave;
+    t.stopping = reports::RecordStopping{.max_noise_pct = opts_.stopping.max_noise_pct,
+                                         .min_samples = opts_.stopping.min_samples,
+                                         .max_time_s = opts_.stopping.max_time_s};
+  t.interleaved = opts_.interleave;
   if (cfg_.backend == Backend::cuda) {
-    timing["clock"] = distributed_ ? "CUDA events around each rank's pass, from a common barrier; the slowest rank's"
-                                   : "CUDA events around the pass";
-    timing["rank_mode"] = distributed_ ? "one rank per process" : std::string(ring::to_string(opts_.rank_mode));
-    timing["launch"] = std::string(ring::to_string(opts_.launch));
-    timing["l2"] = opts_.l2_flush ? "flushed (cold)" : "warm";
-    if (facts_.cuda_devices) timing["devices"] = *facts_.cuda_devices;
+    t.clock = distributed_ ? "CUDA events around each rank's pass, from a common barrier; the slowest rank's"
+                           : "CUDA events around the pass";
+    t.rank_mode = distributed_ ? "one rank per process" : std::string(ring::to_string(opts_.rank_mode));
+    t.launch = std::string(ring::to_string(opts_.launch));
+    t.l2 = opts_.l2_flush ? "flushed (cold)" : "warm";
+    t.devices = facts_.cuda_devices;
   } else {
-    timing["machine_probe_ms"] = probes_ms_;
-    timing["machine_probe_core_spread"] = probe_core_spread_;
-    timing["machine_probe_version"] = kMachineProbeVersion;
-    timing["clock"] = distributed_
-                          ? "steady_clock on each rank's process, from a common barrier; the slowest rank's pass"
-                          : "steady_clock, whole pass (all ranks), wall";
+    t.machine_probe_ms = probes_ms_;
+    t.machine_probe_core_spread = probe_core_spread_;
+    t.machine_probe_version = kMachineProbeVersion;
+    t.clock = distributed_ ? "steady_clock on each rank's process, from a common barrier; the slowest rank's pass"
+                           : "steady_clock, whole pass (all ranks), wall";
   }
-  rec["timing"] = timing;
 
   const ring::PassRecord& median_pass = candidates_.at(median_sample());
-  rec["timeline"] = timeline_to_json(median_pass.timeline);
-  json metrics = compute_metrics(median_pass.timeline, metrics_in_).to_json();
-  metrics["timeline_pass_ms"] = static_cast<double>(median_pass.wall_ns) / 1e6;
-  rec["metrics"] = std::move(metrics);
-  rec["model"] = simulator_check(plan_, median_pass);
-  if (!cupti_.is_null()) rec["cupti"] = cupti_;
+  rec.timeline = timeline_record(median_pass.timeline);
+  rec.metrics = compute_metrics(median_pass.timeline, metrics_in_).record();
+  rec.metrics.timeline_pass_ms = static_cast<double>(median_pass.wall_ns) / 1e6;
+  rec.model = simulator_check(plan_, median_pass);
+  rec.cupti = cupti_;
 }
 
 }  // namespace rb::bench

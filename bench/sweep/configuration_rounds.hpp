@@ -10,14 +10,13 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "bench/measure/metrics.hpp"
 #include "bench/sweep/round_stages.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "common/run_status.hpp"
+#include "reports/results/run_record.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
@@ -58,36 +57,36 @@ class ConfigurationRounds {
   // The record of everything measured so far (docs/design.md §8): after k of n rounds, `timing` holds k
   // rounds' samples, `rounds` is k and `rounds_planned` n, and the status is standing()'s.
   // Needs at least one round done.
-  nlohmann::json record() const;
+  reports::RunRecord record() const;
 
  private:
   // Keeps only the passes that can still be the median pass once every sample is in.
   void prune_candidates();
-  std::size_t median_sample() const;           // index into samples_ of the median (by value, then order)
-  void add_timing(nlohmann::json& rec) const;  // timing, timeline, metrics, model, cupti (needs samples)
+  std::size_t median_sample() const;               // index into samples_ of the median (by value, then order)
+  void add_timing(reports::RunRecord& rec) const;  // timing, timeline, metrics, model, cupti (needs samples)
 
   Config cfg_;
   RunOptions opts_;
   int index_;
   ring::Plan plan_;
-  nlohmann::json plan_json_;
+  reports::RecordPlan plan_record_;
   MetricsInputs metrics_in_;
   int planned_;
   int stopped_after_ = 0;  // --max-noise: the rounds taken when the stopping rule ended sampling
   int done_ = 0;
   double elapsed_s_ = 0;  // spent in earlier rounds, against --timeout
   bool probe_;            // CPU backend: time the machine probe around the rounds
-  std::optional<nlohmann::json> correctness_;
   std::optional<ring::Correctness> check_;
   std::vector<double> samples_ms_;
   std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
   std::vector<double> probes_ms_, probe_core_spread_;
   void probe_machine();
-  nlohmann::json cupti_;                    // the traced pass, after the last round (cuda)
-  bool distributed_ = false;                // run with a process group
-  ExecutorFacts facts_;                     // of the latest round's executor
-  int chunk_ = 1;                           // --max-noise: timed passes per round
-  nlohmann::json gpu_start_, gpu_end_;      // cuda: NVML's view of the GPUs before and after (gpu_state.hpp)
+  std::optional<reports::RecordCupti> cupti_;  // the traced pass, after the last round (cuda)
+  bool distributed_ = false;                   // run with a process group
+  ExecutorFacts facts_;                        // of the latest round's executor
+  int chunk_ = 1;                              // --max-noise: timed passes per round
+  // cuda: NVML's view of the GPUs before and after (gpu_state.hpp); nullopt until read.
+  std::optional<std::vector<reports::RecordGpuDevice>> gpu_start_, gpu_end_;
   std::string stopped_by_;                  // why sampling ended; empty while it goes on
   std::string trace_error_;                 // why the last --trace write failed; the timing stands
   std::optional<ThrottleFilter> throttle_;  // every timed sample's clock; made with the first executor

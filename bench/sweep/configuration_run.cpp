@@ -7,7 +7,6 @@
 
 #include "bench/sweep/progress.hpp"
 #include "bench/sweep/result_record.hpp"
-#include "reports/results/run_record.hpp"
 #include "ring/plan.hpp"
 
 namespace rb::bench {
@@ -42,7 +41,7 @@ RoundResult ConfigurationRun::run_round(int round, ReferenceCache& references) {
   return execute_round(*rounds_, round, references);
 }
 
-RecordEntry ConfigurationRun::close(nlohmann::json record, RunStatus status, std::string detail, bool append) {
+RecordEntry ConfigurationRun::close(reports::RunRecord record, RunStatus status, std::string detail, bool append) {
   status_ = status;
   rounds_.reset();  // its buffers are gone already; its candidate passes are not needed any more
   return RecordEntry{std::move(record), append, status, std::move(detail)};
@@ -53,9 +52,9 @@ RecordEntry ConfigurationRun::skip(const std::string& reason) {
 }
 
 RecordEntry ConfigurationRun::keep(const SweepStop& stop) {
-  nlohmann::json rec = rounds_->record();
-  const std::string detail = fmt::format("{}  ({} of {} rounds: {})", timing_detail(reports::read_run_record(rec)),
-                                         rounds_->rounds_done(), rounds_->rounds(), stop.reason);
+  reports::RunRecord rec = rounds_->record();
+  const std::string detail = fmt::format("{}  ({} of {} rounds: {})", timing_detail(rec), rounds_->rounds_done(),
+                                         rounds_->rounds(), stop.reason);
   const RunStatus status = rounds_->standing().status;
   return close(std::move(rec), status, detail, false);
 }
@@ -74,15 +73,15 @@ RecordEntry ConfigurationRun::after_round(int round, const RoundResult& result, 
     return close(done > 0 ? with_failure(run.record(), reason) : failed_record(cfg_, result.failure), RunStatus::failed,
                  reason);
   }
-  nlohmann::json rec = run.record();
+  reports::RunRecord rec = run.record();
   if (run.finished()) {
     const Standing now = run.standing();
-    std::string detail = now.status == RunStatus::ok ? timing_detail(reports::read_run_record(rec)) : now.reason;
+    std::string detail = now.status == RunStatus::ok ? timing_detail(rec) : now.reason;
     return close(std::move(rec), now.status, std::move(detail));
   }
   // What is measured so far is appended, so that it survives a kill.
   RecordEntry open_entry{std::move(rec), true, std::nullopt, ""};
-  open_entry.detail = timing_detail(reports::read_run_record(open_entry.record));
+  open_entry.detail = timing_detail(open_entry.record);
   open_entry.round = round;
   open_entry.rounds = planned_rounds();
   return open_entry;

@@ -9,8 +9,6 @@
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "bench/sweep/configuration_rounds.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/memory_budget.hpp"
@@ -18,12 +16,13 @@
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
 #include "common/run_status.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::bench {
 
 // What the record stage writes after one step of a configuration.
 struct RecordEntry {
-  nlohmann::json record;            // the record so far
+  reports::RunRecord record;        // the record so far
   bool append = true;               // to results.jsonl; false when its last line there already says it
   std::optional<RunStatus> closed;  // set when this step ended the configuration, with how
   std::string detail;               // the progress line: timing so far, or why it ended
@@ -63,7 +62,7 @@ class ConfigurationRun {
   RunStatus final_status() const;
 
  private:
-  RecordEntry close(nlohmann::json record, RunStatus status, std::string detail, bool append = true);
+  RecordEntry close(reports::RunRecord record, RunStatus status, std::string detail, bool append = true);
   RecordEntry keep(const SweepStop& stop);
 
   Config cfg_;

@@ -50,6 +50,8 @@ void set_command_line(int argc, const char* const* argv) {
 
 const std::vector<std::string>& command_line() { return typed(); }
 
+const char* tool_git_sha() { return RINGBENCH_GIT_SHA; }
+
 nlohmann::json tool_info(const std::vector<std::string>& argv) {
   std::string cmd;
   for (const auto& a : argv) {
@@ -58,7 +60,7 @@ nlohmann::json tool_info(const std::vector<std::string>& argv) {
   }
   return {{"name", "ringbench"},
           {"version", RINGBENCH_VERSION},
-          {"git_sha", RINGBENCH_GIT_SHA},
+          {"git_sha", tool_git_sha()},
           {"command_line", cmd},
 #ifdef RINGBENCH_HAVE_CUDA
           {"cuda_build", true}

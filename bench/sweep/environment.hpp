@@ -11,6 +11,8 @@
 namespace rb::bench {
 
 nlohmann::json tool_info(const std::vector<std::string>& argv);
+// The commit this build was configured at (`git rev-parse --short=12 HEAD`), "unknown" outside git.
+const char* tool_git_sha();
 
 // The process's whole command line as typed, which main records before parsing, so a results file
 // says every flag it was run with. Empty until set.

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include "reports/results/run_record_writer.hpp"
 #ifdef RINGBENCH_HAVE_CUDA
 #include "ring/cuda_devices.hpp"
 #endif
@@ -107,45 +108,50 @@ std::vector<std::string> clock_event_reason_names(unsigned long long bits) {
 
 bool thermal_or_power_limited(unsigned long long bits) { return (bits & (0x4 | 0x8 | 0x20 | 0x40 | 0x80)) != 0; }
 
-json nvml_device_state(const std::string& pci_bus_id) {
+reports::RecordGpuDevice nvml_device_record(const std::string& pci_bus_id) {
   static std::mutex mu;  // NVML is thread-safe, but one sampler at a time keeps the records apart
   std::lock_guard lk(mu);
   const Nvml& n = nvml();
-  if (!n.why_not.empty()) return {{"unavailable", n.why_not}};
+  reports::RecordGpuDevice s;
+  if (!n.why_not.empty()) {
+    s.unavailable = n.why_not;
+    return s;
+  }
   NvmlDevice dev = nullptr;
-  if (const int rc = n.by_pci(pci_bus_id.c_str(), &dev); rc != 0)
-    return {{"unavailable", fmt::format("no NVML device at {}: {}", pci_bus_id, n.error(rc))}};
-  auto uint_of = [&](NvmlUintOf f, int which) -> json {
+  if (const int rc = n.by_pci(pci_bus_id.c_str(), &dev); rc != 0) {
+    s.unavailable = fmt::format("no NVML device at {}: {}", pci_bus_id, n.error(rc));
+    return s;
+  }
+  auto uint_of = [&](NvmlUintOf f, int which) -> std::optional<std::int64_t> {
     unsigned v = 0;
-    return f && f(dev, which, &v) == 0 ? json(v) : json(nullptr);
+    return f && f(dev, which, &v) == 0 ? std::optional<std::int64_t>(v) : std::nullopt;
   };
-  auto milliwatts = [&](NvmlUint f) -> json {
+  auto milliwatts = [&](NvmlUint f) -> std::optional<double> {
     unsigned v = 0;
-    return f && f(dev, &v) == 0 ? json(v / 1000.0) : json(nullptr);
+    return f && f(dev, &v) == 0 ? std::optional<double>(v / 1000.0) : std::nullopt;
   };
-  json s{{"temperature_c", uint_of(n.temperature, kTemperatureGpu)},
-         {"power_w", milliwatts(n.power)},
-         {"power_limit_w", milliwatts(n.power_limit)},
-         {"sm_clock_mhz", uint_of(n.clock, kClockSm)}};
+  s.temperature_c = uint_of(n.temperature, kTemperatureGpu);
+  s.power_w = milliwatts(n.power);
+  s.power_limit_w = milliwatts(n.power_limit);
+  s.sm_clock_mhz = uint_of(n.clock, kClockSm);
   unsigned long long bits = 0;
   if (n.reasons && n.reasons(dev, &bits) == 0) {
-    s["clock_event_reasons"] = clock_event_reason_names(bits);
-    s["thermal_or_power_limited"] = thermal_or_power_limited(bits);
-  } else {
-    s["clock_event_reasons"] = nullptr;
-    s["thermal_or_power_limited"] = nullptr;
+    s.clock_event_reasons = clock_event_reason_names(bits);
+    s.thermal_or_power_limited = thermal_or_power_limited(bits);
   }
   unsigned current = 0, pending = 0;
-  s["mig_mode"] = n.mig && n.mig(dev, &current, &pending) == 0 ? json(current ? "enabled" : "disabled") : json(nullptr);
+  if (n.mig && n.mig(dev, &current, &pending) == 0) s.mig_mode = current ? "enabled" : "disabled";
   return s;
 }
 
-json gpu_states() {
-  json out = json::array();
+json nvml_device_state(const std::string& pci_bus_id) { return reports::to_json(nvml_device_record(pci_bus_id)); }
+
+std::vector<reports::RecordGpuDevice> gpu_states() {
+  std::vector<reports::RecordGpuDevice> out;
 #ifdef RINGBENCH_HAVE_CUDA
   for (const auto& d : ring::cuda_device_infos()) {
-    json s = nvml_device_state(d.pci_bus_id);
-    s["pci_bus_id"] = d.pci_bus_id;
+    reports::RecordGpuDevice s = nvml_device_record(d.pci_bus_id);
+    s.pci_bus_id = d.pci_bus_id;
     out.push_back(std::move(s));
   }
 #endif
@@ -168,10 +174,10 @@ json gpu_descriptions() {
            {"ecc", d.ecc},
            {"driver_version", d.driver_version},
            {"runtime_version", d.runtime_version}};
-    const json s = nvml_device_state(d.pci_bus_id);
-    g["mig_mode"] = s.value("mig_mode", json(nullptr));
-    g["power_limit_w"] = s.value("power_limit_w", json(nullptr));
-    if (s.contains("unavailable")) g["nvml"] = s["unavailable"];
+    const reports::RecordGpuDevice s = nvml_device_record(d.pci_bus_id);
+    g["mig_mode"] = s.mig_mode ? json(*s.mig_mode) : json(nullptr);
+    g["power_limit_w"] = s.power_limit_w ? json(*s.power_limit_w) : json(nullptr);
+    if (s.unavailable) g["nvml"] = *s.unavailable;
     out.push_back(std::move(g));
   }
 #endif

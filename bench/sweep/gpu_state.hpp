@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/results/record_gpu_state.hpp"
+
 namespace rb::bench {
 
 // The clock-event reasons NVML reports as bits, by name (nvml.h's nvmlClocksEventReason*).
@@ -18,14 +20,16 @@ std::vector<std::string> clock_event_reason_names(unsigned long long bits);
 // which acceptance refuses; idle, application clocks and sync boost do not count.
 bool thermal_or_power_limited(unsigned long long bits);
 
-// One device's state by PCI bus id ("0000:19:00.0"): {"temperature_c", "power_w",
-// "power_limit_w", "sm_clock_mhz", "clock_event_reasons": [...], "thermal_or_power_limited",
-// "mig_mode"}; a field NVML refused is null. Or {"unavailable": "<why>"} when NVML or the device
-// cannot be reached.
+// One device's state by PCI bus id ("0000:19:00.0"): temperature, power draw and limit, SM clock,
+// clock-event reasons, MIG mode; a field NVML refused is nullopt (null in the record). Or only why, when NVML or the
+// device cannot be reached. pci_bus_id is left for the caller to name.
+reports::RecordGpuDevice nvml_device_record(const std::string& pci_bus_id);
+// The same as the record writes it.
 nlohmann::json nvml_device_state(const std::string& pci_bus_id);
 
-// The state of every GPU the runtime sees (host.gpus' order); an empty array without GPUs.
-nlohmann::json gpu_states();
+// The state of every GPU the runtime sees (host.gpus' order), each with its pci_bus_id; none
+// without GPUs.
+std::vector<reports::RecordGpuDevice> gpu_states();
 
 // host.gpus: what the CUDA runtime says about each device (name, uuid, pci_bus_id, sm_count,
 // clocks, ECC, driver and runtime versions) with NVML's MIG mode and power limit where present.

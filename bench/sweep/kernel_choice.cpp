@@ -46,8 +46,11 @@ void check_kernel(const Config& cfg) {
   if (const std::string why = cudnn_refusal(cfg); !why.empty()) throw InputError("kernel", "cudnn", why);
 }
 
-nlohmann::json kernel_choice_json(Kernel requested, const Config& cfg) {
-  nlohmann::json j{{"requested", to_string(requested)}, {"chosen", to_string(cfg.kernel)}};
+reports::RecordKernelChoice kernel_choice_record(Kernel requested, const Config& cfg) {
+  reports::RecordKernelChoice choice{.requested = std::string(to_string(requested)),
+                                     .chosen = std::string(to_string(cfg.kernel)),
+                                     .why = std::nullopt,
+                                     .cudnn_plans = {}};
   if (requested == Kernel::automatic) {
     std::string why = "cuDNN runs this configuration";
     if (cfg.kernel != Kernel::cudnn) {
@@ -57,9 +60,9 @@ nlohmann::json kernel_choice_json(Kernel requested, const Config& cfg) {
         why = e.what();
       }
     }
-    j["why"] = why;
+    choice.why = why;
   }
-  return j;
+  return choice;
 }
 
 }  // namespace rb::bench

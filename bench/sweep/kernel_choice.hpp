@@ -6,9 +6,8 @@
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "common/config.hpp"
+#include "reports/results/run_record.hpp"
 
 namespace rb::bench {
 
@@ -26,6 +25,6 @@ void check_kernel(const Config& cfg);
 
 // The record's `kernel_choice` when the sweep asked for `requested` and cfg runs cfg.kernel: the
 // request, the choice and, for auto, why.
-nlohmann::json kernel_choice_json(Kernel requested, const Config& cfg);
+reports::RecordKernelChoice kernel_choice_record(Kernel requested, const Config& cfg);
 
 }  // namespace rb::bench

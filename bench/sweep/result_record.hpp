@@ -1,34 +1,33 @@
-// The parts of a result record (docs/design.md §8: config, status, reason, correctness, timing with
-// its samples, plan, metrics, timeline, model, cupti), as results.json holds them. A record starts
-// with every measured part null; bench/sweep/configuration_rounds.hpp fills them as its rounds run,
-// and a configuration that is skipped or fails before measuring anything keeps them null.
+// The sweep's own types as the parts of a result record (reports/results/run_record.hpp): the
+// plan, the checked pass, the median pass's timeline and the simulator's estimate. A record starts
+// with every measured part absent; bench/sweep/configuration_rounds.hpp fills them as its rounds
+// run, and a configuration that is skipped or fails before measuring anything keeps them absent.
 #pragma once
 
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "common/config.hpp"
 #include "common/run_status.hpp"
 #include "common/timeline.hpp"
+#include "reports/results/run_record.hpp"
 #include "ring/executor.hpp"
 #include "ring/plan.hpp"
 #include "ring/reference.hpp"
 
 namespace rb::bench {
 
-// A record with every measured part null.
-nlohmann::json result_record(const Config& cfg, RunStatus status, const std::string& reason);
-nlohmann::json skipped_record(const Config& cfg, const std::string& reason);
-nlohmann::json failed_record(const Config& cfg, const std::string& reason);
+// A record with every measured part absent.
+reports::RunRecord result_record(const Config& cfg, RunStatus status, const std::string& reason);
+reports::RunRecord skipped_record(const Config& cfg, const std::string& reason);
+reports::RunRecord failed_record(const Config& cfg, const std::string& reason);
 // `rec`, the record of the rounds that ran, failed for `reason` by a later round.
-nlohmann::json with_failure(nlohmann::json rec, const std::string& reason);
+reports::RunRecord with_failure(reports::RunRecord rec, const std::string& reason);
 
-nlohmann::json plan_to_json(const ring::Plan& plan);
-nlohmann::json correctness_to_json(const ring::Correctness& c);
+reports::RecordPlan plan_record(const ring::Plan& plan);
+reports::RecordCorrectness correctness_record(const ring::Correctness& c);
 // The median pass's intervals, for the report's per-rank timeline, capped in number.
-nlohmann::json timeline_to_json(const Timeline& tl);
+reports::RecordTimeline timeline_record(const Timeline& tl);
 // The ring simulator rerun on the median pass's own step times (the record's `model`).
-nlohmann::json simulator_check(const ring::Plan& plan, const ring::PassRecord& pass);
+reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRecord& pass);
 
 }  // namespace rb::bench

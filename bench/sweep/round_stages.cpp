@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
 #include "common/output_file.hpp"
+#include "common/round_layout.hpp"
 #include "reports/exports/chrome_trace_writer.hpp"
 #include "reports/exports/kineto_trace_writer.hpp"
 #include "reports/results/config_json.hpp"
@@ -82,7 +83,7 @@ ring::Correctness checked_pass(ring::Executor& exec, const PassFn& pass, const R
 int passes_in_round(int repeats, int rounds, int round) {
   if (rounds < 1 || round < 0 || round >= rounds)
     throw Error(fmt::format("round {} of {} rounds does not exist", round + 1, rounds));
-  return repeats / rounds + (round < repeats % rounds ? 1 : 0);
+  return round_sizes(repeats, rounds)[static_cast<std::size_t>(round)];
 }
 
 TimedSamples timed_samples(const PassFn& pass, int warmup, int n, ThrottleFilter& throttle,

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/sweep/round_pacing.hpp"
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
@@ -75,6 +76,10 @@ struct RunOptions {
   // The sweep's kernel as asked (run_sweep sets it from the spec); each configuration's
   // Config::kernel is what was chosen for it (auto: the record says why).
   Kernel kernel_requested = Kernel::ringbench;
+  // An A/B run (`ringbench ab`): the inherited socket its driver paces the passes of rounds over
+  // (round_pacing.hpp), -1 for none; and how this build is paired, recorded in results.json.
+  int pace_fd = -1;
+  std::optional<Pairing> pairing;
 };
 
 }  // namespace rb::bench

@@ -11,6 +11,7 @@
 #include "bench/sweep/interrupt.hpp"
 #include "bench/sweep/memory_budget.hpp"
 #include "bench/sweep/round_execution.hpp"
+#include "bench/sweep/round_pacing.hpp"
 #include "bench/sweep/round_schedule.hpp"
 #include "bench/sweep/sweep_configurations.hpp"
 
@@ -30,10 +31,23 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   runs.reserve(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) runs.emplace_back(configs[i], static_cast<int>(i), invalid[i]);
   SweepStop stop;
+  // An A/B run's driver lets each pass of rounds start (round_pacing.hpp); a pass is "round r of
+  // every configuration", so pacing needs the interleaved schedule, which `run` insists on.
+  std::optional<RoundPacer> pacer;
+  if (opts.pace_fd >= 0) pacer.emplace(opts.pace_fd);
+  int paced = 0;  // the last pass the driver let start, 1-based
   RoundSchedule schedule(configs.size(), opts.interleave, [&](std::size_t i, int round) { return runs[i].due(round); });
   while (const std::optional<ScheduledRound> at = schedule.next()) {
     const auto [i, round] = *at;
     ConfigurationRun& run = runs[i];
+    if (pacer && !stop.stopped() && round + 1 > paced) {
+      paced = round + 1;
+      const PaceAnswer answer = pacer->before_pass(paced);
+      if (answer.signal != 0)
+        stop.note(RoundResult{"", false, answer.signal}, run.config());
+      else if (!answer.stop.empty())
+        stop.reason = answer.stop;
+    }
     if (round > 0 && stop.stopped()) {
       recorder.start(i, 0, 1);
       recorder.record(i, run.keep_rounds_run(stop));
@@ -51,9 +65,13 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     stop.note(result, run.config());
     recorder.record(i, run.after_round(round, result, stop));
   }
+  if (pacer && !stop.stopped()) pacer->done();
+  if (pacer && opts.pairing) opts.pairing->first_by_round = pacer->first_by_round();
   std::vector<RunStatus> ended;
   for (const auto& run : runs) ended.push_back(run.final_status());
-  return recorder.finish(ended, stop, spec, opts);
+  SweepOutcome outcome = recorder.finish(ended, stop, spec, opts);
+  outcome.stopped = stop.reason;
+  return outcome;
 }
 
 }  // namespace rb::bench

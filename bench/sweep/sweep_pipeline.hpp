@@ -2,6 +2,7 @@
 //   expand, validate   the configurations, before anything is written  (sweep_configurations.hpp)
 //   schedule           the order of the rounds, asking each configuration whether a round is due
 //                      (round_schedule.hpp)
+//   pace               in an A/B run, before each pass of rounds, the driver's go (round_pacing.hpp)
 // then, for each configuration, the one object that owns it from plan to record
 // (configuration_run.hpp), at its first round
 //   plan               ring::make_plan, once

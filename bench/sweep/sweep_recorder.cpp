@@ -81,6 +81,7 @@ SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const Sw
               {"profile", to_json(spec)},
               {"stopped", stop.stopped() ? json(stop.reason) : json(nullptr)}};
   if (const ring::World* w = world()) header["distributed"] = distributed_info(*w);
+  if (opts.pairing) header["pairing"] = to_json(*opts.pairing);  // an A/B run (round_pacing.hpp)
   outcome.results_json = writer_->finish(header);
   outcome.results_jsonl = writer_->jsonl_path();
   // The report is a view of what was measured: a problem rendering it never fails the sweep.

@@ -28,6 +28,7 @@ struct SweepOutcome {
   int ok = 0, failed = 0, skipped = 0;
   int interrupted_by = 0;  // the signal that stopped the sweep, or 0
   bool fatal = false;      // a device-fatal error stopped the sweep
+  std::string stopped;     // why the sweep stopped before its end (a signal, a fatal error, its A/B driver), or ""
   std::filesystem::path results_json, results_jsonl, report_html;
 };
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "reports/results/run_record_writer.hpp"
+
 namespace rb::bench {
 
 using nlohmann::json;
@@ -32,20 +34,21 @@ std::string ThrottleFilter::failure() const {
                      taken(), threshold_mhz().value_or(0), rule_.threshold_pct, nominal_mhz_.value_or(0));
 }
 
-json ThrottleFilter::to_json() const {
-  json mhz = json::array();
-  for (const auto& m : mhz_) mhz.push_back(m ? json(*m) : json(nullptr));
-  const auto threshold = threshold_mhz();
-  return {{"method", method_},
-          {"nominal_mhz", nominal_mhz_ ? json(*nominal_mhz_) : json(nullptr)},
-          {"threshold_pct", rule_.threshold_pct},
-          {"threshold_mhz", threshold ? json(*threshold) : json(nullptr)},
-          {"recovery_ms", rule_.recovery_ms},
-          {"samples_ms", ms_},
-          {"samples_mhz", mhz},
-          {"dropped", dropped_},
-          {"dropped_count", dropped()},
-          {"taken", taken()}};
+reports::RecordSmClock ThrottleFilter::record() const {
+  reports::RecordSmClock out;
+  out.method = method_;
+  out.nominal_mhz = nominal_mhz_;
+  out.threshold_pct = rule_.threshold_pct;
+  out.threshold_mhz = threshold_mhz();
+  out.recovery_ms = rule_.recovery_ms;
+  out.samples_ms = ms_;
+  out.samples_mhz = mhz_;
+  out.dropped.assign(dropped_.begin(), dropped_.end());
+  out.dropped_count = dropped();
+  out.taken = taken();
+  return out;
 }
+
+json ThrottleFilter::to_json() const { return reports::to_json(record()); }
 
 }  // namespace rb::bench

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/results/record_gpu_state.hpp"
+
 namespace rb::bench {
 
 struct ThrottleRule {
@@ -40,7 +42,8 @@ class ThrottleFilter {
   std::string failure() const;
   // The record's `sm_clock` (results 1.2.0): every timed sample in order with its clock, and which
   // were dropped.
-  nlohmann::json to_json() const;
+  reports::RecordSmClock record() const;
+  nlohmann::json to_json() const;  // record()'s JSON
 
  private:
   ThrottleRule rule_;

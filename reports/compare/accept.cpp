@@ -46,12 +46,12 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& r
     return std::nullopt;
   }
   if (c.metric == "gpu_throttled")
-    return run.throttle.measured
+    return run.throttle().measured
                ? std::nullopt
                : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
   if (c.metric == "dropped_sample_fraction") {
-    if (!run.throttle.clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
-    if (run.throttle.taken == 0) return "no timed sample";
+    if (!run.throttle().clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
+    if (run.throttle().taken == 0) return "no timed sample";
   }
   if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
   if (cfg.cp <= 1) return "c = 1: nothing was transferred";

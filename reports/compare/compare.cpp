@@ -92,6 +92,17 @@ void check_same_config(const ResultsFile& base, std::size_t bi, const ResultsFil
   }
 }
 
+// Two files measured side by side by `ringbench ab` carry the same pairing.pair_id (results 2.3.0).
+bool same_pair(const ResultsFile& base, const ResultsFile& neu) {
+  auto pair_id = [](const ResultsFile& f) -> std::string {
+    const json& p = f.doc.contains("pairing") ? f.doc.at("pairing") : json();
+    return p.is_object() && p.contains("pair_id") && p.at("pair_id").is_string() ? p.at("pair_id").get<std::string>()
+                                                                                 : "";
+  };
+  const std::string a = pair_id(base);
+  return !a.empty() && a == pair_id(neu);
+}
+
 }  // namespace
 
 // The strict reader (common/strict_number.hpp): std::stod read "0x10" as 16, that is 1600%.
@@ -140,7 +151,8 @@ std::optional<double> machine_probe(const RecordTiming& t) {
 
 MetricValue read_metric(const RunRecord& run, const Metric& m) {
   MetricValue mv;
-  mv.gpu_held_down = run.throttle.held_down ? run.throttle.held_down : run.throttle.sampled;
+  const GpuThrottle throttle = run.throttle();
+  mv.gpu_held_down = throttle.held_down ? throttle.held_down : throttle.sampled;
   mv.machine_probe_ms = machine_probe(run.timing);
   if (run.timing.machine_probe_version) mv.machine_probe_version = *run.timing.machine_probe_version;
   if (!run.timing.machine_probe_core_spread.empty()) mv.core_spread = median_of(run.timing.machine_probe_core_spread);
@@ -151,6 +163,7 @@ MetricValue read_metric(const RunRecord& run, const Metric& m) {
   if (m.rounds) {
     const auto rounds = m.rounds(run);
     mv.samples = joined(rounds);
+    mv.rounds = rounds;
     mv.round_medians = round_medians(rounds);
     // How far one executor sits from another is a property of the run's time, whatever the metric.
     const auto time_rounds = run.timing.samples_ms.empty() ? std::vector<std::vector<double>>{}
@@ -160,11 +173,8 @@ MetricValue read_metric(const RunRecord& run, const Metric& m) {
   return mv;
 }
 
-void decide(RunComparison& rc, const CompareOptions& opts) {
-  const Metric& mi = *opts.metric;
+void test_pair(RunComparison& rc, bool paired) {
   const double b = *rc.base.value, n = *rc.neu.value;
-  // Which way is worse: up for time-like metrics, down for rates and fractions.
-  auto worse_if_up = [&](bool up) { return up == mi.lower_is_better; };
   if (b == n) {
     rc.change = 0.0;
   } else if (b == 0) {
@@ -174,6 +184,112 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
   } else {
     rc.change = (n - b) / std::fabs(b);
   }
+  // Probes of different versions time different workloads: their ratio says nothing.
+  if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0 &&
+      rc.base.machine_probe_version == rc.neu.machine_probe_version)
+    rc.machine_change = *rc.neu.machine_probe_ms / *rc.base.machine_probe_ms - 1.0;
+  if (rc.base.samples.empty() || rc.neu.samples.empty()) return;
+  // An A/B pair's rounds ran side by side: round k of one build against round k of the other,
+  // over the rounds both have.
+  const std::size_t rounds = std::min(rc.base.rounds.size(), rc.neu.rounds.size());
+  if (paired && rounds > 0) {
+    std::vector<RoundBlock> blocks;
+    std::vector<std::pair<int, int>> sizes;
+    for (std::size_t k = 0; k < rounds; ++k) {
+      blocks.push_back({rc.base.rounds[k], rc.neu.rounds[k]});
+      sizes.emplace_back(static_cast<int>(rc.base.rounds[k].size()), static_cast<int>(rc.neu.rounds[k].size()));
+    }
+    const UTestResult u = stratified_u_test(blocks);
+    rc.p_value = u.p_value;
+    rc.method = u.method;
+    rc.min_p = stratified_min_p(sizes);
+    rc.paired = true;
+    return;
+  }
+  const UTestResult u = mann_whitney_u(rc.base.samples, rc.neu.samples);
+  rc.p_value = u.p_value;
+  rc.method = u.method;
+  rc.min_p = min_attainable_p(static_cast<int>(rc.base.samples.size()), static_cast<int>(rc.neu.samples.size()));
+}
+
+namespace {
+
+// What a single run's witnesses say against a significant change, measured apart: "" when none
+// does. Each can only turn SLOWER or FASTER into NOISY. In an A/B pair they would be the same for
+// both builds, and only annotate.
+std::string witness_against(const RunComparison& rc, const CompareOptions& opts) {
+  const Metric& mi = *opts.metric;
+  const bool up = *rc.neu.value > *rc.base.value;
+  // The U test treats every sample as independent, but samples of one executor share its fast or
+  // slow mode. A change no larger than the spread between fresh executors of one run is not
+  // evidence of a different build, however small p is.
+  const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
+  if (rc.change && std::fabs(*rc.change) <= spread)
+    return fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
+  // When the host slows one vCPU, a configuration's time depends on which core it ran on: a change
+  // within three times the probe's difference between the cores (the ratio docs/compare.md, Noise,
+  // measured) is not evidence either, when the cores differ by twice the threshold or more and the
+  // runs' samples overlap, as they do when passes land on either core.
+  const double cores = std::max(rc.base.core_spread.value_or(0.0), rc.neu.core_spread.value_or(0.0));
+  const auto [bmin, bmax] = std::minmax_element(rc.base.samples.begin(), rc.base.samples.end());
+  const auto [nmin, nmax] = std::minmax_element(rc.neu.samples.begin(), rc.neu.samples.end());
+  const bool ranges_overlap = *nmin <= *bmax && *bmin <= *nmax;
+  // ... unless the runs' fast ends moved too: a build makes every pass slower, a slow core only
+  // the passes it took.
+  auto fast_end = [&](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
+    return v[v.size() / 10];
+  };
+  const double fb = fast_end(rc.base.samples), fn = fast_end(rc.neu.samples);
+  const bool fast_end_moved = fb != 0 && std::fabs(fn / fb - 1.0) > opts.threshold && (fn > fb) == up;
+  if (rc.change && cores >= 2 * opts.threshold && std::fabs(*rc.change) <= 3 * cores && ranges_overlap &&
+      !fast_end_moved)
+    return fmt::format(
+        "the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to three times that "
+        "with the core it runs on",
+        100 * cores);
+  // The machine itself may have changed speed between the runs (a VM's neighbours): when a fixed
+  // workload timed around the configuration moved the same way by at least a third as much (the
+  // share of a host's slowdown the probe shows, docs/compare.md) and by twice the threshold, the
+  // change is the machine's as much as the build's. Time moves with the probe; rates against it.
+  const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
+  if (rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
+      std::fabs(machine) >= std::max(std::fabs(*rc.change) / 3, 2 * opts.threshold))
+    return fmt::format("the machine itself was {:.1f}% {} (machine probe): not evidence of a different build",
+                       100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
+  // Every fresh executor must show the change: the rounds of each run, in order of speed, paired
+  // rank by rank, must all differ by more than the threshold the same way. A burst that slowed one
+  // or two rounds of NEW leaves NEW's fastest round beside BASE's; a real regression slows every
+  // executor alike. Runs with different round counts pair their extremes.
+  const double b = *rc.base.value;
+  if (!rc.base.round_medians.empty() && !rc.neu.round_medians.empty() && b != 0) {
+    std::vector<double> bs(rc.base.round_medians), ns(rc.neu.round_medians);
+    std::sort(bs.begin(), bs.end());
+    std::sort(ns.begin(), ns.end());
+    std::optional<double> closest;
+    if (bs.size() == ns.size()) {
+      for (std::size_t k = 0; k < bs.size(); ++k) {
+        const double d = (ns[k] - bs[k]) / std::fabs(b);
+        if (!closest || (up ? d < *closest : d > *closest)) closest = d;
+      }
+    } else {
+      closest = up ? (ns.front() - bs.back()) / std::fabs(b) : (ns.back() - bs.front()) / std::fabs(b);
+    }
+    if (!((*closest > 0) == up && std::fabs(*closest) > opts.threshold))
+      return fmt::format(
+          "not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
+          "{:+.1f}%",
+          100 * *closest);
+  }
+  return "";
+}
+
+}  // namespace
+
+void decide(RunComparison& rc, const CompareOptions& opts, const FamilyLevel& family) {
+  const Metric& mi = *opts.metric;
+  rc.level = family.level;
   const bool beyond = !rc.change || std::fabs(*rc.change) > opts.threshold;
   // Comm measured on two clocks (a transfer executing against a transfer in flight, as a 0.x cuda
   // run's event spans were) differs by up to 145x on the same pass: no verdict either way.
@@ -183,149 +299,39 @@ void decide(RunComparison& rc, const CompareOptions& opts) {
                           rc.neu.comm_basis);
     return;
   }
-  // Probes of different versions time different workloads: their ratio says nothing.
-  if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0 &&
-      rc.base.machine_probe_version == rc.neu.machine_probe_version)
-    rc.machine_change = *rc.neu.machine_probe_ms / *rc.base.machine_probe_ms - 1.0;
-
-  const std::size_t nb = rc.base.samples.size(), nn = rc.neu.samples.size();
-  if (nb > 0 && nn > 0) {
-    const UTestResult u = mann_whitney_u(rc.base.samples, rc.neu.samples);
-    rc.p_value = u.p_value;
-    rc.method = u.method;
-  }
   if (!beyond) {
     rc.verdict = Verdict::same;
     return;
   }
-  const bool up = n > b;
-  const Verdict direction = worse_if_up(up) ? Verdict::slower : Verdict::faster;
-  if (nb > 0 && nn > 0) {
-    // The U test treats every sample as independent, but samples of one executor share its fast or
-    // slow mode. A change no larger than the spread between fresh executors of one run is not
-    // evidence of a different build, however small p is.
-    const double spread = std::max(rc.base.instance_spread.value_or(0.0), rc.neu.instance_spread.value_or(0.0));
-    // When the host slows one vCPU, a configuration's time depends on which core it ran on: a
-    // change within the difference between the cores is not evidence either: three times the
-    // probe's difference, the ratio docs/compare.md (Noise) measured. Only when the cores differ by
-    // twice the threshold or more, since a quiet machine's cores differ a little, and that must not
-    // hide a regression.
-    const double cores = std::max(rc.base.core_spread.value_or(0.0), rc.neu.core_spread.value_or(0.0));
-    // ... and only when the runs' samples overlap, as they do when passes land on either core; two
-    // runs whose every sample is apart moved as a whole, whatever the cores did.
-    const auto [bmin, bmax] = std::minmax_element(rc.base.samples.begin(), rc.base.samples.end());
-    const auto [nmin, nmax] = std::minmax_element(rc.neu.samples.begin(), rc.neu.samples.end());
-    const bool ranges_overlap = *nmin <= *bmax && *bmin <= *nmax;
-    // ... and only when the runs' fast ends agree: passes that land on a slow core move the median,
-    // not the passes that ran on the fast one. A change that moved the fastest tenth of the samples
-    // too (every pass slower, as a build makes it) is not the cores' doing.
-    auto fast_end = [&](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
-      return v[v.size() / 10];
-    };
-    const double fb = fast_end(rc.base.samples), fn = fast_end(rc.neu.samples);
-    const bool fast_end_moved = fb != 0 && std::fabs(fn / fb - 1.0) > opts.threshold && (fn > fb) == up;
-    // The machine itself may have changed speed between the runs (a VM's neighbours): when a
-    // fixed workload timed around the configuration moved the same way by at least a third as much,
-    // the change is the machine's as much as the build's. Time-like metrics move with the probe;
-    // rates (TFLOP/s) against it.
-    const double machine = rc.machine_change ? (mi.lower_is_better ? *rc.machine_change : -*rc.machine_change) : 0.0;
-    // It must also have moved by twice the threshold: a steady machine's probe wanders a few
-    // percent, and that must never hide a real regression. A third: the share of a slowdown of the
-    // host that the probe shows (docs/compare.md, Noise).
-    const bool machine_moved = rc.change && machine != 0 && (machine > 0) == (*rc.change > 0) &&
-                               std::fabs(machine) >= std::max(std::fabs(*rc.change) / 3, 2 * opts.threshold);
-    // Every instance must show the change. The rounds of each run, in order of speed, are paired
-    // rank by rank (the fastest NEW round with the fastest BASE round, and so on), and every pair
-    // must differ by more than the threshold, the same way. A burst that slowed one or two rounds
-    // of NEW (rounds are interleaved across the sweep, so it hit a round of several
-    // configurations) leaves NEW's fastest round beside BASE's. Pairing by rank rather than NEW's
-    // fastest against BASE's slowest: that asked a run's own rounds to agree within the change, and
-    // a real 12% regression of rounds 15% apart was NOISY. Runs with different round counts pair
-    // their extremes, as before.
-    std::optional<double> closest;
-    if (rc.change && !rc.base.round_medians.empty() && !rc.neu.round_medians.empty()) {
-      auto bs = rc.base.round_medians, ns = rc.neu.round_medians;
-      std::sort(bs.begin(), bs.end());
-      std::sort(ns.begin(), ns.end());
-      if (bs.size() == ns.size()) {
-        for (std::size_t k = 0; k < bs.size(); ++k) {
-          const double d = (ns[k] - bs[k]) / std::fabs(b);
-          if (!closest || (up ? d < *closest : d > *closest)) closest = d;
-        }
-      } else {
-        closest = up ? (ns.front() - bs.back()) / std::fabs(b) : (ns.back() - bs.front()) / std::fabs(b);
-      }
-    }
-    const bool rounds_apart = !closest || ((*closest > 0) == up && std::fabs(*closest) > opts.threshold);
-    // Interference on a shared machine only ever adds time: it spreads a run's slow side, which
-    // can hide a real shift from the U test on all samples and from the guards below (a run's
-    // rounds and cores differ because of it). The fast half of each run is what the code costs
-    // when nothing interferes. When it moved beyond the threshold the same way, significantly by
-    // the U test on the fast halves alone, and the machine probe stayed put, the change is the
-    // build's: every pass got slower, not only those a neighbour slowed.
-    auto fast_half = [&](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      if (!mi.lower_is_better) std::reverse(v.begin(), v.end());
-      v.resize((v.size() + 1) / 2);
-      return v;
-    };
-    const auto hb = fast_half(rc.base.samples), hn = fast_half(rc.neu.samples);
-    const double fast_change = hb[hb.size() / 2] != 0 ? hn[hn.size() / 2] / hb[hb.size() / 2] - 1.0 : 0.0;
-    const UTestResult fast_u = mann_whitney_u(hb, hn);
-    // The fastest tenth must have moved too: when a slow core took most of NEW's passes, NEW's fast
-    // half is mostly slow-core passes, but its fast end is still the fast core's.
-    const bool fast_half_moved = fast_u.p_value < opts.alpha && std::fabs(fast_change) > opts.threshold &&
-                                 (fast_change > 0) == up && fast_end_moved && !machine_moved;
-    if (*rc.p_value < opts.alpha && rc.change && std::fabs(*rc.change) <= spread) {
-      rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("within the spread between fresh executors of one run ({:.1f}%)", 100 * spread);
-    } else if (*rc.p_value < opts.alpha && rc.change && cores >= 2 * opts.threshold &&
-               std::fabs(*rc.change) <= 3 * cores && ranges_overlap && !fast_end_moved) {
-      rc.verdict = Verdict::noisy;
-      rc.note = fmt::format(
-          "the machine's cores differed in speed by {:.1f}% (machine probe): a pass moves up to "
-          "three times that with the core it runs on",
-          100 * cores);
-    } else if (*rc.p_value < opts.alpha && machine_moved) {
-      rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("the machine itself was {:.1f}% {} (machine probe): not evidence of a different build",
-                            100 * std::fabs(*rc.machine_change), *rc.machine_change > 0 ? "slower" : "faster");
-    } else if (*rc.p_value < opts.alpha && !rounds_apart) {
-      rc.verdict = Verdict::noisy;
-      rc.note = fmt::format(
-          "not every round moved: BASE's and NEW's rounds, paired by speed, differ by as little as "
-          "{:+.1f}%",
-          100 * *closest);
-    } else if (*rc.p_value < opts.alpha) {
-      rc.verdict = direction;
-    } else if (const double floor = min_attainable_p(static_cast<int>(nb), static_cast<int>(nn)); floor >= opts.alpha) {
-      // Not noise: the gate cannot see. A run with this many samples passes whatever happened.
-      rc.verdict = Verdict::underpowered;
-      rc.note = fmt::format(
-          "too few samples ({} vs {}): p cannot go below {:.3g} >= alpha {:.3g}; take at least {} "
-          "repeats",
-          nb, nn, floor, opts.alpha, min_samples_for(opts.alpha));
-    } else {
-      rc.verdict = Verdict::noisy;
-      rc.note = fmt::format("change not significant (p = {:.3g} >= alpha {:.3g})", *rc.p_value, opts.alpha);
-    }
-    // Only where the U test on all samples was unsure: the guards above name witnesses (fresh
-    // executors, the machine, the cores, the rounds) that move a run's fast half as well, and the
-    // A/A experiment showed it (docs/compare.md, Noise).
-    if (rc.verdict == Verdict::noisy && !(*rc.p_value < opts.alpha) && fast_half_moved && !rc.base.gpu_held_down &&
-        !rc.neu.gpu_held_down) {
-      rc.verdict = direction;
-      rc.note = fmt::format(
-          "the fast half of the samples moved {:+.1f}% too (p = {:.3g}), though over all samples "
-          "p = {:.3g}: every pass changed, not only those the machine slowed",
-          100 * fast_change, fast_u.p_value, *rc.p_value);
-    }
-  } else {
+  const bool up = *rc.neu.value > *rc.base.value;
+  const Verdict direction = (up == mi.lower_is_better) ? Verdict::slower : Verdict::faster;
+  if (!rc.p_value) {
     // A single-valued metric has no distribution to test: the threshold alone decides.
     rc.verdict = direction;
     if (rc.note.empty()) rc.note = "no samples for this metric: threshold only";
+  } else if (*rc.min_p > family.first_level / 2) {
+    // Not noise: the gate cannot see. No test decides whose smallest attainable p is within a
+    // factor of 2 of the level a change alone must reach: it could confirm only the most extreme
+    // arrangement of its samples.
+    rc.verdict = Verdict::underpowered;
+    rc.note = fmt::format(
+        "too few samples ({} vs {}{}): p cannot go below {:.3g}, and a change alone needs p <= {:.3g} (alpha {:.3g} "
+        "over {} tests); take at least {} repeats",
+        rc.base.samples.size(), rc.neu.samples.size(), rc.paired ? ", paired by round" : "", *rc.min_p,
+        family.first_level, opts.alpha, family.tests,
+        fewest_repeats(family.first_level / 2, static_cast<int>(std::max<std::size_t>(1, rc.base.rounds.size()))));
+  } else if (*rc.p_value > family.level) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("change not significant (p = {:.3g} > {:.3g}, alpha {:.3g} over {} tests)", *rc.p_value,
+                          family.level, opts.alpha, family.tests);
+  } else if (const std::string against = rc.paired ? "" : witness_against(rc, opts); !against.empty()) {
+    rc.verdict = Verdict::noisy;
+    rc.note = against;
+  } else {
+    rc.verdict = direction;
+    // In an A/B pair the machine probe saw both builds alike; where it moved, say so.
+    if (rc.paired && rc.machine_change && std::fabs(*rc.machine_change) > opts.threshold)
+      rc.note = fmt::format("machine probe {:+.1f}% between the builds' rounds", 100 * *rc.machine_change);
   }
   // A GPU that heat or power held down is not a build getting slower or faster. The run dropped
   // the samples whose clock it saw fall, but a clock that sagged less than the threshold, or
@@ -355,6 +361,8 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   cmp.base_path = base.path.string();
   cmp.new_path = neu.path.string();
   cmp.options = opts;
+  cmp.paired = same_pair(base, neu);
+  std::vector<std::size_t> to_decide;  // the matched ok pairs, decided once every p is known
 
   // The reader refuses an id seen twice in one file, so each id is one run on each side.
   std::map<std::string, std::size_t> new_by_id;
@@ -396,9 +404,8 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
       rc.verdict = Verdict::noisy;
       rc.note = fmt::format("{} only in {}", opts.metric->compare_name, rc.base.value ? "BASE" : "NEW");
     } else {
-      decide(rc, opts);
-      const std::string& source_note = !rc.base.note.empty() ? rc.base.note : rc.neu.note;
-      if (!source_note.empty()) rc.note = rc.note.empty() ? source_note : source_note + "; " + rc.note;
+      test_pair(rc, cmp.paired);
+      to_decide.push_back(cmp.runs.size());
     }
     return rc;
   };
@@ -410,6 +417,21 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   }
   for (const auto& id : new_order)
     if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, &neu.runs()[new_by_id.at(id)]));
+  // Every pair with samples is one test of the family, whether its change passed the threshold or
+  // not: leaving out the small changes would choose the family by its outcome.
+  std::vector<double> p;
+  for (const std::size_t i : to_decide)
+    if (cmp.runs[i].p_value) p.push_back(*cmp.runs[i].p_value);
+  cmp.family = benjamini_hochberg(p, opts.alpha);
+  for (const std::size_t i : to_decide) {
+    RunComparison& rc = cmp.runs[i];
+    const std::string first_note = rc.note;
+    rc.note.clear();
+    decide(rc, opts, cmp.family);
+    if (!first_note.empty()) rc.note = rc.note.empty() ? first_note : first_note + "; " + rc.note;
+    const std::string& source_note = !rc.base.note.empty() ? rc.base.note : rc.neu.note;
+    if (!source_note.empty()) rc.note = rc.note.empty() ? source_note : source_note + "; " + rc.note;
+  }
   return cmp;
 }
 
@@ -439,6 +461,9 @@ json Comparison::to_json() const {
                   {"new", opt(r.neu.value)},
                   {"change", opt(r.change)},
                   {"p_value", opt(r.p_value)},
+                  {"min_p", opt(r.min_p)},
+                  {"level", r.p_value ? json(r.level) : json(nullptr)},
+                  {"paired", r.paired},
                   {"test", to_string(r.method)},
                   {"machine_change", opt(r.machine_change)},
                   {"base_samples", r.base.samples.size()},
@@ -449,7 +474,7 @@ json Comparison::to_json() const {
   for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
   const Metric& mi = *options.metric;
   return {{"schema", "ringbench.compare"},
-          {"schema_version", "0.2.0"},  // 0.2.0: the UNDERPOWERED verdict
+          {"schema_version", "0.3.0"},  // 0.2.0: UNDERPOWERED; 0.3.0: the error rate over the compare, pairs
           {"base", base_path},
           {"new", new_path},
           {"metric",
@@ -459,6 +484,13 @@ json Comparison::to_json() const {
             {"lower_is_better", mi.lower_is_better}}},
           {"alpha", options.alpha},
           {"threshold", options.threshold},
+          {"paired", paired},
+          {"error_rate",
+           {{"control", "false discovery rate (Benjamini-Hochberg)"},
+            {"tests", family.tests},
+            {"discoveries", family.discoveries},
+            {"level", family.level},
+            {"first_level", family.first_level}}},
           {"summary", summary},
           {"regression", regression()},
           {"runs", rs}};

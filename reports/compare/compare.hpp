@@ -1,7 +1,11 @@
 // Comparing two results files run by run: the runs are matched by config id, one metric is read
-// from each, and each pair gets a verdict that combines a relative threshold with a Mann–Whitney U
-// test on the samples, the way Google Benchmark's compare.py and asv separate a change from noise.
-// docs/compare.md states the decision rule; decide() below is its one implementation.
+// from each, and each pair gets a verdict that combines a relative threshold with a rank test on
+// the samples, the way Google Benchmark's compare.py and asv separate a change from noise, at a
+// level that controls the false-discovery rate over the whole compare (error_rate.hpp). Two files
+// measured as an A/B pair (`ringbench ab`) are tested round by round (stratified_u.hpp); files
+// measured apart with the plain U test, and a single run's witnesses (fresh executors, the machine
+// probe, its cores, its rounds) may still call a change NOISY. docs/compare.md states the rule;
+// test_pair() and decide() below are its one implementation.
 #pragma once
 
 #include <optional>
@@ -11,7 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/compare/error_rate.hpp"
 #include "reports/compare/mann_whitney.hpp"
+#include "reports/compare/stratified_u.hpp"
 #include "reports/results/metric_registry.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/run_record.hpp"
@@ -46,8 +52,9 @@ struct CompareOptions {
 // One side of a comparison: the metric's value and, where the metric has them, its samples.
 struct MetricValue {
   std::optional<double> value;
-  std::vector<double> samples;  // empty for single-valued metrics (overlap, exposed comm, imbalance)
-  std::string note;             // e.g. which field stood in for a missing one
+  std::vector<double> samples;              // empty for single-valued metrics (overlap, exposed comm, imbalance)
+  std::vector<std::vector<double>> rounds;  // the samples by round, in run order
+  std::string note;                         // e.g. which field stood in for a missing one
   // (max - min) / median of the per-round medians, when the samples came from several fresh
   // executors (timing.rounds > 1): how far one instance of the same build can sit from another.
   std::optional<double> instance_spread;
@@ -75,6 +82,9 @@ struct RunComparison {
   MetricValue base, neu;
   std::optional<double> change;  // (new − base) / base
   std::optional<double> p_value;
+  std::optional<double> min_p;  // the smallest p the test could give with these samples
+  bool paired = false;          // tested round by round, as an A/B pair
+  double level = 0;             // the corrected level it was judged at
   // (new − base) / base of the machine probe, when both have it and from the same probe version
   std::optional<double> machine_change;
   UTestMethod method = UTestMethod::none;
@@ -83,12 +93,17 @@ struct RunComparison {
   std::string note;  // why, when the verdict needs a reason (too few samples, threshold only, ...)
 };
 
-// The decision rule for one matched pair of ok runs (both values present).
-void decide(RunComparison& rc, const CompareOptions& opts);
+// The decision rule for one matched pair of ok runs (both values present), in two steps: what the
+// samples say (the change, and p by the paired test when `paired` or the U test otherwise), then,
+// once every pair's p is known, the verdict at the family's level.
+void test_pair(RunComparison& rc, bool paired);
+void decide(RunComparison& rc, const CompareOptions& opts, const FamilyLevel& family);
 
 struct Comparison {
   std::string base_path, new_path;
   CompareOptions options;
+  bool paired = false;              // the files are an A/B pair (the same pairing.pair_id)
+  FamilyLevel family;               // Benjamini–Hochberg over every pair with samples
   std::vector<RunComparison> runs;  // BASE's order, then runs only in NEW in NEW's order
   int count(Verdict v) const;
   bool regression() const;

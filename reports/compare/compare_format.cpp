@@ -52,6 +52,20 @@ const char* verdict_colour(Verdict v) {
 
 }  // namespace
 
+std::string rule_text(const Comparison& cmp) {
+  const FamilyLevel& f = cmp.family;
+  if (f.tests == 0)
+    return fmt::format("SAME within ±{:.3g}%; beyond it FASTER/SLOWER by the threshold alone (no samples to test)",
+                       cmp.options.threshold * 100.0);
+  return fmt::format(
+      "SAME within ±{:.3g}%; beyond it FASTER/SLOWER when {} gives p <= {:.3g}, the Benjamini-Hochberg level at "
+      "false-discovery rate {:.3g} over {} tests ({} significant), else NOISY; UNDERPOWERED when the samples could "
+      "never reach p <= {:.3g}, half of {:.3g}, the level of a change alone",
+      cmp.options.threshold * 100.0,
+      cmp.paired ? "the rank test paired by round (the files are an A/B pair)" : "the Mann-Whitney U test", f.level,
+      cmp.options.alpha, f.tests, f.discoveries, f.first_level / 2, f.first_level);
+}
+
 std::string format_compare_text(const Comparison& cmp) {
   const Metric& mi = *cmp.options.metric;
   std::string unit = mi.unit.empty() ? "" : fmt::format(" ({})", mi.unit);
@@ -64,10 +78,7 @@ std::string format_compare_text(const Comparison& cmp) {
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   std::string out = fmt::format("compare {}: {} → {}\n", mi.compare_name, cmp.base_path, cmp.new_path);
-  out += fmt::format(
-      "rule: SAME within ±{:.3g}%; beyond it FASTER/SLOWER when the U test gives p < {:.3g}, else "
-      "NOISY (UNDERPOWERED when too few samples could ever give it)\n",
-      cmp.options.threshold * 100.0, cmp.options.alpha);
+  out += fmt::format("rule: {}\n", rule_text(cmp));
   for (const auto& row : rows) {
     std::string line;
     for (std::size_t i = 0; i < row.size(); ++i) {
@@ -98,11 +109,8 @@ std::string format_compare_html(const Comparison& cmp) {
   h += fmt::format("<h1>ringbench compare — {}</h1>\n", html_escape(mi.compare_name));
   h += fmt::format("<p>BASE <code>{}</code><br>NEW <code>{}</code></p>\n", html_escape(cmp.base_path),
                    html_escape(cmp.new_path));
-  h += fmt::format(
-      "<p>Metric <code>{}</code> ({} is better). Rule: SAME within ±{:.3g}%; beyond it FASTER or SLOWER "
-      "when the two-sided Mann–Whitney U test gives p &lt; {:.3g}, otherwise NOISY.</p>\n",
-      html_escape(metric_source(mi)), mi.lower_is_better ? "lower" : "higher", cmp.options.threshold * 100.0,
-      cmp.options.alpha);
+  h += fmt::format("<p>Metric <code>{}</code> ({} is better). Rule: {}.</p>\n", html_escape(metric_source(mi)),
+                   mi.lower_is_better ? "lower" : "higher", html_escape(rule_text(cmp)));
   h += fmt::format("<p><b>{}</b>{}</p>\n", html_escape(summary_line(cmp)),
                    cmp.regression() ? " — <b style=\"color:#cf222e\">regression</b>" : "");
   h += "<table><tr><th>verdict</th><th>change</th><th></th><th>base</th><th>new</th><th>p</th><th>n</th>"

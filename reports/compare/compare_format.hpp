@@ -8,6 +8,8 @@
 
 namespace rb::reports {
 
+// The decision rule as applied, with the corrected level: the line both forms print under the title.
+std::string rule_text(const Comparison& cmp);
 std::string format_compare_text(const Comparison& cmp);
 std::string format_compare_html(const Comparison& cmp);
 

@@ -51,6 +51,13 @@ double min_attainable_p(int n1, int n2) {
   return std::min(1.0, 2.0 * std::exp(-log_c));
 }
 
+std::vector<double> u_distribution(int n1, int n2) {
+  std::vector<double> p = u_counts(std::max(0, n1), std::max(0, n2));
+  const double total = std::accumulate(p.begin(), p.end(), 0.0);
+  for (double& x : p) x /= total;
+  return p;
+}
+
 int min_samples_for(double alpha) {
   int n = 1;
   while (n < 1000 && !(min_attainable_p(n, n) < alpha)) ++n;

@@ -14,6 +14,7 @@
 
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace rb::reports {
 
@@ -39,6 +40,10 @@ UTestResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
 // 2 / C(n1 + n2, n1), or 1 for an empty sample. When it is above alpha no difference can ever be
 // significant, however large: compare uses it to say "too few samples" rather than "no change".
 double min_attainable_p(int n1, int n2);
+
+// The exact null distribution of U = #(x > y) for samples of n1 and n2 untied values: the
+// probability of each u = 0..n1·n2.
+std::vector<double> u_distribution(int n1, int n2);
 
 // The fewest samples per side (n against n) whose smallest attainable p is below alpha: 4 for
 // alpha 0.05 (2 / C(8, 4) = 0.029), 5 for 0.01. nightly.sh refuses a profile with fewer.

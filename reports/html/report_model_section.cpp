@@ -23,17 +23,17 @@ constexpr std::size_t kMaxModelRows = 60, kMaxModelColumns = 10;
 
 // The run's own memory prediction, if its `model` field has one (GB per device).
 std::optional<double> run_model_gb(const RunView& r) {
-  return r.record.model ? r.record.model->memory_gb_per_device : std::nullopt;
+  return r.record.model ? r.record.model->memory_gb_per_device() : std::nullopt;
 }
 
 std::string model_table(const std::vector<RunView>& runs) {
-  std::vector<std::pair<const RunView*, const std::map<std::string, double>*>> rows;
+  std::vector<std::pair<const RunView*, std::map<std::string, double>>> rows;
   std::map<std::string, std::size_t> key_count;
   for (const auto& r : runs) {
     if (!r.record.model) continue;
-    const auto& numbers = r.record.model->numbers;
+    auto numbers = r.record.model->numbers();
     for (const auto& [k, v] : numbers) ++key_count[k];
-    rows.emplace_back(&r, &numbers);
+    rows.emplace_back(&r, std::move(numbers));
   }
   if (rows.empty())
     return not_measured(
@@ -50,9 +50,9 @@ std::string model_table(const std::vector<RunView>& runs) {
   for (std::size_t i = 0; i < rows.size() && i < kMaxModelRows; ++i) {
     s += "<tr><td class=\"id\">" + html_escape(rows[i].first->id) + "</td>";
     for (const auto& [k, n] : keys) {
-      auto it = rows[i].second->find(k);
-      s += it == rows[i].second->end() ? "<td class=\"na\">\u2014</td>"
-                                       : "<td class=\"n\">" + format_number(it->second, 4) + "</td>";
+      auto it = rows[i].second.find(k);
+      s += it == rows[i].second.end() ? "<td class=\"na\">\u2014</td>"
+                                      : "<td class=\"n\">" + format_number(it->second, 4) + "</td>";
     }
     s += "</tr>";
   }

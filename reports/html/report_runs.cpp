@@ -60,17 +60,17 @@ RunView view_run(RunRecord record, std::size_t index) {
     v.cupti_traced_ms = c->traced_pass_ms;
     v.cupti_clean_ms = c->clean_median_ms;
     v.cupti_overhead_pct = c->overhead_pct;
-    v.cupti_comm_ms = c->comm_time_ms;
-    v.cupti_overlap = c->overlap_fraction;
-    v.cupti_exposed_ms = c->exposed_comm_ms;
+    v.cupti_comm_ms = c->metrics.comm_time_ms;
+    v.cupti_overlap = c->metrics.overlap_fraction;
+    v.cupti_exposed_ms = c->metrics.exposed_comm_ms;
   }
   v.overlap = m.overlap_fraction;
   v.exposed_comm_ms = m.exposed_comm_ms ? m.exposed_comm_ms : m.exposed_comm_ms_mean;
   v.exposed_comm_max_ms = m.exposed_comm_ms_max;
   v.imbalance = m.imbalance;
   v.work_imbalance = record.plan.work_imbalance ? record.plan.work_imbalance : m.work_imbalance;
-  v.rank_attention_ms = by_rank(m.rank_attention_ms, v.cp);
-  v.rank_work = by_rank(record.plan.rank_work, v.cp);
+  v.rank_attention_ms = by_rank(m.rank_attention_ms(), v.cp);
+  v.rank_work = by_rank(record.plan.rank_work(), v.cp);
   // docs/design.md §6: imbalance = max_r A_r / mean_r A_r. Derive it when the record predates the metric.
   if (!v.imbalance && !v.rank_attention_ms.empty() &&
       std::all_of(v.rank_attention_ms.begin(), v.rank_attention_ms.end(), [](auto& x) { return x.has_value(); })) {

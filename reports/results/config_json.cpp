@@ -3,29 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "reports/results/record_config.hpp"
+#include "reports/results/run_record_writer.hpp"
+
 namespace rb::reports {
 
-nlohmann::json to_json(const Config& c) {
-  return {
-      {"id", config_id(c)},
-      {"seq", c.seq},
-      {"cp", c.cp},
-      {"split", to_string(c.split)},
-      {"variant", to_string(c.variant)},
-      {"heads", c.heads},
-      {"kv_heads", c.kv_heads},
-      {"head_dim", c.head_dim},
-      {"causal", c.causal},
-      {"dtype", to_string(c.dtype)},
-      {"backend", to_string(c.backend)},
-      {"transport", to_string(c.transport)},
-      {"seed", c.seed},
-      {"repeats", c.repeats},
-      {"warmup", c.warmup},
-      {"link_gbps", c.link_gbps},
-      {"kernel", to_string(c.kernel)},
-  };
-}
+nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 
 std::span<const std::string_view> config_id_fields() {
   static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",

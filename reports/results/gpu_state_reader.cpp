@@ -5,37 +5,26 @@
 
 namespace rb::reports {
 
-using nlohmann::json;
-
-GpuThrottle gpu_throttle(const json& run) {
+GpuThrottle gpu_throttle(const std::optional<RecordGpuState>& gpu_state, const std::optional<RecordSmClock>& sm_clock) {
   GpuThrottle t;
-  if (!run.is_object()) return t;
-  if (run.contains("sm_clock") && run.at("sm_clock").is_object()) {
-    const json& c = run.at("sm_clock");
-    const json& threshold = c.value("threshold_mhz", json());
-    if (threshold.is_number() && c.value("taken", json()).is_number_integer() &&
-        c.value("dropped_count", json()).is_number_integer()) {
-      t.clock_measured = true;
-      t.taken = c.at("taken").get<int>();
-      t.dropped = c.at("dropped_count").get<int>();
-      if (t.dropped > 0)
-        t.sampled = fmt::format("{} of {} samples ran under {:.0f} MHz", t.dropped, t.taken, threshold.get<double>());
-    }
+  if (sm_clock && sm_clock->threshold_mhz && sm_clock->taken && sm_clock->dropped_count) {
+    t.clock_measured = true;
+    t.taken = static_cast<int>(*sm_clock->taken);
+    t.dropped = static_cast<int>(*sm_clock->dropped_count);
+    if (t.dropped > 0)
+      t.sampled = fmt::format("{} of {} samples ran under {:.0f} MHz", t.dropped, t.taken, *sm_clock->threshold_mhz);
   }
-  if (!run.contains("gpu_state") || !run.at("gpu_state").is_object()) return t;
-  for (const char* when : {"start", "end"}) {
-    const json& list = run.at("gpu_state").value(when, json());
-    if (!list.is_array()) continue;
-    for (const auto& g : list) {
-      if (!g.is_object() || !g.contains("thermal_or_power_limited") || !g.at("thermal_or_power_limited").is_boolean())
-        continue;
+  if (!gpu_state) return t;
+  for (const auto& [when, list] : {std::pair{"start", &gpu_state->start}, std::pair{"end", &gpu_state->end}}) {
+    if (!*list) continue;
+    for (const RecordGpuDevice& g : **list) {
+      if (!g.thermal_or_power_limited) continue;
       t.measured = true;
-      if (!g.at("thermal_or_power_limited").get<bool>() || t.held_down) continue;
+      if (!*g.thermal_or_power_limited || t.held_down) continue;
       std::string reasons;
-      if (g.contains("clock_event_reasons") && g.at("clock_event_reasons").is_array())
-        for (const auto& r : g.at("clock_event_reasons"))
-          if (r.is_string()) reasons += (reasons.empty() ? "" : ", ") + r.get<std::string>();
-      t.held_down = fmt::format("GPU {} at the {}: {}", g.value("pci_bus_id", std::string("?")), when, reasons);
+      for (const auto& r : g.clock_event_reasons.value_or(std::vector<std::string>{}))
+        reasons += (reasons.empty() ? "" : ", ") + r;
+      t.held_down = fmt::format("GPU {} at the {}: {}", g.pci_bus_id.value_or("?"), when, reasons);
     }
   }
   return t;

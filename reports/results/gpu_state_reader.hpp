@@ -1,14 +1,13 @@
 // What a record says about throttling, for the readers that act on it: compare (a throttled run is
 // NOISY, never SLOWER) and accept (the "not throttled" checks). Two sources: gpu_state, NVML's
-// clock-event reasons around the configuration (bench/sweep/gpu_state.hpp, results 1.1.0), and sm_clock,
-// the clock of every timed sample with those under the threshold dropped (bench/sweep/throttle_filter.hpp,
-// results 1.2.0).
+// clock-event reasons around the configuration (results 1.1.0), and sm_clock, the clock of every
+// timed sample with those under the threshold dropped (results 1.2.0).
 #pragma once
 
 #include <optional>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include "reports/results/record_gpu_state.hpp"
 
 namespace rb::reports {
 
@@ -20,6 +19,6 @@ struct GpuThrottle {
   std::optional<std::string> sampled;    // "3 of 20 samples under 1485 MHz", when any was dropped
 };
 
-GpuThrottle gpu_throttle(const nlohmann::json& run);
+GpuThrottle gpu_throttle(const std::optional<RecordGpuState>& gpu_state, const std::optional<RecordSmClock>& sm_clock);
 
 }  // namespace rb::reports

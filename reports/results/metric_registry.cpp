@@ -34,11 +34,12 @@ Value bandwidth_fraction(const RunRecord& r, const MetricContext& ctx) {
 }
 
 Value gpu_throttled(const RunRecord& r, const MetricContext&) {
-  return r.throttle.measured ? Value(r.throttle.held_down ? 1.0 : 0.0) : std::nullopt;
+  const GpuThrottle t = r.throttle();
+  return t.measured ? Value(t.held_down ? 1.0 : 0.0) : std::nullopt;
 }
 
 Value dropped_fraction(const RunRecord& r, const MetricContext&) {
-  const GpuThrottle& t = r.throttle;
+  const GpuThrottle t = r.throttle();
   return t.clock_measured && t.taken > 0 ? Value(static_cast<double>(t.dropped) / t.taken) : std::nullopt;
 }
 
@@ -50,14 +51,13 @@ std::vector<std::vector<double>> time_rounds(const RunRecord& r) {
 // Per-sample TFLOP/s is a monotone transform of per-sample time, divided as the headline is: by
 // the GPUs at work (a converted older record has them too; one that lacks them had one GPU per rank).
 std::vector<std::vector<double>> tflops_rounds(const RunRecord& r) {
-  const auto gpus = r.metrics.attention_tflops_gpus ? r.metrics.attention_tflops_gpus
-                                                    : std::optional<double>(static_cast<double>(r.config.cp));
-  if (!r.plan.flops || *r.plan.flops <= 0 || !gpus || *gpus <= 0) return {};
+  const double gpus = r.metrics.attention_tflops_gpus.value_or(r.config.cp);
+  if (!r.plan.flops || *r.plan.flops <= 0 || gpus <= 0) return {};
   std::vector<std::vector<double>> out;
   for (const auto& round : time_rounds(r)) {
     std::vector<double> t;
     for (const double ms : round)
-      if (ms > 0) t.push_back(*r.plan.flops / *gpus / ms / 1e9);
+      if (ms > 0) t.push_back(*r.plan.flops / gpus / ms / 1e9);
     if (!t.empty()) out.push_back(std::move(t));
   }
   return out;

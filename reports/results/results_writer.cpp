@@ -13,6 +13,7 @@
 #include "common/json_input.hpp"
 #include "common/json_output.hpp"
 #include "common/output_file.hpp"
+#include "reports/results/run_record_writer.hpp"
 
 namespace rb::reports {
 
@@ -38,11 +39,9 @@ ResultsWriter::~ResultsWriter() {
   if (out_) std::fclose(out_);
 }
 
-void ResultsWriter::append(const nlohmann::json& run) {
+void ResultsWriter::append(const RunRecord& run) {
   // Each record names its format, so a results.jsonl (which has no header) is read in the right one.
-  nlohmann::json rec = run;
-  rec["schema_version"] = kResultsSchemaVersion;
-  const std::string line = json_text(rec) + "\n";
+  const std::string line = json_text(to_json(run)) + "\n";
   if (std::fwrite(line.data(), 1, line.size(), out_) != line.size() || std::fflush(out_) != 0)
     throw Error(fmt::format("cannot write {}: {}", jsonl_.string(), std::strerror(errno)));
   ::fsync(::fileno(out_));

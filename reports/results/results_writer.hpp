@@ -10,11 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/results/run_record.hpp"
+
 namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "2.2.0";
+inline constexpr const char* kResultsSchemaVersion = "2.3.0";
 // The oldest major version readers still take, converted on read (reports/results/results_upgrade.hpp).
 inline constexpr int kResultsOldestMajor = 0;
 
@@ -27,8 +29,8 @@ class ResultsWriter {
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
 
-  // Appends one run as a line and flushes it to the kernel before returning.
-  void append(const nlohmann::json& run);
+  // Appends one run as a line (run_record_writer.hpp) and flushes it to the kernel before returning.
+  void append(const RunRecord& run);
   // Writes results.json: `header` (tool, host, profile, ...) plus every run in results.jsonl.
   std::filesystem::path finish(const nlohmann::json& header);
 

@@ -1,9 +1,8 @@
-// Reading one run of a results file into its type.
+// Reading one run of a results file into its type: the one from_json of the record.
 #include "reports/results/run_record.hpp"
 
 #include <cmath>
 
-#include "common/error.hpp"
 #include "reports/results/json_field.hpp"
 
 namespace rb::reports {
@@ -26,9 +25,27 @@ std::optional<std::int64_t> integer(const json& obj, const char* key) {
   return v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt;
 }
 
+// A count or a size that a hand-made file may write as 2.0.
+std::optional<std::int64_t> whole(const json& obj, const char* key) {
+  if (const auto i = integer(obj, key)) return i;
+  const auto d = number(obj, key);
+  return d && std::trunc(*d) == *d && std::abs(*d) < 9e15 ? std::optional<std::int64_t>(static_cast<std::int64_t>(*d))
+                                                          : std::nullopt;
+}
+
+std::optional<bool> boolean(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_boolean() ? std::optional<bool>(v.get<bool>()) : std::nullopt;
+}
+
 std::string text(const json& obj, const char* key) {
   const json& v = member(obj, key);
   return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+std::optional<std::string> optional_text(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? std::optional<std::string>(v.get<std::string>()) : std::nullopt;
 }
 
 std::vector<double> numbers(const json& obj, const char* key) {
@@ -37,6 +54,15 @@ std::vector<double> numbers(const json& obj, const char* key) {
   if (v.is_array())
     for (const auto& x : v)
       if (x.is_number()) out.push_back(x.get<double>());
+  return out;
+}
+
+std::vector<std::int64_t> integers(const json& obj, const char* key) {
+  std::vector<std::int64_t> out;
+  const json& v = member(obj, key);
+  if (v.is_array())
+    for (const auto& x : v)
+      if (x.is_number_integer()) out.push_back(x.get<std::int64_t>());
   return out;
 }
 
@@ -54,40 +80,69 @@ RecordConfig read_config(const json& c) {
   out.backend = text(c, "backend");
   out.transport = member(c, "transport").is_string() ? text(c, "transport") : "local";
   out.kernel = member(c, "kernel").is_string() ? text(c, "kernel") : "ringbench";
-  out.causal = !member(c, "causal").is_boolean() || member(c, "causal").get<bool>();
+  out.causal = boolean(c, "causal").value_or(true);
   out.link_gbps = number(c, "link_gbps");
+  if (const json& seed = member(c, "seed"); seed.is_number_integer()) out.seed = seed.get<std::uint64_t>();
+  if (const auto v = integer(c, "repeats")) out.repeats = static_cast<int>(*v);
+  if (const auto v = integer(c, "warmup")) out.warmup = static_cast<int>(*v);
   return out;
 }
 
-// One number of each per_rank[] object: the first of `key`, `old_key` that is one.
-std::optional<std::vector<RankValue>> per_rank(const json& parent, const char* key, const char* old_key = nullptr) {
-  const json& arr = member(parent, "per_rank");
-  if (!arr.is_array()) return std::nullopt;
-  std::vector<RankValue> out;
-  for (std::size_t i = 0; i < arr.size(); ++i) {
-    const json& e = arr[i];
-    if (!e.is_object()) continue;
-    RankValue v;
-    v.rank = integer(e, "rank").value_or(static_cast<std::int64_t>(i));
-    v.value = number(e, key);
-    if (!v.value && old_key) v.value = number(e, old_key);
-    out.push_back(v);
-  }
+std::optional<RecordCorrectness> read_correctness(const json& c) {
+  if (!c.is_object()) return std::nullopt;
+  RecordCorrectness out;
+  out.checked = boolean(c, "checked").value_or(false);
+  out.rows_checked = integer(c, "rows_checked");
+  out.all_rows = boolean(c, "all_rows");
+  out.max_abs_err = number(c, "max_abs_err");
+  out.rel_l2_err = number(c, "rel_l2_err");
+  out.over_tolerance = integer(c, "over_tolerance");
+  out.tolerance = number(c, "tolerance");
+  out.tolerance_basis = text(c, "tolerance_basis");
+  out.passed = boolean(c, "passed");
+  return out;
+}
+
+std::optional<RecordKernelChoice> read_kernel_choice(const json& k) {
+  if (!k.is_object()) return std::nullopt;
+  RecordKernelChoice out;
+  out.requested = text(k, "requested");
+  out.chosen = text(k, "chosen");
+  out.why = optional_text(k, "why");
+  if (const json& plans = member(k, "cudnn_plans"); plans.is_object())
+    for (const auto& [shape, plan] : plans.items())
+      if (plan.is_string()) out.cudnn_plans[shape] = plan.get<std::string>();
   return out;
 }
 
 RecordTiming read_timing(const json& t) {
   RecordTiming out;
-  out.samples_ms = numbers(t, "samples_ms");
-  if (const json& counts = member(t, "round_counts"); counts.is_array())
-    for (const auto& n : counts)
-      if (n.is_number_integer()) out.round_counts.push_back(n.get<std::int64_t>());
-  out.rounds = integer(t, "rounds");
-  out.devices = integer(t, "devices");
-  out.median_ms = number(t, "median_ms");
+  out.present = t.is_object();
+  out.count = integer(t, "count");
   out.min_ms = number(t, "min_ms");
+  out.median_ms = number(t, "median_ms");
+  out.mean_ms = number(t, "mean_ms");
   out.p90_ms = number(t, "p90_ms");
+  out.p99_ms = number(t, "p99_ms");
+  out.max_ms = number(t, "max_ms");
+  out.stdev_ms = number(t, "stdev_ms");
   out.noise_pct = number(t, "noise_pct");
+  out.samples_ms = numbers(t, "samples_ms");
+  out.warmup = integer(t, "warmup");
+  out.rounds = integer(t, "rounds");
+  out.round_counts = integers(t, "round_counts");
+  out.rounds_planned = integer(t, "rounds_planned");
+  out.stopped_by = optional_text(t, "stopped_by");
+  if (const json& s = member(t, "stopping"); s.is_object())
+    out.stopping = RecordStopping{.max_noise_pct = number(s, "max_noise_pct").value_or(0),
+                                  .min_samples = integer(s, "min_samples").value_or(0),
+                                  .max_time_s = number(s, "max_time_s").value_or(0)};
+  out.interleaved = boolean(t, "interleaved");
+  out.clock = text(t, "clock");
+  out.rank_mode = optional_text(t, "rank_mode");
+  out.launch = optional_text(t, "launch");
+  out.l2 = optional_text(t, "l2");
+  out.devices = integer(t, "devices");
   out.machine_probe_ms = numbers(t, "machine_probe_ms");
   for (const double x : numbers(t, "machine_probe_core_spread"))
     if (std::isfinite(x)) out.machine_probe_core_spread.push_back(x);
@@ -95,52 +150,164 @@ RecordTiming read_timing(const json& t) {
   return out;
 }
 
-RecordMetrics read_metrics(const json& m) {
-  RecordMetrics out;
-  out.attention_tflops = number(m, "attention_tflops");
-  out.attention_tflops_gpus = number(m, "attention_tflops_gpus");
-  out.attention_tflops_slowest_rank = number(m, "attention_tflops_slowest_rank");
-  out.attention_tflops_aggregate = number(m, "attention_tflops_aggregate");
-  out.overlap_fraction = number(m, "overlap_fraction");
-  out.exposed_comm_ms = number(m, "exposed_comm_ms");
-  out.imbalance = number(m, "imbalance");
-  out.work_imbalance = number(m, "work_imbalance");
-  out.comm_bandwidth_gbyte_per_s = number(m, "comm_bandwidth_gbyte_per_s");
-  out.comm_basis = text(m, "comm_basis");
-  out.comm_time_ms = number(m, "comm_time_ms");
-  out.comm_in_flight_ms = number(m, "comm_in_flight_ms");
-  out.exposed_comm_ms_mean = number(m, "exposed_comm_ms_mean");
-  out.exposed_comm_ms_max = number(m, "exposed_comm_ms_max");
-  out.rank_attention_ms = per_rank(m, "attention_time_ms", "attention_ms");
+std::vector<RecordStepTime> read_step_times(const json& parent, const char* key) {
+  std::vector<RecordStepTime> out;
+  if (const json& steps = member(parent, key); steps.is_array())
+    for (const auto& s : steps)
+      if (s.is_object()) out.push_back({.step = integer(s, "step").value_or(0), .time_ms = number(s, "time_ms")});
   return out;
 }
 
-RecordCupti read_cupti(const json& c) {
-  RecordCupti out;
-  out.error = text(c, "error");
-  out.traced_pass_ms = number(c, "traced_pass_ms");
-  out.clean_median_ms = number(c, "clean_median_ms");
-  out.overhead_pct = number(c, "overhead_pct");
-  const json& m = member(c, "metrics");
+RecordRankMetrics read_rank_metrics(const json& r, std::size_t position) {
+  RecordRankMetrics out;
+  out.rank = integer(r, "rank").value_or(static_cast<std::int64_t>(position));
+  out.interval_count = integer(r, "interval_count");
+  out.comm_time_ms = number(r, "comm_time_ms");
+  out.comm_in_flight_ms = number(r, "comm_in_flight_ms");
+  out.comm_basis = text(r, "comm_basis");
+  out.compute_time_ms = number(r, "compute_time_ms");
+  out.memory_time_ms = number(r, "memory_time_ms");
+  out.overlap_time_ms = number(r, "overlap_time_ms");
+  out.overlap_fraction = number(r, "overlap_fraction");
+  out.exposed_comm_ms = number(r, "exposed_comm_ms");
+  out.attention_time_ms = number(r, "attention_time_ms");
+  if (!out.attention_time_ms) out.attention_time_ms = number(r, "attention_ms");
+  out.busy_time_ms = number(r, "busy_time_ms");
+  out.comm_bytes = integer(r, "comm_bytes");
+  out.comm_bandwidth_gbyte_per_s = number(r, "comm_bandwidth_gbyte_per_s");
+  out.attention_tflops = number(r, "attention_tflops");
+  out.steps = read_step_times(r, "steps");
+  out.tail_ms = number(r, "tail_ms");
+  return out;
+}
+
+RecordMetrics read_metrics(const json& m) {
+  RecordMetrics out;
+  out.present = m.is_object();
+  out.window_ms = number(m, "window_ms");
+  out.rank_count = integer(m, "rank_count");
   out.comm_time_ms = number(m, "comm_time_ms");
+  out.comm_in_flight_ms = number(m, "comm_in_flight_ms");
+  out.comm_basis = text(m, "comm_basis");
+  out.compute_time_ms = number(m, "compute_time_ms");
+  out.memory_time_ms = number(m, "memory_time_ms");
+  out.overlap_time_ms = number(m, "overlap_time_ms");
   out.overlap_fraction = number(m, "overlap_fraction");
   out.exposed_comm_ms = number(m, "exposed_comm_ms");
+  out.exposed_comm_ms_max = number(m, "exposed_comm_ms_max");
+  out.exposed_comm_ms_mean = number(m, "exposed_comm_ms_mean");
+  out.imbalance = number(m, "imbalance");
+  out.imbalance_basis = text(m, "imbalance_basis");
+  out.work_imbalance = number(m, "work_imbalance");
+  out.step_times = read_step_times(m, "step_times");
+  out.critical_path_ms = number(m, "critical_path_ms");
+  out.pass_time_ms = number(m, "pass_time_ms");
+  out.attention_tflops = number(m, "attention_tflops");
+  if (const auto gpus = whole(m, "attention_tflops_gpus")) out.attention_tflops_gpus = static_cast<int>(*gpus);
+  out.attention_tflops_aggregate = number(m, "attention_tflops_aggregate");
+  out.attention_tflops_slowest_rank = number(m, "attention_tflops_slowest_rank");
+  out.slowest_rank = integer(m, "slowest_rank");
+  out.comm_bytes = integer(m, "comm_bytes");
+  out.comm_bandwidth_gbyte_per_s = number(m, "comm_bandwidth_gbyte_per_s");
+  out.busy_time_ms = number(m, "busy_time_ms");
+  out.launch_overhead_ms = number(m, "launch_overhead_ms");
+  out.eager_minus_graph_ms = number(m, "eager_minus_graph_ms");
+  out.timeline_pass_ms = number(m, "timeline_pass_ms");
+  if (const json& ranks = member(m, "per_rank"); ranks.is_array()) {
+    out.per_rank.emplace();
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i].is_object()) out.per_rank->push_back(read_rank_metrics(ranks[i], i));
+  }
+  return out;
+}
+
+RecordPlanStep read_plan_step(const json& s) {
+  const json& pairs = member(s, "pairs");
+  return {.step = integer(s, "step").value_or(0),
+          .sources = integers(s, "sources"),
+          .unmasked_pairs = integer(s, "unmasked_pairs").value_or(0),
+          .recv_bytes = integer(s, "recv_bytes").value_or(0),
+          .send_bytes = integer(s, "send_bytes").value_or(0),
+          .full = integer(pairs, "full").value_or(0),
+          .partial = integer(pairs, "partial").value_or(0),
+          .skip = integer(pairs, "skip").value_or(0)};
+}
+
+RecordPlanRank read_plan_rank(const json& r, std::size_t position) {
+  RecordPlanRank out;
+  out.rank = integer(r, "rank").value_or(static_cast<std::int64_t>(position));
+  out.tokens = integer(r, "tokens").value_or(0);
+  if (const json& segs = member(r, "segments"); segs.is_array())
+    for (const auto& s : segs)
+      if (s.is_array() && s.size() == 3 && s[0].is_number_integer() && s[1].is_number_integer() &&
+          s[2].is_number_integer())
+        out.segments.push_back({s[0].get<std::int64_t>(), s[1].get<std::int64_t>(), s[2].get<std::int64_t>()});
+  out.unmasked_pairs = integer(r, "unmasked_pairs").value_or(0);
+  out.work = whole(r, "work");
+  out.recv_bytes = integer(r, "recv_bytes").value_or(0);
+  if (const json& steps = member(r, "steps"); steps.is_array()) {
+    out.steps.emplace();
+    for (const auto& s : steps)
+      if (s.is_object()) out.steps->push_back(read_plan_step(s));
+  }
+  return out;
+}
+
+RecordPlan read_plan(const json& p) {
+  RecordPlan out;
+  out.present = p.is_object();
+  out.work_imbalance = number(p, "work_imbalance");
+  out.total_work = integer(p, "total_work");
+  out.flops = number(p, "flops");
+  out.bytes_moved = integer(p, "bytes_moved");
+  out.kv_bytes_per_token = integer(p, "kv_bytes_per_token");
+  if (const json& ranks = member(p, "per_rank"); ranks.is_array()) {
+    out.per_rank.emplace();
+    for (std::size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i].is_object()) out.per_rank->push_back(read_plan_rank(ranks[i], i));
+  }
   return out;
 }
 
 RecordSmClock read_sm_clock(const json& c) {
   RecordSmClock out;
+  out.method = text(c, "method");
+  out.nominal_mhz = any_number(c, "nominal_mhz");
+  out.threshold_pct = number(c, "threshold_pct");
+  out.threshold_mhz = any_number(c, "threshold_mhz");
+  out.recovery_ms = number(c, "recovery_ms");
   if (const json& ms = member(c, "samples_ms"); ms.is_array())
     for (const auto& x : ms) out.samples_ms.push_back(x.is_number() ? x.get<double>() : 0.0);  // keeps the order
   if (const json& mhz = member(c, "samples_mhz"); mhz.is_array())
     for (const auto& x : mhz)
       out.samples_mhz.push_back(x.is_number() ? std::optional<double>(x.get<double>()) : std::nullopt);
-  if (const json& dropped = member(c, "dropped"); dropped.is_array())
-    for (const auto& i : dropped)
-      if (i.is_number_integer()) out.dropped.push_back(i.get<std::int64_t>());
-  out.threshold_mhz = any_number(c, "threshold_mhz");
-  out.nominal_mhz = any_number(c, "nominal_mhz");
-  out.method = text(c, "method");
+  out.dropped = integers(c, "dropped");
+  out.dropped_count = integer(c, "dropped_count");
+  out.taken = integer(c, "taken");
+  return out;
+}
+
+std::optional<std::vector<RecordGpuDevice>> read_gpu_devices(const json& list) {
+  if (!list.is_array()) return std::nullopt;
+  std::vector<RecordGpuDevice> out;
+  for (const auto& g : list) {
+    if (!g.is_object()) continue;
+    RecordGpuDevice d;
+    d.pci_bus_id = optional_text(g, "pci_bus_id");
+    d.unavailable = optional_text(g, "unavailable");
+    d.temperature_c = integer(g, "temperature_c");
+    d.power_w = number(g, "power_w");
+    d.power_limit_w = number(g, "power_limit_w");
+    d.sm_clock_mhz = integer(g, "sm_clock_mhz");
+    if (const json& reasons = member(g, "clock_event_reasons"); reasons.is_array()) {
+      d.clock_event_reasons.emplace();
+      for (const auto& r : reasons)
+        if (r.is_string()) d.clock_event_reasons->push_back(r.get<std::string>());
+    }
+    d.thermal_or_power_limited = boolean(g, "thermal_or_power_limited");
+    d.mig_mode = optional_text(g, "mig_mode");
+    out.push_back(std::move(d));
+  }
   return out;
 }
 
@@ -148,8 +315,9 @@ std::optional<RecordTimeline> read_timeline(const json& tl) {
   const json& intervals = member(tl, "intervals");
   if (!intervals.is_array() || intervals.empty()) return std::nullopt;
   RecordTimeline out;
+  out.clock = text(tl, "clock");
   out.window_ms = any_number(tl, "window_ms");
-  out.truncated = member(tl, "truncated").is_boolean() && member(tl, "truncated").get<bool>();
+  out.truncated = boolean(tl, "truncated").value_or(false);
   for (const auto& iv : intervals) {
     const auto begin = any_number(iv, "begin_ms"), end = any_number(iv, "end_ms");
     if (!member(iv, "rank").is_number_integer() || !begin || !end) continue;
@@ -160,6 +328,7 @@ std::optional<RecordTimeline> read_timeline(const json& tl) {
     x.kind = member(iv, "kind").is_string() ? text(iv, "kind") : "other";
     x.lane = member(iv, "lane").is_string() ? text(iv, "lane") : x.kind;
     x.name = member(iv, "name").is_string() ? text(iv, "name") : x.kind;
+    x.bytes = integer(iv, "bytes").value_or(0);
     x.begin_ms = *begin;
     x.end_ms = *end;
     out.intervals.push_back(std::move(x));
@@ -167,109 +336,79 @@ std::optional<RecordTimeline> read_timeline(const json& tl) {
   return out;
 }
 
-// Numeric fields of the model's object down to three levels, by dotted path.
-void numeric_fields(const json& j, const std::string& prefix, int depth, std::map<std::string, double>& out) {
+// The numeric fields of an object down to three levels, by dotted path, but for `skip` at the top.
+void numeric_fields(const json& j, const std::string& prefix, int depth, std::map<std::string, double>& out,
+                    const std::map<std::string, double>& skip) {
   if (!j.is_object() || depth > 2) return;
   for (const auto& [k, v] : j.items()) {
     const std::string key = prefix.empty() ? k : prefix + "." + k;
-    if (v.is_number())
+    if (v.is_number() && !skip.contains(key))
       out[key] = v.get<double>();
     else if (v.is_object())
-      numeric_fields(v, key, depth + 1, out);
+      numeric_fields(v, key, depth + 1, out, skip);
   }
 }
 
 RecordModel read_model(const json& m) {
   RecordModel out;
-  numeric_fields(m, "", 0, out.numbers);
+  out.kind = text(m, "kind");
+  out.basis = text(m, "basis");
   out.pass_ms = number(m, "pass_ms");
-  const json& memory = member(m, "memory");
-  if (const auto gb = number(memory, "gb_per_device"))
-    out.memory_gb_per_device = gb;
-  else if (const auto bytes = number(memory, "bytes_per_device"))
-    out.memory_gb_per_device = *bytes / 1e9;
-  else
-    out.memory_gb_per_device = number(m, "memory_gb_per_device");
+  out.measured_pass_ms = number(m, "measured_pass_ms");
+  out.measured_over_model = number(m, "measured_over_model");
+  out.compute_critical_path_ms = number(m, "compute_critical_path_ms");
+  out.exposed_comm_ms_mean = number(m, "exposed_comm_ms_mean");
+  out.exposed_comm_ms_max = number(m, "exposed_comm_ms_max");
+  out.overlap_fraction = number(m, "overlap_fraction");
+  out.idle_ms_max = number(m, "idle_ms_max");
+  // The simulator's own fields are typed above; every other number is kept by its path.
+  RecordModel typed = out;
+  typed.other_numbers.clear();
+  numeric_fields(m, "", 0, out.other_numbers, typed.numbers());
   return out;
 }
 
 }  // namespace
 
-std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const {
-  const auto count = static_cast<std::int64_t>(samples_ms.size());
-  std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
-  std::int64_t total = 0;
-  for (const std::int64_t n : round_counts)
-    if (n > 0) {
-      sizes.push_back(n);
-      total += n;
-    }
-  if (total != count) {  // written before 1.2.0, or not this run's layout: the even split
-    sizes.clear();
-    const std::int64_t r = rounds.value_or(1);
-    if (r >= 2 && r <= count)
-      for (std::int64_t k = 0; k < r; ++k) sizes.push_back(count / r + (k < count % r ? 1 : 0));
-  }
-  if (sizes.size() < 2) return {samples_ms};
-  std::vector<std::vector<double>> out;
-  std::int64_t at = 0;
-  for (const std::int64_t n : sizes) {
-    out.emplace_back(samples_ms.begin() + at, samples_ms.begin() + at + n);
-    at += n;
-  }
+std::optional<RecordCupti> read_cupti(const json& c) {
+  if (!c.is_object()) return std::nullopt;
+  RecordCupti out;
+  out.error = text(c, "error");
+  out.traced_pass_ms = number(c, "traced_pass_ms");
+  out.clean_median_ms = number(c, "clean_median_ms");
+  out.overhead_pct = number(c, "overhead_pct");
+  out.window_ms = number(c, "window_ms");
+  out.activity_ms = number(c, "activity_ms");
+  out.dropped_records = integer(c, "dropped_records");
+  out.ignored_records = integer(c, "ignored_records");
+  out.unattributed_records = integer(c, "unattributed_records");
+  out.intervals = integer(c, "intervals");
+  out.intervals_by_node = integer(c, "intervals_by_node");
+  out.metrics = read_metrics(member(c, "metrics"));
   return out;
 }
 
 RunRecord read_run_record(const json& run) {
   RunRecord r;
-  const std::string status = text(run, "status");
-  r.status = parse_run_status(status).value_or(RunStatus::failed);
+  r.status = parse_run_status(text(run, "status")).value_or(RunStatus::failed);
   r.reason = text(run, "reason");
   r.config = read_config(member(run, "config"));
-  if (const json& c = member(run, "correctness"); c.is_object()) {
-    RecordCorrectness rc;
-    rc.checked = member(c, "checked").is_boolean() && member(c, "checked").get<bool>();
-    if (member(c, "passed").is_boolean()) rc.passed = member(c, "passed").get<bool>();
-    rc.max_abs_err = number(c, "max_abs_err");
-    r.correctness = rc;
-  }
+  r.kernel_choice = read_kernel_choice(member(run, "kernel_choice"));
+  r.correctness = read_correctness(member(run, "correctness"));
   r.timing = read_timing(member(run, "timing"));
+  r.plan = read_plan(member(run, "plan"));
   r.metrics = read_metrics(member(run, "metrics"));
-  r.plan.flops = number(member(run, "plan"), "flops");
-  r.plan.work_imbalance = number(member(run, "plan"), "work_imbalance");
-  r.plan.rank_work = per_rank(member(run, "plan"), "work");
-  r.throttle = gpu_throttle(run);
-  if (const json& c = member(run, "cupti"); c.is_object()) r.cupti = read_cupti(c);
-  if (const json& c = member(run, "sm_clock"); c.is_object()) r.sm_clock = read_sm_clock(c);
   r.timeline = read_timeline(member(run, "timeline"));
   if (const json& m = member(run, "model"); m.is_object()) r.model = read_model(m);
+  r.cupti = read_cupti(member(run, "cupti"));
+  if (const json& g = member(run, "gpu_state"); g.is_object())
+    r.gpu_state = RecordGpuState{.start = read_gpu_devices(member(g, "start")),
+                                 .end = read_gpu_devices(member(g, "end"))};
+  if (const json& c = member(run, "sm_clock"); c.is_object()) r.sm_clock = read_sm_clock(c);
+  r.trace_error = text(run, "trace_error");
   return r;
 }
 
-std::optional<Transport> RecordConfig::transport_kind() const {
-  try {
-    return parse_transport(transport, "transport");
-  } catch (const InputError&) {
-    return std::nullopt;  // a later version's transport
-  }
-}
-
-ConfigWords words(const RecordConfig& c) {
-  return {.seq = c.seq,
-          .cp = c.cp,
-          .split = c.split,
-          .variant = c.variant,
-          .heads = c.heads,
-          .kv_heads = c.kv_heads,
-          .head_dim = c.head_dim,
-          .causal = c.causal,
-          .dtype = c.dtype,
-          .backend = c.backend,
-          .transport = c.transport,
-          .kernel = c.kernel,
-          .link_gbps = c.link_gbps.value_or(0)};
-}
-
-std::string label(const RecordConfig& c) { return config_label(words(c)); }
+GpuThrottle RunRecord::throttle() const { return gpu_throttle(gpu_state, sm_clock); }
 
 }  // namespace rb::reports

@@ -7,6 +7,7 @@
 
 #include "bench/sweep/configuration_run.hpp"
 #include "common/run_status.hpp"
+#include "reports/results/run_record_writer.hpp"
 #include "tests/bench/tiny_sweep.hpp"
 
 namespace rb::bench {
@@ -48,7 +49,7 @@ TEST(ConfigurationRun, RunsItsRoundsInTurnAndClosesAfterTheLast) {
   EXPECT_TRUE(first.append);  // what is measured so far survives a kill
   EXPECT_EQ(first.round, 0);
   EXPECT_EQ(first.rounds, 2);
-  EXPECT_EQ(first.record["timing"]["rounds"], 1);
+  EXPECT_EQ(first.record.timing.rounds, 1);
   EXPECT_EQ(first.detail.rfind("median ", 0), 0U) << first.detail;
   EXPECT_FALSE(run.due(0));
   EXPECT_TRUE(run.due(1));
@@ -57,7 +58,7 @@ TEST(ConfigurationRun, RunsItsRoundsInTurnAndClosesAfterTheLast) {
   const RecordEntry last = run.after_round(1, RoundResult{}, SweepStop{});
   ASSERT_TRUE(last.closed);
   EXPECT_EQ(*last.closed, RunStatus::ok);
-  EXPECT_EQ(last.record["timing"]["count"], 4);
+  EXPECT_EQ(last.record.timing.count, 4);
   EXPECT_FALSE(run.open());
   EXPECT_FALSE(run.due(1));
   EXPECT_FALSE(run.due(2));
@@ -71,9 +72,9 @@ TEST(ConfigurationRun, AFailureInALaterRoundKeepsTheEarlierTiming) {
   ASSERT_TRUE(failed.closed);
   EXPECT_EQ(*failed.closed, RunStatus::failed);
   EXPECT_EQ(failed.detail, "round 2 of 2: rank 1: injected");
-  EXPECT_EQ(failed.record["status"], "failed");
-  EXPECT_EQ(failed.record["reason"], failed.detail);
-  EXPECT_EQ(failed.record["timing"]["rounds"], 1);
+  EXPECT_EQ(failed.record.status, RunStatus::failed);
+  EXPECT_EQ(failed.record.reason, failed.detail);
+  EXPECT_EQ(failed.record.timing.rounds, 1);
   EXPECT_FALSE(run.due(1));
   EXPECT_EQ(run.final_status(), RunStatus::failed);
 }
@@ -85,7 +86,8 @@ TEST(ConfigurationRun, AFailureInTheFirstRoundLeavesNoTiming) {
   const RecordEntry failed = run.after_round(0, RoundResult{"boom", false, 0}, SweepStop{});
   ASSERT_TRUE(failed.closed);
   EXPECT_EQ(failed.detail, "boom");
-  EXPECT_TRUE(failed.record["timing"].is_null());
+  EXPECT_FALSE(failed.record.timing.present);
+  EXPECT_FALSE(failed.record.plan.present);
 }
 
 TEST(ConfigurationRun, AnInvalidOrStoppedConfigurationIsSkippedAtItsPlan) {
@@ -95,7 +97,8 @@ TEST(ConfigurationRun, AnInvalidOrStoppedConfigurationIsSkippedAtItsPlan) {
   const RecordEntry skipped = invalid.skip("why");
   ASSERT_TRUE(skipped.closed);
   EXPECT_EQ(*skipped.closed, RunStatus::skipped);
-  EXPECT_EQ(skipped.record["status"], "skipped");
+  EXPECT_EQ(skipped.record.status, RunStatus::skipped);
+  EXPECT_EQ(skipped.record.reason, "why");
   EXPECT_FALSE(invalid.due(0));
   EXPECT_EQ(invalid.final_status(), RunStatus::skipped);
 
@@ -116,6 +119,26 @@ TEST(ConfigurationRun, AStoppedSweepKeepsTheRoundsThatRanWithoutWritingThemTwice
   EXPECT_FALSE(kept.append);
   EXPECT_NE(kept.detail.find("(1 of 2 rounds: the sweep stopped"), std::string::npos) << kept.detail;
   EXPECT_FALSE(run.due(1));
+}
+
+// The record the sweep builds is what a reader of its line gets back: one writer, one reader.
+TEST(ConfigurationRun, EachEntrysRecordReadsBackAsWritten) {
+  AfterFirstRound f;
+  const auto same_after_reading = [](const RecordEntry& e) {
+    const std::string line = reports::to_json(e.record).dump();
+    EXPECT_EQ(reports::to_json(reports::read_run_record(nlohmann::json::parse(line))).dump(), line);
+  };
+  same_after_reading(f.first);
+  EXPECT_TRUE(f.first.record.timing.present && f.first.record.metrics.present && f.first.record.timeline);
+  same_after_reading(f.run.after_round(1, RoundResult{"rank 1: injected", false, 0}, SweepStop{}));
+
+  const RunOptions opts = two_rounds();
+  ConfigurationRun early(tiny(), 0, "");
+  ASSERT_EQ(early.plan(opts, memory_budget(opts), SweepStop{}), "");
+  same_after_reading(early.after_round(0, RoundResult{"boom", false, 0}, SweepStop{}));
+  ConfigurationRun invalid(tiny(), 0, "why");
+  invalid.plan(opts, memory_budget(opts), SweepStop{});
+  same_after_reading(invalid.skip("why"));
 }
 
 }  // namespace

@@ -76,14 +76,16 @@ class NightlyScript(unittest.TestCase):
             p = nightly("-p", prof, "-H", os.path.join(d, "history"), "-d", "2024-05-01", "-o", out)
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
             self.assertIn("/sweep/repeats", p.stderr)
-            self.assertIn("take at least 4 repeats", p.stderr)
+            # Two configurations at alpha 0.05 decide below 0.0125 (half of 0.05/2), round by round
+            # over 3 rounds: 6 repeats (2, 2, 2) reach 2/6^3 = 0.0093.
+            self.assertIn("take at least 6 repeats", p.stderr)
             self.assertFalse(os.path.exists(os.path.join(out, "run", "results.json")))
-            # A stricter alpha given to compare asks for more: 4 repeats reach 0.05, not 0.01.
-            prof = write_json(os.path.join(d, "p4.json"), {**PROFILE, "sweep": {**PROFILE["sweep"], "repeats": 4}})
+            # A stricter alpha given to compare asks for more: 6 repeats reach 0.05, not 0.01.
+            prof = write_json(os.path.join(d, "p6.json"), {**PROFILE, "sweep": {**PROFILE["sweep"], "repeats": 6}})
             p = nightly("-p", prof, "-H", os.path.join(d, "history"), "-d", "2024-05-01", "-o", out, "--",
                         "--alpha", "0.01")
             self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
-            self.assertIn("take at least 5 repeats", p.stderr)
+            self.assertIn("take at least 8 repeats", p.stderr)
 
     def test_the_trend_of_a_history_names_its_steps(self):
         with tempdir() as d:
@@ -130,6 +132,122 @@ class NightlyScript(unittest.TestCase):
             p = subprocess.run([BIN, "trend", os.path.join(d, "bad")], capture_output=True, text=True)
             self.assertEqual(p.returncode, 2)
             self.assertIn("YYYY-MM-DD", p.stderr)
+
+    def test_ab_mode_builds_the_baseline_commit_once_checks_it_and_falls_back(self):
+        # A/B mode (-B) against a repository of the test's own, built by a stand-in for the real build
+        # (a full build takes 10+ minutes): it leaves a wrapper that says it was configured at the
+        # worktree's commit, as tool.git_sha is, and runs this binary. What is tested: the worktree per
+        # commit, the cache, the sha check, the pair and its history file, and each fallback. What is
+        # not: the real cmake build of an old commit.
+        with tempdir() as d:
+            repo = os.path.join(d, "repo")
+            os.makedirs(repo)
+            git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, check=True).stdout
+            git("init", "-q")
+            for name in ("one", "two"):
+                with open(os.path.join(repo, name), "w") as f:
+                    f.write(name)
+                git("add", name)
+                git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", name)
+            c1, c2 = git("rev-parse", "HEAD~1").strip(), git("rev-parse", "HEAD").strip()
+            builds_log = os.path.join(d, "builds.log")
+            wrapper = ('mkdir -p build/main/bench && printf "#!/bin/sh\\nif [ \\"\\$1\\" = --version ]; then '
+                       'echo \\"ringbench 0.1.0\\"; %s exit 0; fi\\nexec \\"$BIN\\" \\"\\$@\\"\\n" '
+                       '> build/main/bench/ringbench && chmod +x build/main/bench/ringbench && echo "$PWD" >> "$BUILDS_LOG"')
+            says_commit = wrapper % 'echo \\"git: $(git rev-parse --short=12 HEAD)\\";'
+            predates = wrapper % ""
+            prof = write_json(os.path.join(d, "p.json"), {**PROFILE, "sweep": {**PROFILE["sweep"], "repeats": 6}})
+            hist, base = os.path.join(d, "history"), os.path.join(d, "baseline.json")
+
+            def night(n, commit, build=says_commit, **env):
+                out = os.path.join(d, f"n{n}")
+                full = dict(os.environ, RINGBENCH=BIN, RINGBENCH_REPO=repo, RINGBENCH_BASE_BUILD=build, BIN=BIN,
+                            BUILDS_LOG=builds_log, **env)
+                p = subprocess.run(["bash", NIGHTLY, "-p", prof, "-H", hist, "-b", base, "-o", out,
+                                    "-d", f"2024-06-{n:02}", "-B", commit, "--", "--threshold", "500%"],
+                                   capture_output=True, text=True, env=full, timeout=600)
+                with open(os.path.join(out, "compare.txt")) as f:
+                    first = f.readline()
+                return p, out, first
+
+            def builds():
+                with open(builds_log) as f:
+                    return f.read().split()
+
+            # Night 1 builds c1 in a worktree keyed by the commit and runs the pair.
+            p, out, first = night(1, c1)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            wt = os.path.join(d, "builds", c1)
+            self.assertEqual(builds(), [wt])
+            self.assertFalse(first.startswith("fallback"), first)
+            self.assertNotIn("fallback", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(out, "run")))  # no plain run beside the pair
+            tonight = read_json(os.path.join(out, "ab", "new", "results.json"))
+            self.assertEqual(read_json(os.path.join(hist, "2024-06-01.json")), tonight)
+            self.assertEqual(tonight["pairing"]["role"], "new")
+            self.assertEqual(tonight["pairing"]["partner_git_sha"], c1[:12])
+            self.assertEqual(read_json(os.path.join(out, "ab", "base", "results.json"))["pairing"]["role"], "base")
+            self.assertIn("ringbench ab: round 2: new", p.stderr)  # the pair ran, round by round
+
+            # Night 2: the cached build says c1: no build.
+            p, out, first = night(2, c1)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("the cached build", p.stderr)
+            self.assertEqual(builds(), [wt])
+
+            # A cached build that says another commit is never trusted by its folder's name: rebuilt.
+            cached = os.path.join(wt, "build", "main", "bench", "ringbench")
+            with open(cached) as f:
+                text = f.read()
+            with open(cached, "w") as f:
+                f.write(text.replace(c1[:12], "deadbeef0000"))
+            p, out, first = night(3, c1)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn(f"says git 'deadbeef0000', not {c1}: building it again", p.stderr)
+            self.assertEqual(builds(), [wt, wt])
+            self.assertEqual(read_json(os.path.join(out, "ab", "new", "results.json"))["pairing"]["partner_git_sha"],
+                             c1[:12])
+
+            # Fallbacks: tonight's plain run against the stored baseline, said first in compare.txt.
+            refuses = os.path.join(d, "refuses")
+            with open(refuses, "w") as f:
+                f.write(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ringbench 0.0.9"; echo "git: {c2[:12]}"; '
+                        'exit 0; fi\necho "ringbench: error: command line: The following argument was not expected: '
+                        '--pace-fd (see --help)" >&2\nexit 2\n')
+            os.chmod(refuses, 0o755)
+            cases = [
+                (4, dict(build="echo no compiler here >&2; exit 1"), f"the baseline commit {c2} does not build"),
+                (5, dict(build=predates), "predates A/B runs (its --version prints no git line)"),
+                (6, dict(RINGBENCH_BASE_BIN=refuses), "cannot run tonight's A/B pair: BASE_BIN"),
+                (7, dict(RINGBENCH_BASE_BIN=cached), f"says git '{c1[:12]}', not {c2}"),
+            ]
+            for n, env, why in cases:
+                with self.subTest(why):
+                    p, out, first = night(n, c2, **env)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertTrue(first.startswith("fallback: "), first)
+                    self.assertIn(why, first)
+                    self.assertIn("nightly: fallback: ", p.stderr)
+                    self.assertIn(why, p.stderr)
+                    self.assertEqual(read_json(os.path.join(hist, f"2024-06-{n:02}.json")),
+                                     read_json(os.path.join(out, "run", "results.json")))
+                    self.assertNotIn("pairing", read_json(os.path.join(out, "run", "results.json")))
+            self.assertEqual(len(builds()), 3, "RINGBENCH_BASE_BIN skips the build")
+
+            # A prebuilt baseline binary that says the commit runs the pair without building.
+            p, out, first = night(8, c1, RINGBENCH_BASE_BIN=cached)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertFalse(first.startswith("fallback"), first)
+            self.assertEqual(len(builds()), 3)
+
+            # A commit the repository does not have is bad usage: nothing runs or is filed.
+            before = sorted(os.listdir(d))
+            p = subprocess.run(["bash", NIGHTLY, "-p", prof, "-H", hist, "-o", os.path.join(d, "n9"), "-B", "nosuch"],
+                               capture_output=True, text=True, env=dict(os.environ, RINGBENCH=BIN,
+                                                                        RINGBENCH_REPO=repo))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertEqual(p.stderr.strip().splitlines(), [f"nightly: -B 'nosuch' names no commit in {repo}"])
+            self.assertEqual(sorted(os.listdir(d)), before)
 
     def test_nsys_command_line(self):
         env = dict(os.environ, RINGBENCH=BIN, NSYS="/opt/nsys/bin/nsys")

@@ -53,7 +53,7 @@ TEST(RunRecord, ReadsEveryPartOfARun) {
   EXPECT_EQ(r.metrics.comm_basis, "execution");
   EXPECT_FALSE(r.metrics.imbalance);  // absent stays absent
   EXPECT_EQ(r.plan.work_imbalance, 1.25);
-  EXPECT_FALSE(r.throttle.measured);
+  EXPECT_FALSE(r.throttle().measured);
 }
 
 // A run with every part the report draws, some of each malformed the way a hand-made file may be.
@@ -80,17 +80,19 @@ TEST(RunRecord, ReadsWhatTheReportDraws) {
   EXPECT_EQ(r.metrics.comm_time_ms, 0.5);
   EXPECT_EQ(r.metrics.exposed_comm_ms, 0.75);
   EXPECT_EQ(r.metrics.exposed_comm_ms_mean, 0.9);
-  ASSERT_TRUE(r.metrics.rank_attention_ms);
-  ASSERT_EQ(r.metrics.rank_attention_ms->size(), 3u);    // the entry that is not an object is left out
-  EXPECT_EQ((*r.metrics.rank_attention_ms)[0].rank, 0);  // no "rank": its position
-  EXPECT_EQ((*r.metrics.rank_attention_ms)[0].value, 3);
-  EXPECT_EQ((*r.metrics.rank_attention_ms)[2].rank, 7);
-  ASSERT_TRUE(r.plan.rank_work);
-  EXPECT_EQ((*r.plan.rank_work)[1].value, 30);
+  const auto attention = r.metrics.rank_attention_ms();
+  ASSERT_TRUE(attention);
+  ASSERT_EQ(attention->size(), 3u);    // the entry that is not an object is left out
+  EXPECT_EQ((*attention)[0].rank, 0);  // no "rank": its position
+  EXPECT_EQ((*attention)[0].value, 3);
+  EXPECT_EQ((*attention)[2].rank, 7);
+  const auto work = r.plan.rank_work();
+  ASSERT_TRUE(work);
+  EXPECT_EQ((*work)[1].value, 30);
   ASSERT_TRUE(r.cupti);
   EXPECT_EQ(r.cupti->overhead_pct, 50);
-  EXPECT_EQ(r.cupti->overlap_fraction, 0.5);
-  EXPECT_FALSE(r.cupti->exposed_comm_ms);
+  EXPECT_EQ(r.cupti->metrics.overlap_fraction, 0.5);
+  EXPECT_FALSE(r.cupti->metrics.exposed_comm_ms);
   EXPECT_TRUE(r.cupti->error.empty());
   ASSERT_TRUE(r.sm_clock);
   EXPECT_EQ(r.sm_clock->samples_ms, (std::vector<double>{4, 2}));
@@ -109,8 +111,8 @@ TEST(RunRecord, ReadsWhatTheReportDraws) {
   EXPECT_EQ(iv.name, "kv_recv");
   ASSERT_TRUE(r.model);
   EXPECT_EQ(r.model->pass_ms, 3.5);
-  EXPECT_EQ(r.model->memory_gb_per_device, 2);  // from bytes
-  EXPECT_EQ(r.model->numbers, (std::map<std::string, double>{{"memory.bytes_per_device", 2e9}, {"pass_ms", 3.5}}));
+  EXPECT_EQ(r.model->memory_gb_per_device(), 2);  // from bytes
+  EXPECT_EQ(r.model->numbers(), (std::map<std::string, double>{{"memory.bytes_per_device", 2e9}, {"pass_ms", 3.5}}));
 }
 
 TEST(RunRecord, AbsentOrMalformedPartsAreNotMeasured) {
@@ -123,8 +125,8 @@ TEST(RunRecord, AbsentOrMalformedPartsAreNotMeasured) {
   EXPECT_FALSE(r.cupti);
   EXPECT_FALSE(r.model);
   EXPECT_FALSE(r.timeline);  // no interval listed: no timeline
-  EXPECT_FALSE(r.metrics.rank_attention_ms);
-  EXPECT_FALSE(r.plan.rank_work);
+  EXPECT_FALSE(r.metrics.rank_attention_ms());
+  EXPECT_FALSE(r.plan.rank_work());
   ASSERT_TRUE(r.sm_clock);
   EXPECT_TRUE(r.sm_clock->samples_ms.empty());
   EXPECT_TRUE(r.sm_clock->dropped.empty());

@@ -92,6 +92,32 @@ class Schema(unittest.TestCase):
                 breakage(doc)
                 self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
 
+    def test_an_ab_runs_pairing_validates_and_a_broken_one_is_refused(self):
+        # 2.3.0: one build of an A/B run (`ringbench ab`) records its pairing; a file without it
+        # (every plain run, and every older file) stays valid.
+        self.assertNotIn("pairing", self.doc)
+        pairing = {"role": "new", "partner_git_sha": "93fcd57697f0", "partner_version": "0.1.0",
+                   "first_by_round": ["base", "new", None], "pair_id": "dff9fdea1c446dd3"}
+        doc = copy.deepcopy(self.doc)
+        doc["pairing"] = pairing
+        self.assertEqual(errors(self.v, doc), [])
+        older = copy.deepcopy(self.doc)
+        older["schema_version"] = "2.2.0"
+        self.assertEqual(errors(self.v, older), [])
+        breakages = {
+            "unknown role": lambda p: p.__setitem__("role", "candidate"),
+            "no partner sha": lambda p: p.pop("partner_git_sha"),
+            "empty pair id": lambda p: p.__setitem__("pair_id", ""),
+            "a round first by neither build": lambda p: p["first_by_round"].__setitem__(0, "both"),
+            "order not a list": lambda p: p.__setitem__("first_by_round", "base,new"),
+        }
+        for name, breakage in breakages.items():
+            with self.subTest(name):
+                doc = copy.deepcopy(self.doc)
+                doc["pairing"] = copy.deepcopy(pairing)
+                breakage(doc["pairing"])
+                self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
+
     def test_later_minor_versions_may_add_fields(self):
         doc = copy.deepcopy(self.doc)
         doc["schema_version"] = "2.9.0"

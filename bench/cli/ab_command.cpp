@@ -1,0 +1,342 @@
+// `ringbench ab BASE_BIN [PROFILE.json] [run flags] --out DIR`: an A/B run. BASE_BIN (another
+// ringbench build) and this build run the same sweep as two `run` children, DIR/base and DIR/new,
+// and take turns one pass of rounds at a time (bench/sweep/round_pacing.hpp), counterbalanced:
+// round 1 base then new, round 2 new then base, ... So only one build measures at any moment, and a
+// burst or a drift on the machine lands on both alike. Each results.json records the pairing.
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/cli/command.hpp"
+#include "bench/cli/paced_child.hpp"
+#include "bench/sweep/distributed.hpp"
+#include "bench/sweep/environment.hpp"
+#include "bench/sweep/interrupt.hpp"
+#include "common/console.hpp"
+#include "common/error.hpp"
+#include "common/output_file.hpp"
+
+namespace rb::bench {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AbFlags {
+  std::string base_bin, out, inject_fault_new;
+  std::vector<std::string> run_args;  // everything else: passed to both builds' `run`
+};
+
+struct Build {
+  std::string version, git_sha;
+};
+
+// What `ab` passes to each build itself; given among the run options they would clash.
+constexpr std::string_view kOwnFlags[] = {"--pace-fd", "--pair-role", "--pair-id", "--partner-sha",
+                                          "--partner-version"};
+
+// Where the refusal of an older build names a flag `ab` passed: it predates A/B runs.
+bool names_own_flag(const std::string& line) {
+  for (const auto flag : kOwnFlags)
+    if (line.find(flag) != std::string::npos) return true;
+  return false;
+}
+
+// A git sha or a version as --version prints it: letters, digits and . _ + - (run checks the same).
+bool plain_token(const std::string& v) {
+  if (v.empty() || v.size() > 64) return false;
+  for (const char c : v)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
+          c == '+' || c == '-'))
+      return false;
+  return true;
+}
+
+// `bin --version`'s output (at most 64 KiB, within 60 s), and its exit status.
+std::pair<std::string, int> version_output(const std::string& bin) {
+  int out[2];
+  if (::pipe2(out, O_CLOEXEC) != 0)
+    throw Error(fmt::format("ab: a pipe for BASE_BIN --version: {}", std::strerror(errno)));
+  const char* argv[] = {bin.c_str(), "--version", nullptr};
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    if (null_fd >= 0) {
+      ::dup2(null_fd, STDIN_FILENO);
+      ::dup2(null_fd, STDERR_FILENO);
+    }
+    ::execv(argv[0], const_cast<char* const*>(argv));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  if (pid < 0) {
+    ::close(out[0]);
+    throw Error(fmt::format("ab: starting BASE_BIN --version: {}", std::strerror(errno)));
+  }
+  std::string text;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                            std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{out[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    char buf[4096];
+    const ssize_t n = ::read(out[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<std::size_t>(n));
+    if (text.size() > 65536) break;
+  }
+  ::close(out[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out) return {text, -1};
+  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
+}
+
+// BASE_BIN's version and commit, from its --version: a build that prints no `git:` line predates
+// A/B runs, since the line came with them.
+Build probe_base(const std::string& bin) {
+  const std::string problem = existing_path_problem(bin, false);
+  if (!problem.empty()) throw InputError("BASE_BIN", bin, problem);
+  if (::access(bin.c_str(), X_OK) != 0) throw InputError("BASE_BIN", bin, "not executable");
+  const auto [text, status] = version_output(bin);
+  std::vector<std::string> lines;
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t nl = text.find('\n', from);
+    lines.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
+    if (nl == std::string::npos) break;
+    from = nl + 1;
+  }
+  const std::string first = lines.empty() ? "" : lines.front();
+  if (status != 0 || first.rfind("ringbench ", 0) != 0)
+    throw InputError("BASE_BIN", bin,
+                     fmt::format("not a ringbench binary: `--version` {} '{}', not 'ringbench VERSION'",
+                                 status == 0 ? "printed" : fmt::format("exited {} after printing", status),
+                                 elide(first, 60)));
+  Build b{first.substr(10), ""};
+  for (const auto& l : lines)
+    if (l.rfind("git: ", 0) == 0) b.git_sha = l.substr(5);
+  if (b.git_sha.empty())
+    throw InputError("BASE_BIN", bin,
+                     fmt::format("predates A/B runs (ringbench {} prints no 'git:' line in --version); compare against "
+                                 "its stored results instead",
+                                 elide(b.version, 40)));
+  if (!plain_token(b.version) || !plain_token(b.git_sha))
+    throw InputError("BASE_BIN", bin,
+                     fmt::format("its --version gives version '{}' and git '{}', not plain names", elide(b.version, 40),
+                                 elide(b.git_sha, 40)));
+  return b;
+}
+
+std::string random_pair_id() {
+  std::random_device rd;
+  std::uniform_int_distribution<unsigned> digit(0, 15);
+  std::string id;
+  for (int i = 0; i < 16; ++i) id.push_back("0123456789abcdef"[digit(rd)]);
+  return id;
+}
+
+enum class State { ready, done, ended };
+
+// One build's child and where it stands.
+struct Side {
+  std::unique_ptr<PacedChild> child;
+  State state = State::ready;  // ready: it waits for the pass the driver is at
+  int status = 0;              // its exit status, once done or ended
+  std::string ended;           // how it ended, when it ended before its last pass
+};
+
+// Files what a child said before pass `next` (1-based): ready for it, done, or gone (any other
+// line, a pass out of turn included, ends it).
+void take(Side& s, const PaceLine& line, int next) {
+  if (line.kind == PaceLine::Kind::line && line.text == fmt::format("ready {}", next)) return;
+  if (line.kind == PaceLine::Kind::line && line.text == "done" && next > 1) {
+    s.state = State::done;
+    s.status = s.child->wait();  // it writes results.json first: nothing else runs meanwhile
+    return;
+  }
+  s.state = State::ended;
+  s.status = s.child->wait();
+  const std::string said = line.kind == PaceLine::Kind::line ? fmt::format(", after saying '{}'", elide(line.text, 60))
+                                                             : std::string();
+  const std::string last = last_line_of(s.child->log());
+  s.ended = fmt::format("{}{}{}", s.child->how(), said, last.empty() ? "" : ": " + elide(last, 200));
+}
+
+std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
+
+// Stops a child that waits for its next pass, with the reason its results.json records.
+void stop(Side& s, const std::string& reason) {
+  if (s.state != State::ready) return;
+  s.child->send("stop " + reason);
+  s.status = s.child->wait();
+  s.state = State::ended;
+}
+
+int ab(const AbFlags& f) {
+  if (world() != nullptr)
+    throw InputError("ab", "under an MPI launcher", "an A/B run alternates two local processes; start it without one");
+  for (const auto& a : f.run_args)
+    for (const auto flag : kOwnFlags)
+      if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0)
+        throw InputError(std::string(flag), "given", "`ab` passes it to each build itself");
+  check_output_dir("--out", f.out);
+  const Build base = probe_base(f.base_bin);
+  const Build self{RINGBENCH_VERSION, tool_git_sha()};
+  const std::string pair_id = random_pair_id();
+  const fs::path out(f.out);
+  auto run_args = [&](const std::string& role, const Build& partner) {
+    std::vector<std::string> args = f.run_args;
+    for (const std::string& a :
+         {std::string("--out"), (out / role).string(), std::string("--pace-fd"), std::string("3"),
+          std::string("--pair-role"), role, std::string("--pair-id"), pair_id, std::string("--partner-sha"),
+          partner.git_sha, std::string("--partner-version"), partner.version})
+      args.push_back(a);
+    if (role == "new" && !f.inject_fault_new.empty()) {
+      args.push_back("--inject-fault");
+      args.push_back(f.inject_fault_new);
+    }
+    return args;
+  };
+  const std::vector<std::string> base_args = run_args("base", self), new_args = run_args("new", base);
+  check_run_arguments(new_args);  // this build's rules: bad input is exit 2 before either starts
+  for (const char* name : {"base.log", "new.log"}) check_output_file("--out", out / name);
+  const bool made_out = !fs::exists(out);
+  make_output_dir("--out", out);
+
+  auto command = [](const std::string& bin, const std::vector<std::string>& args) {
+    std::vector<std::string> argv{bin, "run"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return argv;
+  };
+  InterruptGuard interrupts;  // a signal ends the pair after the round that runs, both files written
+  // One at a time from the start: each build's start-up (profile, plans) is work on the machine too.
+  Side b;
+  b.child = std::make_unique<PacedChild>("base", command(f.base_bin, base_args), out / "base.log");
+  take(b, b.child->next(), 1);
+  if (b.state != State::ready) {
+    const std::string last = last_line_of(out / "base.log");
+    if (b.status == kExitBadInput) {
+      // Refused input leaves nothing behind, as `run`'s does: its line is in the error.
+      std::error_code ec;
+      fs::remove(out / "base.log", ec);
+      if (made_out) fs::remove(out, ec);  // only if still empty
+    }
+    if (b.status == kExitBadInput && names_own_flag(last))
+      throw InputError("BASE_BIN", f.base_bin,
+                       fmt::format("predates A/B runs: its `run` refused the flags `ab` passes ({}); compare against "
+                                   "its stored results instead",
+                                   elide(last, 120)));
+    if (b.status == kExitBadInput)
+      throw InputError("BASE_BIN", f.base_bin, fmt::format("its `run` refused the options: {}", elide(last, 160)));
+    throw Error(fmt::format("the base build ended before its first round ({}); see {}", b.ended,
+                            (out / "base.log").string()));
+  }
+  const fs::path self_bin = fs::read_symlink("/proc/self/exe");
+  Side n;
+  n.child = std::make_unique<PacedChild>("new", command(self_bin.string(), new_args), out / "new.log");
+  take(n, n.child->next(), 1);
+  if (n.state != State::ready) {
+    stop(b, "the new build did not start");
+    if (n.status == kExitBadInput)  // its own input was checked above: what is left is the output folder
+      throw InputError("--out", (out / "new").string(),
+                       fmt::format("this build's `run` refused it: {}", elide(last_line_of(out / "new.log"), 160)));
+    throw Error(fmt::format("the new build ended before its first round ({}); see {}", n.ended,
+                            (out / "new.log").string()));
+  }
+
+  std::string failure;
+  int round = 1;
+  while (failure.empty() && interrupt_signal() == 0 && (b.state == State::ready || n.state == State::ready)) {
+    // ABBA: base first in odd rounds, new first in even ones, so neither build always follows the other.
+    std::vector<Side*> turn;
+    for (Side* s : round % 2 == 1 ? std::vector<Side*>{&b, &n} : std::vector<Side*>{&n, &b})
+      if (s->state == State::ready) turn.push_back(s);
+    const std::string first = turn.front()->child->role();
+    std::vector<std::string> took;
+    // A signal to the driver ends the pair at the end of this round, so both builds keep as many.
+    for (Side* s : turn) {
+      const auto start = std::chrono::steady_clock::now();
+      s->child->send("go " + first);
+      take(*s, s->child->next(), round + 1);
+      const std::chrono::duration<double> took_s = std::chrono::steady_clock::now() - start;
+      took.push_back(fmt::format("{} {:.1f} s", s->child->role(), took_s.count()));
+      if (s->state == State::ended) {
+        failure = fmt::format("the {} build ended in round {} ({})", s->child->role(), round, s->ended);
+        break;
+      }
+    }
+    if (!took.empty())
+      print_quietly(stderr, fmt::format("ringbench ab: round {}: {}\n", round, fmt::join(took, ", then ")));
+    ++round;
+  }
+  if (const int sig = interrupt_signal(); sig != 0) {
+    for (Side* s : {&b, &n}) stop(*s, fmt::format("the A/B run was interrupted by {}", signal_text(sig)));
+    print_quietly(stderr, fmt::format("ringbench ab: interrupted by {}; what was measured is in {} and {}\n",
+                                      signal_text(sig), (out / "base").string(), (out / "new").string()));
+    return 128 + sig;
+  }
+  if (!failure.empty()) {
+    for (Side* s : {&b, &n}) stop(*s, failure);
+    throw Error(fmt::format("{}; the other build was stopped; what was measured is in {} and {}", failure,
+                            (out / "base").string(), (out / "new").string()));
+  }
+  print_quietly(stderr, fmt::format("ringbench ab: {} rounds; base {} ({}) against new {} ({}), pair {}\n", round - 1,
+                                    base.version, base.git_sha, self.version, self.git_sha, pair_id));
+  for (const Side* s : {&b, &n})
+    print_quietly(stdout, fmt::format("{}: {}\n", s->child->role(),
+                                      fs::absolute(out / s->child->role() / "results.json").string()));
+  for (const Side* s : {&b, &n})
+    if (s->status != kExitOk && s->status != kExitCheckFailed)
+      throw Error(fmt::format("the {} build exited {} after its last round; see {}", s->child->role(), s->status,
+                              s->child->log().string()));
+  return b.status == kExitOk && n.status == kExitOk ? kExitOk : kExitCheckFailed;
+}
+
+}  // namespace
+
+void add_ab_command(CLI::App& app, CommandAction& action) {
+  auto f = std::make_shared<AbFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "ab",
+      "A/B run: BASE_BIN (another ringbench build) and this build run the same sweep, taking turns round by "
+      "round; every other argument (a profile, run's flags) goes to both builds' `run`");
+  sub->add_option("base_bin", f->base_bin, "The baseline's ringbench binary")->required();
+  sub->add_option("--out", f->out,
+                  "Output folder: OUT/base and OUT/new (each a run's --out), OUT/base.log, OUT/new.log")
+      ->required();
+  sub->add_option("--inject-fault-new", f->inject_fault_new,
+                  "Testing: `run --inject-fault` for the new build only (a planted regression)")
+      ->group("");
+  sub->allow_extras();
+  sub->callback([f, sub, &action] {
+    f->run_args = sub->remaining();
+    action = [f] { return ab(*f); };
+  });
+}
+
+}  // namespace rb::bench

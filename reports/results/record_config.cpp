@@ -1,0 +1,55 @@
+// A Config as its record holds it, and the words it is shown by.
+#include "reports/results/record_config.hpp"
+
+#include "common/error.hpp"
+#include "reports/results/config_json.hpp"
+
+namespace rb::reports {
+
+RecordConfig record_config(const Config& c) {
+  return {.id = config_id(c),
+          .seq = c.seq,
+          .cp = c.cp,
+          .heads = c.heads,
+          .kv_heads = c.kv_heads,
+          .head_dim = c.head_dim,
+          .split = std::string(to_string(c.split)),
+          .variant = std::string(to_string(c.variant)),
+          .dtype = std::string(to_string(c.dtype)),
+          .backend = std::string(to_string(c.backend)),
+          .transport = std::string(to_string(c.transport)),
+          .kernel = std::string(to_string(c.kernel)),
+          .causal = c.causal,
+          .link_gbps = c.link_gbps,
+          .seed = c.seed,
+          .repeats = c.repeats,
+          .warmup = c.warmup};
+}
+
+std::optional<Transport> RecordConfig::transport_kind() const {
+  try {
+    return parse_transport(transport, "transport");
+  } catch (const InputError&) {
+    return std::nullopt;  // a later version's transport
+  }
+}
+
+ConfigWords words(const RecordConfig& c) {
+  return {.seq = c.seq,
+          .cp = c.cp,
+          .split = c.split,
+          .variant = c.variant,
+          .heads = c.heads,
+          .kv_heads = c.kv_heads,
+          .head_dim = c.head_dim,
+          .causal = c.causal,
+          .dtype = c.dtype,
+          .backend = c.backend,
+          .transport = c.transport,
+          .kernel = c.kernel,
+          .link_gbps = c.link_gbps.value_or(0)};
+}
+
+std::string label(const RecordConfig& c) { return config_label(words(c)); }
+
+}  // namespace rb::reports

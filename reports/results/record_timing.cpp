@@ -1,0 +1,33 @@
+// The round layout of a record's samples.
+#include "reports/results/record_timing.hpp"
+
+#include "common/round_layout.hpp"
+
+namespace rb::reports {
+
+std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const {
+  const auto kept = static_cast<std::int64_t>(samples_ms.size());
+  std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
+  std::int64_t total = 0;
+  for (const std::int64_t n : round_counts)
+    if (n > 0) {
+      sizes.push_back(n);
+      total += n;
+    }
+  if (total != kept) {  // written before 1.2.0, or not this run's layout: the even split
+    sizes.clear();
+    const std::int64_t r = rounds.value_or(1);
+    if (r >= 2 && r <= kept)
+      for (const int n : round_sizes(static_cast<int>(kept), static_cast<int>(r))) sizes.push_back(n);
+  }
+  if (sizes.size() < 2) return {samples_ms};
+  std::vector<std::vector<double>> out;
+  std::int64_t at = 0;
+  for (const std::int64_t n : sizes) {
+    out.emplace_back(samples_ms.begin() + at, samples_ms.begin() + at + n);
+    at += n;
+  }
+  return out;
+}
+
+}  // namespace rb::reports

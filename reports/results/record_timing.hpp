@@ -1,0 +1,45 @@
+// A run's timed samples and how they were taken, as its record holds them (docs/formats.md,
+// `timing`): the statistics of the kept samples, the samples in the order of their rounds, the
+// round layout, the stopping rule, and what the clock and the machine were.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rb::reports {
+
+// --max-noise: the rule that ended sampling.
+struct RecordStopping {
+  double max_noise_pct = 0;
+  std::int64_t min_samples = 0;
+  double max_time_s = 0;
+};
+
+// samples_ms holds the rounds in order, round k having round_counts[k] samples (1.2.0), or before
+// that count / rounds plus one for k < count % rounds.
+struct RecordTiming {
+  bool present = false;  // false: the run has no timing (skipped, failed before a sample, or every one throttled)
+  std::optional<std::int64_t> count;
+  std::optional<double> min_ms, median_ms, mean_ms, p90_ms, p99_ms, max_ms, stdev_ms, noise_pct;
+  std::vector<double> samples_ms;
+  std::optional<std::int64_t> warmup, rounds;
+  std::vector<std::int64_t> round_counts;
+  std::optional<std::int64_t> rounds_planned;  // null while a --max-noise configuration is still sampling
+  std::optional<std::string> stopped_by;       // null while sampling goes on
+  std::optional<RecordStopping> stopping;      // --max-noise only
+  std::optional<bool> interleaved;
+  std::string clock;
+  // cuda only: how the ranks ran and were launched, the L2 state, the GPUs the virtual ranks were dealt over.
+  std::optional<std::string> rank_mode, launch, l2;
+  std::optional<std::int64_t> devices;
+  // cpu only, all three with the version: the machine probe around the rounds.
+  std::optional<int> machine_probe_version;
+  std::vector<double> machine_probe_ms, machine_probe_core_spread;
+
+  // The samples of each round, in order; one group (all samples) when the rounds cannot be told apart.
+  std::vector<std::vector<double>> rounds_of_samples() const;
+};
+
+}  // namespace rb::reports

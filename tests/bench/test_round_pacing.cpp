@@ -1,0 +1,142 @@
+// The A/B pacing protocol over a real socketpair: the sweep's side says `ready R` before each pass
+// and runs it only on `go`; `stop REASON`, any other line, a closed socket or a signal stop it with
+// a reason; the order the driver names is what the pairing records.
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bench/sweep/interrupt.hpp"
+#include "bench/sweep/round_pacing.hpp"
+
+namespace rb::bench {
+namespace {
+
+// A socketpair: sweep() is the end a RoundPacer owns, driver() the test's.
+class Channel {
+ public:
+  Channel() { EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds_), 0); }
+  ~Channel() { close_driver(); }
+  int sweep() const { return fds_[0]; }
+  int driver() const { return fds_[1]; }
+  void close_driver() {
+    if (fds_[1] >= 0) ::close(fds_[1]);
+    fds_[1] = -1;
+  }
+  // What the sweep said, as the driver reads it.
+  std::string heard() {
+    const PaceLine l = read_pace_line(driver(), false);
+    return l.kind == PaceLine::Kind::line ? l.text : "(no line)";
+  }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+TEST(RoundPacing, APassRunsOnGoAndTheOrderNamedIsKept) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep());
+  const char* answers[] = {"go base", "go new", "go"};
+  for (int round = 1; round <= 3; ++round) {
+    ASSERT_TRUE(write_pace_line(ch.driver(), answers[round - 1]));  // answered before asked: it must still wait
+    const PaceAnswer a = pacer.before_pass(round);
+    EXPECT_EQ(a.stop, "") << round;
+    EXPECT_EQ(a.signal, 0);
+    EXPECT_EQ(ch.heard(), "ready " + std::to_string(round));
+  }
+  pacer.done();
+  EXPECT_EQ(ch.heard(), "done");
+  EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"base", "new", ""}));
+}
+
+TEST(RoundPacing, ThePassWaitsForTheDriver) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep());
+  const auto start = std::chrono::steady_clock::now();
+  std::thread driver([&] {
+    EXPECT_EQ(ch.heard(), "ready 1");
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    write_pace_line(ch.driver(), "go new");
+  });
+  const PaceAnswer a = pacer.before_pass(1);
+  driver.join();
+  EXPECT_EQ(a.stop, "");
+  // Only a lower bound: it returned after the driver's answer, however slow the machine.
+  EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(300));
+  EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"new"}));
+}
+
+TEST(RoundPacing, EveryOtherAnswerStopsTheSweepWithItsReason) {
+  const struct {
+    const char* answer;  // nullptr: the driver closes its end instead
+    const char* reason;  // a part of the reason recorded
+  } cases[] = {
+      {"stop the new build ended in round 2 (exit 1)", "stopped by the A/B driver: the new build ended in round 2"},
+      {"gone fishing", "sent 'gone fishing' before round 1, not 'go'"},
+      {"go sideways", "sent 'go sideways'"},
+      {"Go", "sent 'Go'"},
+      {"", "sent '' before round 1"},
+      {nullptr, "its pacing socket closed before round 1"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.answer ? c.answer : "(closed)");
+    Channel ch;
+    RoundPacer pacer(ch.sweep());
+    if (c.answer)
+      ASSERT_TRUE(write_pace_line(ch.driver(), c.answer));
+    else
+      ch.close_driver();
+    const PaceAnswer a = pacer.before_pass(1);
+    EXPECT_NE(a.stop.find(c.reason), std::string::npos) << a.stop;
+    EXPECT_EQ(a.signal, 0);
+    EXPECT_TRUE(pacer.first_by_round().empty());
+  }
+}
+
+TEST(RoundPacing, ALineWithoutEndIsRefusedOnceTooLong) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep());
+  ASSERT_TRUE(write_pace_line(ch.driver(), std::string(5000, 'g')));
+  const PaceAnswer a = pacer.before_pass(1);
+  EXPECT_NE(a.stop.find("a line of over 1024 bytes"), std::string::npos) << a.stop;
+}
+
+TEST(RoundPacing, ADriverGoneBeforeTheSweepAsksStopsIt) {
+  Channel ch;
+  ch.close_driver();
+  RoundPacer pacer(ch.sweep());
+  const PaceAnswer a = pacer.before_pass(2);
+  EXPECT_NE(a.stop.find("before round 2"), std::string::npos) << a.stop;
+}
+
+TEST(RoundPacing, ASignalWhileWaitingStopsTheSweepAsInterrupted) {
+  Channel ch;
+  PaceAnswer a;
+  {
+    InterruptGuard guard;
+    RoundPacer pacer(ch.sweep());
+    std::thread signaller([&] {
+      EXPECT_EQ(ch.heard(), "ready 1");
+      std::raise(SIGTERM);  // the guard's handler notes it; the wait sees it within its poll interval
+    });
+    a = pacer.before_pass(1);
+    signaller.join();
+  }
+  InterruptGuard reset;  // a guard starts with no signal noted: later tests in this process see none
+  EXPECT_EQ(a.signal, SIGTERM);
+  EXPECT_NE(a.stop.find("interrupted by SIGTERM"), std::string::npos) << a.stop;
+}
+
+TEST(RoundPacing, ThePairingIsRecordedAsTheFormatSays) {
+  Pairing p{"new", "0123456789ab", "0.1.0", "feedbeef", {"base", "", "base"}};
+  EXPECT_EQ(to_json(p), nlohmann::json::parse(R"({"role": "new", "partner_git_sha": "0123456789ab",
+      "partner_version": "0.1.0", "first_by_round": ["base", null, "base"], "pair_id": "feedbeef"})"));
+}
+
+}  // namespace
+}  // namespace rb::bench

@@ -1,0 +1,256 @@
+"""`ringbench ab BASE_BIN ...`: two builds' sweeps taking turns one pass of rounds at a time (ABBA), each
+writing its own results with the pairing (format 2.3.0). BASE_BIN is this same binary (an A/A pair)
+on a tiny sweep; the refusals use small shell scripts as older or foreign builds. Nothing here
+asserts a measured time: alternation is seen from the outside, by watching both results.jsonl files
+grow, and from the order each file records."""
+import os
+import re
+import signal
+import subprocess
+import time
+import unittest
+
+import jsonschema
+
+from ringbench_test import BIN, SCHEMA, folder_state, read_json, read_jsonl, run, tempdir
+
+# 3 S x 2 c = 6 configurations, one timed pass a round.
+SHAPE = ["--seq", "64,128,256", "--cp", "1,2", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
+         "--head-dim", "8", "--warmup", "1"]
+CONFIGS = 6
+SMALL = ["--seq", "64"] + SHAPE[2:]  # 2 configurations
+
+
+def git_line():
+    p = run("--version")
+    return next((l[len("git: "):] for l in p.stdout.splitlines() if l.startswith("git: ")), None)
+
+
+def lines_in(path):
+    try:
+        with open(path) as f:
+            return sum(1 for line in f if line.strip())
+    except FileNotFoundError:
+        return 0
+
+
+def start_ab(out, *extra, rounds=3, base=BIN):
+    return subprocess.Popen([BIN, "ab", base, *SHAPE, "--repeats", str(rounds), "--rounds", str(rounds), *extra,
+                             "--out", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def watch(proc, out, timeout=300):
+    """Polls both results.jsonl while proc runs; returns (stdout, stderr, the (base, new) line counts
+    seen, in order, each state once)."""
+    seen = []
+    deadline = time.time() + timeout
+    while proc.poll() is None and time.time() < deadline:
+        state = (lines_in(os.path.join(out, "base", "results.jsonl")),
+                 lines_in(os.path.join(out, "new", "results.jsonl")))
+        if not seen or seen[-1] != state:
+            seen.append(state)
+        time.sleep(0.005)
+    stdout, stderr = proc.communicate(timeout=60)
+    return stdout, stderr, seen
+
+
+def pid_of(out, role):
+    """The pid of the `run` child of the pair writing into out/role, or None."""
+    want = os.path.join(out, role)
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if "run" in argv and "--pace-fd" in argv and want in argv:
+            return int(pid)
+    return None
+
+
+def alternating(state, rounds):
+    """Whether (base lines, new lines) is a state that strict ABBA alternation can pass through: in
+    round r the build that goes first moves from (r-1)·CONFIGS to r·CONFIGS lines while the other
+    stands at (r-1)·CONFIGS, then the other moves while the first stands at r·CONFIGS."""
+    b, n = state
+    for r in range(1, rounds + 1):
+        first, second = (b, n) if r % 2 == 1 else (n, b)
+        lo, hi = (r - 1) * CONFIGS, r * CONFIGS
+        if (lo <= first <= hi and second == lo) or (first == hi and lo <= second <= hi):
+            return True
+    return False
+
+
+def script(folder, name, body):
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
+class AbRun(unittest.TestCase):
+    def test_the_builds_take_turns_round_by_round_and_record_the_pair(self):
+        with tempdir() as d:
+            out = os.path.join(d, "ab")
+            stdout, stderr, seen = watch(start_ab(out), out)
+            self.assertEqual(stdout.splitlines(), [f"base: {out}/base/results.json", f"new: {out}/new/results.json"],
+                             stderr)
+
+            # Seen from outside: one build wrote at a time, in ABBA order.
+            self.assertEqual(seen[-1], (3 * CONFIGS, 3 * CONFIGS), seen)
+            for state in seen:
+                self.assertTrue(alternating(state, 3), f"{state} is not a state of ABBA alternation: {seen}")
+            # A build's round of 6 configurations lasts many polls: the watch saw the pair mid-way.
+            self.assertGreaterEqual(len(seen), 6, seen)
+            # The driver says the same, one line a round.
+            rounds = re.findall(r"^ringbench ab: round (\d): (\w+) [\d.]+ s, then (\w+) [\d.]+ s$", stderr, re.M)
+            self.assertEqual(rounds, [("1", "base", "new"), ("2", "new", "base"), ("3", "base", "new")], stderr)
+
+            sha = git_line()
+            self.assertRegex(sha or "", r"^([0-9a-f]{7,40}|unknown)$")
+            docs = {role: read_json(os.path.join(out, role, "results.json")) for role in ("base", "new")}
+            schema = read_json(SCHEMA)
+            for role, doc in docs.items():
+                with self.subTest(role):
+                    jsonschema.validate(doc, schema)
+                    self.assertEqual(doc["schema_version"], "2.3.0")
+                    self.assertIsNone(doc["stopped"])
+                    pairing = doc["pairing"]
+                    self.assertEqual(pairing["role"], role)
+                    self.assertEqual(pairing["partner_git_sha"], sha)  # the same binary on both sides
+                    self.assertEqual(pairing["partner_version"], doc["tool"]["version"])
+                    self.assertEqual(pairing["first_by_round"], ["base", "new", "base"])
+                    self.assertEqual(len(doc["runs"]), CONFIGS)
+                    for r in doc["runs"]:
+                        self.assertEqual(r["status"], "ok", r["reason"])
+                        self.assertEqual(r["timing"]["rounds"], 3)
+                        self.assertTrue(r["timing"]["interleaved"])
+                    self.assertIn(f"--out {out}/{role}", doc["tool"]["command_line"])
+                    with open(os.path.join(out, f"{role}.log")) as f:
+                        self.assertIn(f"ringbench: {CONFIGS} ok, 0 failed, 0 skipped", f.read())
+            self.assertEqual(docs["base"]["pairing"]["pair_id"], docs["new"]["pairing"]["pair_id"])
+            self.assertEqual([r["config"]["id"] for r in docs["base"]["runs"]],
+                             [r["config"]["id"] for r in docs["new"]["runs"]])
+
+            # The next pair gets its own id.
+            p = run("ab", BIN, *SMALL, "--repeats", "2", "--rounds", "2", "--out", os.path.join(d, "ab2"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            again = read_json(os.path.join(d, "ab2", "new", "results.json"))["pairing"]
+            self.assertNotEqual(again["pair_id"], docs["new"]["pairing"]["pair_id"])
+            self.assertEqual(again["first_by_round"], ["base", "new"])
+
+    def test_a_fault_planted_in_the_new_build_alone_fails_the_pair(self):
+        with tempdir() as d:
+            out = os.path.join(d, "ab")
+            p = run("ab", BIN, *SMALL, "--repeats", "2", "--rounds", "2", "--inject-fault-new",
+                    "throw@1", "--out", out)
+            self.assertEqual(p.returncode, 1, p.stderr)  # as `run`: a configuration failed
+            base = read_json(os.path.join(out, "base", "results.json"))
+            new = read_json(os.path.join(out, "new", "results.json"))
+            self.assertEqual([r["status"] for r in base["runs"]], ["ok", "ok"])
+            self.assertEqual([r["status"] for r in new["runs"]], ["ok", "failed"])
+            self.assertNotIn("inject-fault", base["tool"]["command_line"])
+
+    def test_a_build_killed_mid_run_stops_the_other_and_what_was_measured_stays(self):
+        with tempdir() as d:
+            out = os.path.join(d, "ab")
+            proc = start_ab(out, rounds=5)
+            jsonl = os.path.join(out, "new", "results.jsonl")
+            deadline = time.time() + 300
+            while lines_in(jsonl) < CONFIGS + 1 and proc.poll() is None and time.time() < deadline:
+                time.sleep(0.005)
+            pid = pid_of(out, "new")
+            self.assertIsNotNone(pid, "the new build's process was not found mid-run")
+            os.kill(pid, signal.SIGKILL)
+            stdout, stderr = proc.communicate(timeout=300)
+            self.assertEqual(proc.returncode, 1, stderr)
+            last = stderr.strip().splitlines()[-1]
+            self.assertRegex(last, r"^ringbench: failed: the new build ended in round \d \(killed by signal 9")
+            self.assertIn("the other build was stopped", last)
+            # The base build wrote its results with the reason; the new one's rounds stay in its jsonl.
+            base = read_json(os.path.join(out, "base", "results.json"))
+            self.assertRegex(base["stopped"], r"^stopped by the A/B driver: the new build ended in round \d")
+            self.assertTrue(all(r["status"] == "ok" and r["timing"]["rounds"] < 5 for r in base["runs"]), base["runs"])
+            self.assertEqual(base["pairing"]["role"], "base")
+            self.assertGreaterEqual(lines_in(jsonl), CONFIGS + 1)
+            self.assertFalse(os.path.exists(os.path.join(out, "new", "results.json")))
+            self.assertIsNone(pid_of(out, "base"), "the base build outlived the pair")
+
+    def test_a_driver_that_dies_stops_both_builds_with_their_results_written(self):
+        with tempdir() as d:
+            out = os.path.join(d, "ab")
+            proc = start_ab(out, rounds=5)
+            deadline = time.time() + 300
+            while lines_in(os.path.join(out, "new", "results.jsonl")) < 1 and proc.poll() is None \
+                    and time.time() < deadline:
+                time.sleep(0.005)
+            proc.kill()
+            proc.communicate(timeout=60)
+            for role in ("base", "new"):
+                results = os.path.join(out, role, "results.json")
+                while not os.path.exists(results) and time.time() < deadline:
+                    time.sleep(0.05)
+                doc = read_json(results)
+                self.assertIn("A/B driver is gone", doc["stopped"] or "", role)
+                self.assertLess(min(r["timing"]["rounds"] for r in doc["runs"] if r["timing"]), 5)
+            while (pid_of(out, "base") or pid_of(out, "new")) and time.time() < deadline:
+                time.sleep(0.05)
+            self.assertIsNone(pid_of(out, "base") or pid_of(out, "new"))
+
+    def test_what_cannot_be_paired_is_refused_in_one_line(self):
+        with tempdir() as d:
+            old = script(d, "old", 'if [ "$1" = --version ]; then echo "ringbench 0.0.9"; echo "built with: cpu"; fi\n')
+            nopace = script(d, "nopace", 'if [ "$1" = --version ]; then printf "ringbench 0.0.9\\ngit: 0123456789ab\\n"; '
+                                         'exit 0; fi\necho "ringbench: error: command line: The following argument '
+                                         'was not expected: --pace-fd (see --help)" >&2\nexit 2\n')
+            foreign = script(d, "foreign", 'echo "Python 3.11.2"\n')
+            out = os.path.join(d, "ab")
+            cases = [
+                # (BASE_BIN, extra arguments, the field named, a part of the rule)
+                (old, [], "BASE_BIN", "predates A/B runs (ringbench 0.0.9 prints no 'git:' line"),
+                (nopace, [], "BASE_BIN", "predates A/B runs: its `run` refused the flags"),
+                (foreign, [], "BASE_BIN", "not a ringbench binary"),
+                (os.path.join(d, "missing"), [], "BASE_BIN", "does not exist"),
+                (BIN, ["--no-interleave"], "--no-interleave", "interleaved schedule"),
+                (BIN, ["--max-noise", "2"], "--max-noise", "same fixed rounds"),
+                (BIN, ["--pace-fd", "3"], "--pace-fd", "`ab` passes it to each build itself"),
+                (BIN, ["--frob"], "run options", "neither `ab` nor `run` takes it"),
+                (BIN, ["--seq", "0"], "--seq", "positive integer"),
+            ]
+            before = folder_state(d)
+            for base, extra, field, rule in cases:
+                with self.subTest(base=os.path.basename(base), extra=extra):
+                    p = run("ab", base, *SMALL, *extra, "--out", out)
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    lines = p.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, p.stderr)
+                    self.assertIn(f"ringbench: error: {field}:", lines[0])
+                    self.assertIn(rule, lines[0])
+                    if base is old or base is nopace:
+                        self.assertIn("compare against its stored results instead", lines[0])
+                    self.assertEqual(folder_state(d), before, "a refused pair left files behind")
+
+    def test_the_pacing_flags_of_run_are_refused_where_they_cannot_work(self):
+        with tempdir() as d:
+            out = os.path.join(d, "r")
+            cases = [
+                (["--pace-fd", "5"], "--pace-fd", "not an open socket"),
+                (["--pace-fd", "2"], "--pace-fd", "[3, 1048576]"),
+                (["--pair-role", "new"], "--pair-role", "needs --pace-fd"),
+                (["--pace-fd", "5", "--pair-role", "new"], "--pair-id", "all of --pair-role"),
+                (["--pace-fd", "5", "--no-interleave"], "--no-interleave", "interleaved schedule"),
+            ]
+            for extra, field, rule in cases:
+                with self.subTest(extra=extra):
+                    p = run("run", *SMALL, *extra, "--out", out)
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    lines = p.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, p.stderr)
+                    self.assertIn(f"ringbench: error: {field}:", lines[0])
+                    self.assertIn(rule, lines[0])
+                    self.assertEqual(os.listdir(d), [])
+
+
+if __name__ == "__main__":
+    unittest.main()
