@@ -15,7 +15,7 @@ enum class DType { float64, float32, bfloat16 };
 enum class Backend { cpu, cuda };
 enum class Transport { local, mpi, nccl };
 // The attention kernel of each ring step on the cuda backend: ringbench's own, or cuDNN's fused
-// flash attention (ring/sdpa_pieces.hpp). `automatic` is what a sweep may ask for ("auto"); each
+// flash attention (ring/plan/sdpa_pieces.hpp). `automatic` is what a sweep may ask for ("auto"); each
 // configuration then runs one of the other two (bench/sweep/backend.hpp), which is its identity.
 enum class Kernel { ringbench, cudnn, automatic };
 

@@ -1,5 +1,5 @@
 // How K/V reach every rank, as plain data: the variant in ring/ describes its schedule once
-// (ring/variant_scheme.hpp), and the executors, the work matrix, the model and the simulator all
+// (ring/plan/variant_scheme.hpp), and the executors, the work matrix, the model and the simulator all
 // read it instead of asking which variant runs (docs/design.md §1).
 #pragma once
 
@@ -15,7 +15,7 @@ struct KvLane {
   int direction = 1;  // +1: received from rank r-1 and forwarded to r+1; -1: the reverse
 };
 
-// How K/V reach every rank, as the variant describes it once (ring/variant_scheme.hpp); the
+// How K/V reach every rank, as the variant describes it once (ring/plan/variant_scheme.hpp); the
 // executors, the work matrix and the model read it instead of asking which variant runs. Either
 // one gather before a single step over every block, or c steps over lanes that rotate.
 //

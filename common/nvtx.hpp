@@ -44,7 +44,7 @@ void name_current_thread(const std::string& name);
 // Names a CUDA stream (pass the cudaStream_t). The parameter is opaque so that this header stays
 // free of CUDA headers. A no-op without NVTX, and unless this library is compiled with
 // RINGBENCH_HAVE_CUDA (the build does not do that today): the CUDA executor names its streams
-// with ring::name_stream (ring/cuda_handles.hpp), which only CUDA translation units include.
+// with ring::name_stream (ring/cuda/cuda_handles.hpp), which only CUDA translation units include.
 void name_stream(void* cuda_stream, const std::string& name);
 
 // Whether ranges are compiled in (RINGBENCH_HAVE_NVTX).

@@ -25,7 +25,7 @@ using SegmentList = std::vector<Segment>;
 std::int64_t total_count(const SegmentList& segs);
 std::vector<std::int64_t> row_offsets(const SegmentList& segs);
 // The positions of local rows [begin, end) of a list, as segments (a segment the range cuts is
-// split): the piece of a rank's block that one lane of a schedule carries (ring/plan.hpp).
+// split): the piece of a rank's block that one lane of a schedule carries (ring/plan/plan.hpp).
 SegmentList slice_rows(const SegmentList& segs, std::int64_t begin, std::int64_t end);
 
 enum class MaskClass { full, partial, skip };

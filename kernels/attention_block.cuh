@@ -43,7 +43,7 @@ class DeviceAttentionWork {
   DeviceAttentionWork() = default;
   // Validates the pairs against the buffers (throws rb::Error as the twin does) and uploads them.
   DeviceAttentionWork(std::span<const BlockPair> step_pairs, std::int64_t sq, std::int64_t sk, bool causal);
-  // Uploads a tiling already planned on the host (ring/step_launch.hpp), after checking it against
+  // Uploads a tiling already planned on the host (ring/plan/step_launch.hpp), after checking it against
   // its pairs (tiling::check_attention_work); throws rb::Error when it does not hold.
   DeviceAttentionWork(std::span<const BlockPair> step_pairs, const tiling::AttentionWork& work, std::int64_t sq,
                       bool causal);

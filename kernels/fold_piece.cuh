@@ -1,4 +1,4 @@
-// Folding one cuDNN SDPA piece (ring/sdpa_pieces.hpp) into a rank's fp32 accumulators: cuDNN writes
+// Folding one cuDNN SDPA piece (ring/plan/sdpa_pieces.hpp) into a rank's fp32 accumulators: cuDNN writes
 // the piece's O in bf16 and its log-sum-exp in fp32 over the piece's rows; this kernel writes them
 // into the accumulators (the first piece to reach those rows at step 0), merges them in the stable
 // form of docs/design.md §3 (kernels/merge_weights.hpp), or clears the accumulators to (O = 0,

@@ -195,6 +195,37 @@ if [ -f "$against" ]; then
   compare_rc=${PIPESTATUS[0]}
   if [ "$compare_rc" -ge 2 ]; then echo "nightly: compare failed on its input (exit $compare_rc)" >&2; exit 2; fi
 fi
+# 3b. A regression must repeat (A/B mode). The configurations the pair called SLOWER are measured
+# again as a fresh pair, minutes later; only those SLOWER in both pairs fail the night. A burst
+# that hit the first pair does not hit the same configurations of the repeat the same way; a real
+# slowdown does. Other regressions (a configuration that failed, UNDERPOWERED) stand as they are.
+if [ "$mode" = ab ] && [ "$compare_rc" -eq 1 ] && [ -f "$out/compare.json" ]; then
+  slower="$(python3 -c 'import json, sys
+print(",".join(r["id"] for r in json.load(open(sys.argv[1]))["runs"] if r["verdict"] == "SLOWER"))' "$out/compare.json")"
+  others="$(python3 -c 'import json, sys
+print(sum(1 for r in json.load(open(sys.argv[1]))["runs"] if r["regression"] and r["verdict"] != "SLOWER"))' \
+    "$out/compare.json")"
+  if [ -n "$slower" ]; then
+    echo "nightly: measuring the SLOWER configurations again as a fresh pair: $slower" >&2
+    rm -rf "$out/repeat"
+    "$bin" ab "$base_bin" "$profile" --require-power "$alpha" --only "$slower" --out "$out/repeat" \
+      >"$out/repeat.out" 2>"$out/repeat.log"
+    repeat_rc=$?
+    if [ "$repeat_rc" -le 1 ] && [ -f "$out/repeat/base/results.json" ] && [ -f "$out/repeat/new/results.json" ]; then
+      { echo; echo "repeat of the SLOWER configurations, a fresh pair:"; } >>"$out/compare.txt"
+      "$bin" compare "$out/repeat/base/results.json" "$out/repeat/new/results.json" --repeat-of "$out/compare.json" \
+        --json-out "$out/repeat-compare.json" "${compare_flags[@]}" | tee -a "$out/compare.txt"
+      confirm_rc=${PIPESTATUS[0]}
+      if [ "$confirm_rc" -ge 2 ]; then echo "nightly: compare failed on the repeat (exit $confirm_rc)" >&2; exit 2; fi
+      if [ "$confirm_rc" -eq 0 ] && [ "$others" -eq 0 ]; then
+        echo "nightly: no SLOWER configuration was SLOWER again in the repeat: not a regression" >&2
+        compare_rc=0
+      fi
+    else
+      echo "nightly: the repeat broke off (exit $repeat_rc, see $out/repeat.log): the first verdicts stand" >&2
+    fi
+  fi
+fi
 if [ ! -f "$baseline" ]; then
   echo "nightly: no baseline at $baseline; tonight's results become it" >&2
   cp "$tonight" "$baseline" || exit 2

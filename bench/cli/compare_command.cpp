@@ -1,7 +1,9 @@
 // `ringbench compare BASE NEW`: run-by-run verdicts between two results files (reports/compare/compare.hpp),
 // as a text table, JSON and an HTML diff. Exit 1 on any regression, 0 otherwise, 2 on bad input;
 // docs/compare.md states the decision rule.
+#include <map>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -13,6 +15,7 @@
 #include "common/output_file.hpp"
 #include "reports/compare/compare.hpp"
 #include "reports/compare/compare_format.hpp"
+#include "reports/compare/compare_repeat.hpp"
 #include "reports/results/results_reader.hpp"
 
 namespace rb::bench {
@@ -27,6 +30,7 @@ struct CompareFlags {
   bool allow_underpowered = false;
   bool json = false;
   std::string json_out, html_out;
+  std::string repeat_of;  // the first compare's JSON, when this pair measures its SLOWER again
 };
 
 int run_compare(const CompareFlags& f) {
@@ -39,11 +43,17 @@ int run_compare(const CompareFlags& f) {
   if (!f.html_out.empty()) check_output_file("--html", f.html_out);
   if (!f.json_out.empty()) check_output_file("--json-out", f.json_out);
   check_outputs_apart({{"BASE", f.base}, {"NEW", f.neu}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
+  std::map<std::string, reports::FirstVerdict> first;
+  if (!f.repeat_of.empty()) {
+    check_outputs_apart({{"--repeat-of", f.repeat_of}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
+    first = reports::read_first_compare(f.repeat_of, "--repeat-of");
+  }
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);
   for (const auto& n : base.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   for (const auto& n : neu.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
-  const auto cmp = reports::compare_results(base, neu, opts);
+  auto cmp = reports::compare_results(base, neu, opts);
+  if (!f.repeat_of.empty()) reports::apply_repeat(cmp, first, f.repeat_of);
 
   if (!f.html_out.empty()) write_output_file("--html", f.html_out, reports::format_compare_html(cmp));
   if (!f.json_out.empty()) write_output_file("--json-out", f.json_out, json_text(cmp.to_json(), 2) + "\n");
@@ -66,7 +76,8 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--metric", f->metric, "time (median, default), tflops, overlap, exposed_comm or imbalance")
       ->capture_default_str();
   add_number_flag(sub, "--alpha", f->alpha, NumberRange{.lo = 0, .hi = 1, .lo_open = true, .hi_open = true},
-                  "Significance level of the two-sided Mann-Whitney U test", "ALPHA")
+                  "False-discovery rate over the compare's configurations (Benjamini-Hochberg; docs/compare.md)",
+                  "ALPHA")
       ->capture_default_str();
   // Read when parsed, so a bad value is refused before any file is read; kept as written for --help.
   add_read_flag<std::string>(
@@ -77,6 +88,10 @@ void add_compare_command(CLI::App& app, CommandAction& action) {
       },
       "Relative change below which a run is SAME (5% or 0.05)", "REL")
       ->capture_default_str();
+  sub->add_option("--repeat-of", f->repeat_of,
+                  "The first compare's JSON (--json-out) whose SLOWER configurations this pair measured again: a "
+                  "SLOWER is a regression only where it was SLOWER there too")
+      ->type_name("FILE");
   sub->add_flag("--allow-different-devices", f->allow_different_devices,
                 "Compare even when hostname, CPU model or GPUs differ between the files");
   sub->add_flag("--allow-underpowered", f->allow_underpowered,

@@ -20,12 +20,12 @@
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
-#include "ring/process_group.hpp"
+#include "ring/transport/process_group.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
 #include "bench/measure/cupti_tracer.hpp"
 #endif
 #ifdef RINGBENCH_HAVE_MPI
-#include "ring/mpi_world.hpp"
+#include "ring/transport/mpi_world.hpp"
 #endif
 
 namespace {

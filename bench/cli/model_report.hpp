@@ -12,7 +12,7 @@
 #include "common/config.hpp"
 #include "model/model_inputs.hpp"
 #include "model/step_table.hpp"
-#include "ring/work_matrix.hpp"
+#include "ring/plan/work_matrix.hpp"
 
 namespace rb::bench {
 

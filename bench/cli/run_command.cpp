@@ -26,7 +26,7 @@
 #include "common/scheme_table.hpp"
 #include "common/strict_number.hpp"
 #include "reports/compare/error_rate.hpp"
-#include "ring/cuda_options.hpp"
+#include "ring/cuda/cuda_options.hpp"
 
 namespace rb::bench {
 namespace {
@@ -52,6 +52,7 @@ struct RunFlags {
                              {"--kernel", "kernel", false, {}}};
   std::string out = "results";
   std::string dump;
+  std::vector<std::string> only;  // --only: config ids
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
   bool trace = false, no_cupti = false, l2_flush = false;
@@ -224,6 +225,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
     opts.dump_dir = f.dump;
   }
   opts.skip_invalid = f.skip_invalid;
+  opts.only_ids = f.only;
   opts.full_check_limit = f.full_check_limit;
   opts.check_sample = f.check_sample;
   opts.argv = f.argv;
@@ -325,6 +327,11 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
            Agreement::presence);
   sub->add_flag("--skip-invalid", f->skip_invalid,
                 "Record configurations that break a rule as skipped instead of stopping with exit 2");
+  sub->add_option("--only", f->only,
+                  "Run only the configurations with these ids (as results.json gives them), e.g. to measure again "
+                  "the ones a compare called SLOWER")
+      ->delimiter(',')
+      ->type_name("ID[,ID...]");
   add_integer_flag(sub, "--full-check-limit", f->full_check_limit, 0, kMaxInt64, "Check every output row up to this S")
       ->capture_default_str();
   add_integer_flag(sub, "--check-rows", f->check_sample, 1, kMaxInt64,

@@ -24,6 +24,7 @@ struct TrendFlags {
   std::string title = "ringbench trend";
   std::string compare, baseline;
   std::string threshold = "5%";
+  std::string metric = "time";
   bool json = false;
 };
 
@@ -31,6 +32,7 @@ int run_trend(const TrendFlags& f) {
   check_output_file("--out", f.out);
   check_outputs_apart({{"--baseline", f.baseline}, {"--compare", f.compare}}, {{"--out", f.out}});
   auto history = reports::load_history(f.dir, reports::parse_threshold(f.threshold, "--threshold"));
+  history.metric = std::string(reports::parse_compare_metric(f.metric, "--metric")->name);
   if (!f.baseline.empty()) reports::set_baseline(history, reports::read_results(f.baseline));
   if (!f.compare.empty())
     reports::set_tonight(history, read_json_file(f.compare, "--compare", "a compare JSON"), f.compare);
@@ -39,11 +41,19 @@ int run_trend(const TrendFlags& f) {
   print_quietly(stderr,
                 fmt::format("ringbench: trend of {} configurations over {} dates ({} to {})\n", history.configs.size(),
                             history.dates.size(), history.dates.front(), history.dates.back()));
-  // The steps, regressions first, one line each: what a nightly log should show without the page.
+  // What the page leads with, then the machine probe's steps and every step, regressions first, one
+  // line each: what a nightly log should show without the page.
+  for (const auto& line : reports::lead_sentences(history)) print_quietly(stderr, fmt::format("ringbench: {}\n", line));
+  if (history.probe)
+    for (const auto& t : history.probe->steps)
+      if (t.beyond_threshold)
+        print_quietly(stderr, fmt::format("ringbench: {}\n", reports::probe_sentence(history, t)));
   for (const auto& s : reports::steps_by_severity(history))
     print_quietly(stderr, fmt::format("ringbench: {} {} {} from {}: {:+.1f}% ({}..{})\n",
                                       s.step->regression ? "REGRESSION" : "step", s.config->label, s.series->metric,
-                                      s.step->date, 100 * s.step->change, s.step->previous_commit, s.step->commit));
+                                      s.step->date, 100 * s.step->change,
+                                      reports::short_commit(history, s.step->previous_commit),
+                                      reports::short_commit(history, s.step->commit)));
   // With --json, stdout is the JSON alone so it can be piped.
   std::error_code ec;  // the working folder may be gone by now; the page is written all the same
   const std::filesystem::path shown = std::filesystem::absolute(f.out, ec);
@@ -67,6 +77,15 @@ void add_trend_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--compare", f->compare, "Tonight's `compare --json-out` file: its verdicts lead the page")
       ->check(existing_file);
   sub->add_option("--baseline", f->baseline, "The baseline results file: marked on every chart")->check(existing_file);
+  add_read_flag<std::string>(
+      sub, "--metric", f->metric,
+      [](const std::string& m) {
+        reports::parse_compare_metric(m, "--metric");
+        return m;
+      },
+      "The metric the lead sentences count: time (median, default), tflops, overlap, exposed_comm or imbalance",
+      "METRIC")
+      ->capture_default_str();
   // Read when parsed, so a bad value is refused before the history is read; kept as written for --help.
   add_read_flag<std::string>(
       sub, "--threshold", f->threshold,

@@ -1,6 +1,6 @@
 // How much of each transfer the CPU backend hides under compute, as the machine lets it. The
 // executor never makes the transfer that carries step k's block wait for step k-1's compute, the
-// one it overlaps (docs/design.md §7; tests/ring/test_executor_cpu.cpp and
+// one it overlaps (docs/design.md §7; tests/ring/executor/test_executor_cpu.cpp and
 // tests/cli/test_measurement.py assert that). Whether the transfer then lies under that compute is
 // the OS's choice of which thread runs first: a compute thread woken a millisecond late leaves a
 // 1 ms transfer wholly exposed, before it. So the fraction is measured here, over many passes,
@@ -17,7 +17,7 @@
 
 #include "bench/measure/metrics.hpp"
 #include "bench/sweep/result_record.hpp"
-#include "ring/executor.hpp"
+#include "ring/executor/executor.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // A step's attention TFLOP/s by D, S, GQA group, mask class (one pair of S queries against S keys:
 // `full` is an off-diagonal block, `partial` the causal diagonal) and kernel: ringbench's own, or
 // cuDNN's as the executor runs it (the pair's SDPA pieces, each folded into fp32 accumulators:
-// ring/sdpa_pieces.hpp); and the merge kernel's GB/s. FLOPs count unmasked pairs only
+// ring/plan/sdpa_pieces.hpp); and the merge kernel's GB/s. FLOPs count unmasked pairs only
 // (docs/design.md §3). The goal shape is S=16384, D=128, causal, Hq=16/Hkv=2
 // (CudaAttention/128/16384/8/1/kernel), held against peer_sdpa.py's cuDNN figure.
 #include <benchmark/benchmark.h>
@@ -19,8 +19,8 @@
 #include "kernels/fill_inputs.cuh"
 #include "kernels/fold_piece.cuh"
 #include "kernels/merge_partials.cuh"
-#include "ring/cudnn_sdpa.hpp"
-#include "ring/sdpa_pieces.hpp"
+#include "ring/cuda/cudnn_sdpa.hpp"
+#include "ring/plan/sdpa_pieces.hpp"
 
 namespace rb::micro {
 namespace {

@@ -7,8 +7,8 @@
 #include <cuda_runtime_api.h>
 
 #include "kernels/cuda_check.hpp"
-#include "ring/cuda_handles.hpp"
-#include "ring/executor_cuda.hpp"
+#include "ring/cuda/cuda_handles.hpp"
+#include "ring/cuda/executor_cuda.hpp"
 
 namespace rb::micro {
 

@@ -7,7 +7,7 @@
 #include "cuda_bench_util.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/stamped_copy.cuh"
-#include "ring/plan.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::micro {
 namespace {

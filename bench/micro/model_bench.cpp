@@ -4,7 +4,7 @@
 
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
-#include "ring/work_matrix.hpp"
+#include "ring/plan/work_matrix.hpp"
 
 namespace {
 

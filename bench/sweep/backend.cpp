@@ -13,8 +13,8 @@
 #include "bench/sweep/kernel_choice.hpp"
 #include "common/error.hpp"
 #include "common/size_estimate.hpp"
-#include "ring/backend_support.hpp"
-#include "ring/rank_placement.hpp"
+#include "ring/cuda/rank_placement.hpp"
+#include "ring/executor/backend_support.hpp"
 
 namespace rb::bench {
 namespace {

@@ -1,6 +1,6 @@
 // The backend a configuration runs on, in one place: whether it can run here at all (this build,
 // this machine's devices, the MPI job's processes, and the backend's own dtype and D rule from
-// ring/backend_support.hpp), the executor that runs it, and the memory that executor and the
+// ring/executor/backend_support.hpp), the executor that runs it, and the memory that executor and the
 // reference will take, so that the sweep skips what cannot fit before allocating anything. Each
 // answers by the configuration's row of the backend × transport table (backend_table.hpp).
 #pragma once
@@ -11,9 +11,9 @@
 
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
-#include "ring/executor.hpp"
-#include "ring/plan.hpp"
-#include "ring/process_group.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/transport/process_group.hpp"
 
 namespace rb::bench {
 

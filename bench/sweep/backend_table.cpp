@@ -6,17 +6,17 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
-#include "ring/cuda_devices.hpp"
-#include "ring/cuda_transport_nccl.hpp"
-#include "ring/executor_bytes.hpp"
-#include "ring/mpi_world.hpp"
+#include "ring/cuda/cuda_devices.hpp"
+#include "ring/cuda/cuda_transport_nccl.hpp"
+#include "ring/executor/executor_bytes.hpp"
+#include "ring/transport/mpi_world.hpp"
 
 namespace rb::bench {
 namespace {
 
 // The only place this build's #defines are read. The headers above need none of CUDA, MPI or NCCL,
 // and nothing is called through a part this build lacks. The memory estimates are in every build
-// (ring/executor_bytes.hpp), so they are called directly. Every executor the sweep makes here is for
+// (ring/executor/executor_bytes.hpp), so they are called directly. Every executor the sweep makes here is for
 // a configuration check_backend (bench/sweep/backend.cpp) has passed, so the CUDA one is made
 // without checking its dtype and D a second time.
 constexpr Build kThisBuild{

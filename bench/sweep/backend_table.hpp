@@ -14,10 +14,10 @@
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
 #include "common/transport.hpp"
-#include "ring/executor.hpp"
-#include "ring/executor_cuda.hpp"
-#include "ring/plan.hpp"
-#include "ring/process_group.hpp"
+#include "ring/cuda/executor_cuda.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/transport/process_group.hpp"
 
 namespace rb::bench {
 

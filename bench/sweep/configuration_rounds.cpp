@@ -120,9 +120,9 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   if (last && cfg_.backend == Backend::cuda) gpu_end_ = gpu_states();
   prune_candidates();
   if (traced.traced())
-    cupti_ = reports::read_cupti(traced.run(
+    cupti_ = traced.run(
         *exec, [&] { return pass(false); }, metrics_in_,
-        summarize(samples_ms_).median));  // 0 while every sample was dropped
+        summarize(samples_ms_).median);  // 0 while every sample was dropped
   if (opts_.trace && !samples_ms_.empty())
     trace_error_ = write_traces(opts_, cfg_, candidates_.at(median_sample()).timeline, group);
   ++done_;

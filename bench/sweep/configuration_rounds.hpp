@@ -17,9 +17,9 @@
 #include "common/config.hpp"
 #include "common/run_status.hpp"
 #include "reports/results/run_record.hpp"
-#include "ring/executor.hpp"
-#include "ring/plan.hpp"
-#include "ring/reference.hpp"
+#include "ring/check/reference.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::bench {
 

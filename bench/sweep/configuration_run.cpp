@@ -7,7 +7,7 @@
 
 #include "bench/sweep/progress.hpp"
 #include "bench/sweep/result_record.hpp"
-#include "ring/plan.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::bench {
 

@@ -4,19 +4,31 @@
 
 #include <optional>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "bench/measure/cupti_tracer.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
-#include "ring/executor_cuda.hpp"
+#include "ring/cuda/executor_cuda.hpp"
 
 namespace rb::bench {
 
-using nlohmann::json;
+namespace {
 
-json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
-                       const std::multimap<std::uint64_t, std::uint64_t>& clones, const std::string& clone_error,
-                       const MetricsInputs& in, double clean_median_ms) {
+// A traced pass that CUPTI could not trace: its part holds why, and nothing else.
+reports::RecordCupti failed(std::string why) {
+  reports::RecordCupti out;
+  out.error = std::move(why);
+  return out;
+}
+
+}  // namespace
+
+reports::RecordCupti cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
+                                       const std::multimap<std::uint64_t, std::uint64_t>& clones,
+                                       const std::string& clone_error, const MetricsInputs& in,
+                                       double clean_median_ms) {
   std::optional<CuptiTracer> tracer;
   std::string error = clone_error;
   std::set<std::uint64_t> labelled;  // CUPTI ids with a role, to count what they classified
@@ -49,7 +61,7 @@ json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecor
     }
   }
   const ring::PassRecord traced = run_pass();
-  if (!tracer) return {{"error", error}};
+  if (!tracer) return failed(error);
   try {
     const std::int64_t after = CuptiTracer::now_ns();
     Timeline tl = tracer->take(before, after);
@@ -67,20 +79,21 @@ json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecor
       tl.window_end_ns = span->end_ns;
       own.pass_time_ns = span->ns;
     }
-    return {{"traced_pass_ms", traced_ms},
-            {"clean_median_ms", clean_median_ms},
-            {"overhead_pct",
-             clean_median_ms > 0 ? json((traced_ms - clean_median_ms) / clean_median_ms * 100.0) : json(nullptr)},
-            {"window_ms", static_cast<double>(after - before) / 1e6},
-            {"activity_ms", span ? json(static_cast<double>(span->ns) / 1e6) : json(nullptr)},
-            {"dropped_records", tracer->dropped_records()},
-            {"ignored_records", tracer->ignored_records()},
-            {"unattributed_records", tracer->unattributed_records()},
-            {"intervals", tl.intervals.size()},
-            {"intervals_by_node", by_node},
-            {"metrics", compute_metrics(tl, own).to_json()}};
+    reports::RecordCupti out;
+    out.traced_pass_ms = traced_ms;
+    out.clean_median_ms = clean_median_ms;
+    if (clean_median_ms > 0) out.overhead_pct = (traced_ms - clean_median_ms) / clean_median_ms * 100.0;
+    out.window_ms = static_cast<double>(after - before) / 1e6;
+    if (span) out.activity_ms = static_cast<double>(span->ns) / 1e6;
+    out.dropped_records = static_cast<std::int64_t>(tracer->dropped_records());
+    out.ignored_records = static_cast<std::int64_t>(tracer->ignored_records());
+    out.unattributed_records = static_cast<std::int64_t>(tracer->unattributed_records());
+    out.intervals = static_cast<std::int64_t>(tl.intervals.size());
+    out.intervals_by_node = static_cast<std::int64_t>(by_node);
+    out.metrics = compute_metrics(tl, own).record();
+    return out;
   } catch (const Error& e) {
-    return {{"error", e.what()}};
+    return failed(e.what());
   }
 }
 

@@ -8,20 +8,19 @@
 #include <map>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "bench/measure/metrics.hpp"
-#include "ring/executor.hpp"
+#include "reports/results/record_cupti.hpp"
+#include "ring/executor/executor.hpp"
 
 namespace rb::bench {
 
 // Runs `run_pass` once more with CUPTI activity tracing on, after the timed passes so that tracing
 // never touches them. Replayed graph work is classified by the executor's node labels, carried
 // over to the clones instantiation made (`clones`); eager work by the executor's streams.
-// A CUPTI failure becomes {"error": ...}: profiling must not fail the configuration. The pass
+// A CUPTI failure becomes a part with only its error: profiling must not fail the configuration. The pass
 // itself runs even then, because a collective executor's ranks must all run it.
-nlohmann::json cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
-                                 const std::multimap<std::uint64_t, std::uint64_t>& clones,
-                                 const std::string& clone_error, const MetricsInputs& in, double clean_median_ms);
+reports::RecordCupti cupti_traced_pass(ring::Executor& exec, const std::function<ring::PassRecord()>& run_pass,
+                                       const std::multimap<std::uint64_t, std::uint64_t>& clones,
+                                       const std::string& clone_error, const MetricsInputs& in, double clean_median_ms);
 
 }  // namespace rb::bench

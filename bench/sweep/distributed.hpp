@@ -10,7 +10,7 @@
 #include <string>
 
 #include "common/error.hpp"
-#include "ring/process_group.hpp"
+#include "ring/transport/process_group.hpp"
 
 namespace rb::bench {
 

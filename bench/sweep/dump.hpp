@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "ring/executor.hpp"
+#include "ring/executor/executor.hpp"
 
 namespace rb::bench {
 

@@ -9,7 +9,7 @@
 
 #include "bench/sweep/gpu_state.hpp"
 #ifdef RINGBENCH_HAVE_CUDNN
-#include "ring/cudnn_sdpa.hpp"
+#include "ring/cuda/cudnn_sdpa.hpp"
 #endif
 
 #ifndef RINGBENCH_GIT_SHA

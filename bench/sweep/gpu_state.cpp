@@ -10,7 +10,7 @@
 
 #include "reports/results/run_record_writer.hpp"
 #ifdef RINGBENCH_HAVE_CUDA
-#include "ring/cuda_devices.hpp"
+#include "ring/cuda/cuda_devices.hpp"
 #endif
 
 namespace rb::bench {

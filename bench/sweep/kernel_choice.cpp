@@ -5,9 +5,9 @@
 #ifdef RINGBENCH_HAVE_CUDNN
 #include "kernels/cudnn_library.hpp"
 #endif
-#include "ring/backend_support.hpp"
-#include "ring/plan.hpp"
-#include "ring/sdpa_pieces.hpp"
+#include "ring/executor/backend_support.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/plan/sdpa_pieces.hpp"
 
 namespace rb::bench {
 

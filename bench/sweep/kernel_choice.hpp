@@ -1,6 +1,6 @@
 // Which attention kernel a configuration runs (`--kernel`, the profile's `kernel`): ringbench's own,
 // or cuDNN's fused flash attention where this build has it and cuDNN can express the configuration
-// (ring/sdpa_pieces.hpp). `auto` picks cudnn where it can, else ringbench, per configuration, and the
+// (ring/plan/sdpa_pieces.hpp). `auto` picks cudnn where it can, else ringbench, per configuration, and the
 // record says why; an explicit cudnn that cannot run is bad input (exit 2).
 #pragma once
 

@@ -13,10 +13,10 @@
 #include "common/timeline.hpp"
 #include "common/transport.hpp"
 #include "kernels/attention_tiling.hpp"
-#include "ring/executor.hpp"
-#include "ring/split_scheme.hpp"
-#include "ring/step_launch.hpp"
-#include "ring/variant_scheme.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/split_scheme.hpp"
+#include "ring/plan/step_launch.hpp"
+#include "ring/plan/variant_scheme.hpp"
 
 namespace rb::bench {
 namespace {

@@ -11,7 +11,7 @@
 
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
-#include "ring/plan.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::bench {
 

@@ -10,9 +10,9 @@
 #include "common/run_status.hpp"
 #include "common/timeline.hpp"
 #include "reports/results/run_record.hpp"
-#include "ring/executor.hpp"
-#include "ring/plan.hpp"
-#include "ring/reference.hpp"
+#include "ring/check/reference.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::bench {
 

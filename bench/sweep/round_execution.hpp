@@ -12,8 +12,8 @@
 #include "bench/sweep/configuration_rounds.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "common/config.hpp"
-#include "ring/process_group.hpp"
-#include "ring/reference.hpp"
+#include "ring/check/reference.hpp"
+#include "ring/transport/process_group.hpp"
 
 namespace rb::bench {
 

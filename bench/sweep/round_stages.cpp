@@ -17,7 +17,7 @@
 #include "reports/exports/chrome_trace_writer.hpp"
 #include "reports/exports/kineto_trace_writer.hpp"
 #include "reports/results/config_json.hpp"
-#include "ring/executor_cuda.hpp"
+#include "ring/cuda/executor_cuda.hpp"
 
 namespace rb::bench {
 

@@ -3,7 +3,7 @@
 // prepare stage (the checked pass and the dump), the timed samples, the verdicts (the standing of
 // the check and the throttle filter, and the adaptive stopping rule) and the median pass's trace
 // files. ConfigurationRounds::run_round composes them around one executor; each is tested alone
-// (tests/bench/test_round_stages.cpp). The CUPTI-traced pass is its own stage (traced_pass.hpp).
+// (tests/bench/sweep/test_round_stages.cpp). The CUPTI-traced pass is its own stage (traced_pass.hpp).
 #pragma once
 
 #include <functional>
@@ -18,10 +18,10 @@
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "common/run_status.hpp"
-#include "ring/executor.hpp"
-#include "ring/plan.hpp"
-#include "ring/process_group.hpp"
-#include "ring/reference.hpp"
+#include "ring/check/reference.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/transport/process_group.hpp"
 
 namespace rb::bench {
 

@@ -15,7 +15,7 @@
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
-#include "ring/cuda_options.hpp"
+#include "ring/cuda/cuda_options.hpp"
 
 namespace rb::bench {
 
@@ -44,6 +44,7 @@ std::string_view to_string(FaultKind k);
 struct RunOptions {
   std::filesystem::path out_dir = "results";
   std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
+  std::vector<std::string> only_ids;              // --only: run just these configurations (by config id)
   bool skip_invalid = false;             // record configurations that break a rule as skipped instead of exiting 2
   std::int64_t full_check_limit = 8192;  // check every row up to this S
   std::int64_t check_sample = 512;       // rows checked above it

@@ -11,7 +11,7 @@
 #include "bench/sweep/kernel_choice.hpp"
 #include "common/error.hpp"
 #include "reports/results/config_json.hpp"
-#include "ring/plan.hpp"
+#include "ring/plan/plan.hpp"
 
 namespace rb::bench {
 
@@ -53,6 +53,22 @@ std::vector<Config> expand_configurations(const SweepSpec& spec) {
     c.kernel = choose_kernel(c);  // before the ids: the kernel is part of one
     if (seen.insert(reports::config_id(c)).second) out.push_back(c);
   }
+  return out;
+}
+
+std::vector<Config> select_configurations(std::vector<Config> configs, const std::vector<std::string>& ids) {
+  if (ids.empty()) return configs;
+  const std::set<std::string> wanted(ids.begin(), ids.end());
+  std::set<std::string> found;
+  std::vector<Config> out;
+  for (auto& c : configs)
+    if (const std::string id = reports::config_id(c); wanted.contains(id)) {
+      found.insert(id);
+      out.push_back(std::move(c));
+    }
+  for (const auto& id : ids)
+    if (!found.contains(id))
+      throw AgreedInputError("--only", id, "names no configuration of this sweep (ids as results.json gives them)");
   return out;
 }
 

@@ -27,6 +27,11 @@ std::uint64_t configuration_count(const SweepSpec& spec);
 // their product when it exceeds kMaxConfigurations, before any configuration is built.
 std::vector<Config> expand_configurations(const SweepSpec& spec);
 
+// `run --only`: the configurations whose ids (reports::config_id, as results.json names them) are
+// in `ids`, in sweep order; all of them when `ids` is empty. An id that names no configuration of
+// the sweep throws AgreedInputError (exit 2): a typo must not run an empty or partial night.
+std::vector<Config> select_configurations(std::vector<Config> configs, const std::vector<std::string>& ids);
+
 // Per configuration, why it cannot run ("" where it can): its backend or transport cannot run here
 // (bench/sweep/backend.hpp) or it breaks a rule of the plan (checked without building the plan,
 // which grows as c²). Without --skip-invalid the first such

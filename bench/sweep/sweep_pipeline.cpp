@@ -21,7 +21,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   RunOptions opts = opts_in;
   opts.primary = is_primary();
   opts.kernel_requested = spec.kernel;
-  const std::vector<Config> configs = expand_configurations(spec);
+  const std::vector<Config> configs = select_configurations(expand_configurations(spec), opts.only_ids);
   const std::vector<std::string> invalid = validate_configurations(configs, opts);
   SweepRecorder recorder(configs, opts);  // from here on the output folder is locked
   InterruptGuard interrupts;

@@ -1,5 +1,5 @@
 // Throttled samples, as NVBench treats them: each timed sample of a cuda configuration carries the
-// SM clock it ran at (ring/sample_clock.hpp); a sample under --throttle-threshold percent of the
+// SM clock it ran at (ring/cuda/sample_clock.hpp); a sample under --throttle-threshold percent of the
 // clock the runtime reports was taken on a GPU that heat, power or idling held down, so it is kept
 // in the record but left out of the statistics, and the next sample waits --throttle-recovery ms.
 // When more than half of a configuration's samples were dropped, the configuration fails: what is

@@ -8,11 +8,12 @@
 #include <functional>
 #include <memory>
 
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "bench/measure/metrics.hpp"
-#include "ring/cuda_options.hpp"
-#include "ring/executor.hpp"
+#include "reports/results/record_cupti.hpp"
+#include "ring/cuda/cuda_options.hpp"
+#include "ring/executor/executor.hpp"
 
 namespace rb::bench {
 
@@ -29,10 +30,11 @@ class TracedPass {
   bool traced() const;
   // After the executor is made: what instantiation cloned is noted, and CUPTI stops watching.
   void executor_made();
-  // After the timed passes: one more pass, traced; the record's `cupti`. A CUPTI failure becomes
-  // {"error": ...}; the pass runs even then, since a collective executor's ranks must all run it.
-  nlohmann::json run(ring::Executor& exec, const std::function<ring::PassRecord()>& pass, const MetricsInputs& in,
-                     double clean_median_ms);
+  // After the timed passes: one more pass, traced; the record's `cupti` (nullopt when this round
+  // does not trace). A CUPTI failure becomes a part with only its error; the pass runs even then,
+  // since a collective executor's ranks must all run it.
+  std::optional<reports::RecordCupti> run(ring::Executor& exec, const std::function<ring::PassRecord()>& pass,
+                                          const MetricsInputs& in, double clean_median_ms);
 
  private:
   struct State;

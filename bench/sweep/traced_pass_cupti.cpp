@@ -42,9 +42,9 @@ void TracedPass::executor_made() {
   state_->recorder.reset();
 }
 
-nlohmann::json TracedPass::run(ring::Executor& exec, const std::function<ring::PassRecord()>& pass,
-                               const MetricsInputs& in, double clean_median_ms) {
-  if (!state_->traced) return nullptr;
+std::optional<reports::RecordCupti> TracedPass::run(ring::Executor& exec, const std::function<ring::PassRecord()>& pass,
+                                                    const MetricsInputs& in, double clean_median_ms) {
+  if (!state_->traced) return std::nullopt;
   return cupti_traced_pass(exec, pass, state_->clones, state_->clone_error, in, clean_median_ms);
 }
 

@@ -9,9 +9,9 @@ TracedPass::TracedPass(bool, ring::CudaLaunch) {}
 TracedPass::~TracedPass() = default;
 bool TracedPass::traced() const { return false; }
 void TracedPass::executor_made() {}
-nlohmann::json TracedPass::run(ring::Executor&, const std::function<ring::PassRecord()>&, const MetricsInputs&,
-                               double) {
-  return nullptr;
+std::optional<reports::RecordCupti> TracedPass::run(ring::Executor&, const std::function<ring::PassRecord()>&,
+                                                    const MetricsInputs&, double) {
+  return std::nullopt;
 }
 
 }  // namespace rb::bench

@@ -14,6 +14,7 @@
 #include "reports/compare/compare.hpp"
 #include "reports/results/metric_registry.hpp"
 #include "reports/results/run_record.hpp"
+#include "reports/results/run_record_writer.hpp"
 
 namespace rb::reports {
 namespace {
@@ -298,8 +299,10 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
     CheckResult cr;
     cr.spec = spec;
     for (const auto& run_json : results.runs()) {
-      if (!matches(spec.where, run_json.at("config"))) continue;
       const RunRecord run = read_run_record(run_json);
+      // A check's `where` names config fields as results.json writes them: matched against the
+      // record's config as the one writer serialises it.
+      if (!matches(spec.where, to_json(run.config))) continue;
       CheckOutcome o;
       o.run_id = run.config.id;
       o.run_label = label(run.config);

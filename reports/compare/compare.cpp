@@ -10,7 +10,7 @@
 #include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/strict_number.hpp"
-#include "reports/results/config_json.hpp"
+#include "reports/results/config_match.hpp"
 #include "reports/results/gpu_state_reader.hpp"
 
 namespace rb::reports {
@@ -71,36 +71,6 @@ std::string device_difference(const json& a, const json& b) {
     if (na != nb) return fmt::format("host.gpus: {} vs {}", json_text(na), json_text(nb));
   }
   return "";
-}
-
-// Runs are matched by config id, so two runs under one id must be one configuration: a run whose
-// split or sequence length differs under the same id (a file edited by hand, or written by a build
-// whose ids meant something else) would be compared with a different measurement and called SAME.
-void check_same_config(const ResultsFile& base, std::size_t bi, const ResultsFile& neu, std::size_t ni) {
-  const json& a = base.runs()[bi].at("config");
-  const json& b = neu.runs()[ni].at("config");
-  for (const std::string_view field : config_id_fields()) {
-    const std::string key(field);
-    if (!a.contains(key) || !b.contains(key)) continue;  // an older file's default, as its id says
-    const json &x = a.at(key), &y = b.at(key);
-    if (x.is_number() && y.is_number() ? x.get<double>() == y.get<double>() : x == y) continue;
-    throw InputError(fmt::format("{}: /runs/{}/config/{}", base.path.string(), bi, key),
-                     fmt::format("{} vs {}", json_text(x), json_text(y)),
-                     fmt::format("differs in {}: /runs/{}/config/{}, a run of the same config id: matched by id, "
-                                 "they would be compared as one configuration",
-                                 neu.path.string(), ni, key));
-  }
-}
-
-// Two files measured side by side by `ringbench ab` carry the same pairing.pair_id (results 2.3.0).
-bool same_pair(const ResultsFile& base, const ResultsFile& neu) {
-  auto pair_id = [](const ResultsFile& f) -> std::string {
-    const json& p = f.doc.contains("pairing") ? f.doc.at("pairing") : json();
-    return p.is_object() && p.contains("pair_id") && p.at("pair_id").is_string() ? p.at("pair_id").get<std::string>()
-                                                                                 : "";
-  };
-  const std::string a = pair_id(base);
-  return !a.empty() && a == pair_id(neu);
 }
 
 }  // namespace
@@ -361,40 +331,35 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   cmp.base_path = base.path.string();
   cmp.new_path = neu.path.string();
   cmp.options = opts;
-  cmp.paired = same_pair(base, neu);
+  const std::string pair_id = pairing_id(base);
+  cmp.paired = !pair_id.empty() && pair_id == pairing_id(neu);
   std::vector<std::size_t> to_decide;  // the matched ok pairs, decided once every p is known
 
   // The reader refuses an id seen twice in one file, so each id is one run on each side.
-  std::map<std::string, std::size_t> new_by_id;
-  std::vector<std::string> new_order;
-  for (std::size_t i = 0; i < neu.runs().size(); ++i) {
-    const auto& id = neu.runs()[i].at("config").at("id").get_ref<const std::string&>();
-    if (new_by_id.emplace(id, i).second) new_order.push_back(id);
-  }
-  std::map<std::string, std::size_t> base_by_id;
-  std::vector<std::string> base_order;
-  for (std::size_t i = 0; i < base.runs().size(); ++i) {
-    const auto& id = base.runs()[i].at("config").at("id").get_ref<const std::string&>();
-    if (base_by_id.emplace(id, i).second) base_order.push_back(id);
-  }
+  std::vector<RunRecord> base_runs, new_runs;
+  for (const auto& r : base.runs()) base_runs.push_back(read_run_record(r));
+  for (const auto& r : neu.runs()) new_runs.push_back(read_run_record(r));
+  std::map<std::string, std::size_t> new_by_id, base_by_id;
+  for (std::size_t i = 0; i < new_runs.size(); ++i) new_by_id.emplace(new_runs[i].config.id, i);
+  for (std::size_t i = 0; i < base_runs.size(); ++i) base_by_id.emplace(base_runs[i].config.id, i);
 
-  auto make = [&](const std::string& id, const json* b, const json* n) {
+  auto make = [&](const RunRecord* b, const RunRecord* n) {
     RunComparison rc;
-    rc.id = id;
-    rc.label = label(read_run_record(*(b ? b : n)).config);
-    if (b) rc.base_status = b->at("status").get<std::string>();
-    if (n) rc.new_status = n->at("status").get<std::string>();
-    if (b) rc.base = read_metric(read_run_record(*b), *opts.metric);
-    if (n) rc.neu = read_metric(read_run_record(*n), *opts.metric);
+    rc.id = (b ? b : n)->config.id;
+    rc.label = label((b ? b : n)->config);
+    if (b) rc.base_status = std::string(to_string(b->status));
+    if (n) rc.new_status = std::string(to_string(n->status));
+    if (b) rc.base = read_metric(*b, *opts.metric);
+    if (n) rc.neu = read_metric(*n, *opts.metric);
     if (!n) {
       rc.verdict = Verdict::missing;
     } else if (!b) {
       rc.verdict = Verdict::added;
-    } else if (rc.new_status != "ok") {
+    } else if (n->status != RunStatus::ok) {
       rc.verdict = Verdict::failed;
-      rc.regression = rc.base_status == "ok";
-      rc.note = n->value("reason", json("")).is_string() ? n->value("reason", std::string()) : "";
-    } else if (rc.base_status != "ok") {
+      rc.regression = b->status == RunStatus::ok;
+      rc.note = n->reason;
+    } else if (b->status != RunStatus::ok) {
       rc.verdict = Verdict::added;
       rc.note = fmt::format("no ok baseline (BASE run {})", rc.base_status);
     } else if (!rc.base.value && !rc.neu.value) {
@@ -409,14 +374,13 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
     }
     return rc;
   };
-  for (const auto& id : base_order) {
-    const std::size_t bi = base_by_id.at(id);
-    const auto it = new_by_id.find(id);
+  for (std::size_t bi = 0; bi < base_runs.size(); ++bi) {
+    const auto it = new_by_id.find(base_runs[bi].config.id);
     if (it != new_by_id.end()) check_same_config(base, bi, neu, it->second);
-    cmp.runs.push_back(make(id, &base.runs()[bi], it == new_by_id.end() ? nullptr : &neu.runs()[it->second]));
+    cmp.runs.push_back(make(&base_runs[bi], it == new_by_id.end() ? nullptr : &new_runs[it->second]));
   }
-  for (const auto& id : new_order)
-    if (!base_by_id.count(id)) cmp.runs.push_back(make(id, nullptr, &neu.runs()[new_by_id.at(id)]));
+  for (const auto& n : new_runs)
+    if (!base_by_id.count(n.config.id)) cmp.runs.push_back(make(nullptr, &n));
   // Every pair with samples is one test of the family, whether its change passed the threshold or
   // not: leaving out the small changes would choose the family by its outcome.
   std::vector<double> p;
@@ -454,6 +418,7 @@ json Comparison::to_json() const {
     rs.push_back({{"id", r.id},
                   {"label", r.label},
                   {"verdict", to_string(r.verdict)},
+                  {"first_verdict", r.first_verdict ? json(to_string(*r.first_verdict)) : json(nullptr)},
                   {"regression", r.regression},
                   {"base_status", r.base_status.empty() ? json(nullptr) : json(r.base_status)},
                   {"new_status", r.new_status.empty() ? json(nullptr) : json(r.new_status)},
@@ -485,6 +450,7 @@ json Comparison::to_json() const {
           {"alpha", options.alpha},
           {"threshold", options.threshold},
           {"paired", paired},
+          {"repeat_of", repeat_of.empty() ? json(nullptr) : json(repeat_of)},
           {"error_rate",
            {{"control", "false discovery rate (Benjamini-Hochberg)"},
             {"tests", family.tests},

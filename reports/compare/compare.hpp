@@ -89,6 +89,7 @@ struct RunComparison {
   std::optional<double> machine_change;
   UTestMethod method = UTestMethod::none;
   Verdict verdict = Verdict::same;
+  std::optional<Verdict> first_verdict;  // with --repeat-of: this run's verdict in the first compare
   bool regression = false;
   std::string note;  // why, when the verdict needs a reason (too few samples, threshold only, ...)
 };
@@ -103,6 +104,7 @@ struct Comparison {
   std::string base_path, new_path;
   CompareOptions options;
   bool paired = false;              // the files are an A/B pair (the same pairing.pair_id)
+  std::string repeat_of;            // --repeat-of: the first compare's JSON, whose SLOWER this pair repeats
   FamilyLevel family;               // Benjamini–Hochberg over every pair with samples
   std::vector<RunComparison> runs;  // BASE's order, then runs only in NEW in NEW's order
   int count(Verdict v) const;

@@ -34,6 +34,61 @@ std::optional<TrendPoint> point_of(const RunRecord& run, const std::string& date
   return p;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// A run's machine probe: the mean of its probe times (one before each round and one after the last),
+// with the probe's version; nullopt when the run carries none.
+struct ProbeReading {
+  int version = 1;
+  double ms = 0;
+};
+std::optional<ProbeReading> probe_of(const RunRecord& run) {
+  double sum = 0;
+  int n = 0;
+  for (const double x : run.timing.machine_probe_ms)
+    if (x > 0) {
+      sum += x;
+      ++n;
+    }
+  if (n == 0) return std::nullopt;
+  return ProbeReading{run.timing.machine_probe_version.value_or(1), sum / n};
+}
+
+// The probe of a results file's ok runs of `version`: the median of the runs' means.
+std::optional<double> night_probe(const std::vector<ProbeReading>& readings, int version) {
+  std::vector<double> ms;
+  for (const auto& r : readings)
+    if (r.version == version) ms.push_back(r.ms);
+  return ms.empty() ? std::nullopt : std::optional(median(ms));
+}
+
+// The fewest leading characters, at least 7, that keep every commit named apart.
+std::size_t commit_digits(const History& h) {
+  std::vector<std::string> shas;
+  for (const auto& c : h.commits)
+    if (c != "unknown") shas.push_back(c);
+  if (h.baseline_commit && *h.baseline_commit != "unknown") shas.push_back(*h.baseline_commit);
+  std::sort(shas.begin(), shas.end());
+  shas.erase(std::unique(shas.begin(), shas.end()), shas.end());
+  std::size_t digits = 7;
+  for (std::size_t i = 1; i < shas.size(); ++i) {
+    const auto [a, b] = std::mismatch(shas[i - 1].begin(), shas[i - 1].end(), shas[i].begin(), shas[i].end());
+    digits = std::max(digits, static_cast<std::size_t>(a - shas[i - 1].begin()) + 1);
+  }
+  return digits;
+}
+
+std::string commit_of_file(const ResultsFile& f) {
+  const json& tool = f.doc.contains("tool") ? f.doc.at("tool") : json();
+  return tool.is_object() && tool.contains("git_sha") && tool.at("git_sha").is_string()
+             ? tool.at("git_sha").get<std::string>()
+             : std::string("unknown");
+}
+
 }  // namespace
 
 std::optional<long> parse_date(const std::string& s) {
@@ -86,13 +141,11 @@ History build_history(std::vector<DatedResults> files, double threshold) {
   std::map<std::string, std::size_t> index;                  // config id -> position in h.configs
   std::vector<std::vector<std::vector<TrendPoint>>> points;  // [config][metric] -> points
   const std::vector<const Metric*> metrics = compare_metrics();
+  std::vector<std::vector<ProbeReading>> probes(files.size());  // per night
   for (const auto& f : files) {
     h.dates.push_back(f.date);
     h.files.push_back(f.results.path.string());
-    const json& tool = f.results.doc.contains("tool") ? f.results.doc.at("tool") : json();
-    h.commits.push_back(tool.is_object() && tool.contains("git_sha") && tool.at("git_sha").is_string()
-                            ? tool.at("git_sha").get<std::string>()
-                            : std::string("unknown"));
+    h.commits.push_back(commit_of_file(f.results));
     for (const auto& run : f.results.runs()) {
       const RunRecord record = read_run_record(run);
       const std::string& id = record.config.id;
@@ -102,6 +155,7 @@ History build_history(std::vector<DatedResults> files, double threshold) {
         points.emplace_back(metrics.size());
       }
       if (record.status != RunStatus::ok) continue;  // a failed night has no value to draw
+      if (const auto p = probe_of(record)) probes[h.dates.size() - 1].push_back(*p);
       for (std::size_t m = 0; m < metrics.size(); ++m) {
         auto& series = points[it->second][m];
         if (auto p = point_of(record, f.date, *metrics[m])) {
@@ -125,6 +179,19 @@ History build_history(std::vector<DatedResults> files, double threshold) {
         s.steps = series_steps(s, h);
         h.configs[c].series.push_back(std::move(s));
       }
+  const auto last_probed = std::find_if(probes.rbegin(), probes.rend(), [](const auto& p) { return !p.empty(); });
+  if (last_probed != probes.rend()) {
+    const int version = std::max_element(last_probed->begin(), last_probed->end(), [](const auto& a, const auto& b) {
+                          return a.version < b.version;
+                        })->version;
+    TrendSeries probe{"machine_probe_ms", "ms", true, {}, {}, std::nullopt};
+    for (std::size_t i = 0; i < probes.size(); ++i)
+      if (const auto ms = night_probe(probes[i], version)) probe.points.push_back({h.dates[i], *ms, {}, {}});
+    probe.steps = series_steps(probe, h);
+    h.probe = std::move(probe);
+    h.probe_version = version;
+  }
+  h.commit_digits = commit_digits(h);
   return h;
 }
 
@@ -163,6 +230,17 @@ History load_history(const std::filesystem::path& dir, double threshold) {
 }
 
 void set_baseline(History& h, const ResultsFile& baseline) {
+  h.baseline_commit = commit_of_file(baseline);
+  h.commit_digits = commit_digits(h);
+  if (h.probe) {
+    std::vector<ProbeReading> readings;
+    for (const auto& run : baseline.runs()) {
+      const RunRecord record = read_run_record(run);
+      if (record.status != RunStatus::ok) continue;
+      if (const auto p = probe_of(record)) readings.push_back(*p);
+    }
+    h.probe->baseline = night_probe(readings, h.probe_version);
+  }
   for (auto& c : h.configs)
     for (const auto& run : baseline.runs()) {
       const RunRecord record = read_run_record(run);
@@ -206,6 +284,116 @@ std::vector<StepRef> steps_by_severity(const History& h) {
   return out;
 }
 
+double TrendChange::size() const { return static_cast<double>(stepped) * std::fabs(change); }
+
+std::string short_commit(const History& h, const std::string& sha) {
+  return sha == "unknown" ? sha : sha.substr(0, h.commit_digits);
+}
+
+namespace {
+
+bool has_point(const TrendSeries& s, const std::string& date) {
+  const auto it = std::lower_bound(s.points.begin(), s.points.end(), date,
+                                   [](const TrendPoint& p, const std::string& d) { return p.date < d; });
+  return it != s.points.end() && it->date == date;
+}
+
+const TrendSeries* series_of(const TrendConfig& c, const std::string& metric) {
+  for (const auto& s : c.series)
+    if (s.metric == metric) return &s;
+  return nullptr;
+}
+
+// A change as the lead sentences give it: whole percents from 10% up, one decimal below.
+std::string lead_pct(double f) {
+  if (!std::isfinite(f)) return "from 0";
+  return std::fabs(100 * f) >= 9.95 ? fmt::format("{:+.0f}%", 100 * f) : fmt::format("{:+.1f}%", 100 * f);
+}
+
+std::size_t configs_with(const History& h, const std::string& metric) {
+  return static_cast<std::size_t>(std::count_if(h.configs.begin(), h.configs.end(),
+                                                [&](const TrendConfig& c) { return series_of(c, metric); }));
+}
+
+}  // namespace
+
+std::vector<TrendChange> trend_changes(const History& h) {
+  using Key = std::tuple<std::string, std::string, std::string, std::string, bool>;
+  std::map<Key, TrendChange> groups;
+  std::map<Key, std::vector<double>> changes;
+  for (const auto& c : h.configs)
+    if (const TrendSeries* s = series_of(c, h.metric))
+      for (const auto& t : s->steps) {
+        if (!t.beyond_threshold) continue;
+        const Key key{t.date, t.previous_date, t.previous_commit, t.commit, t.regression};
+        TrendChange& g = groups[key];
+        g.date = t.date;
+        g.previous_date = t.previous_date;
+        g.commit = t.commit;
+        g.previous_commit = t.previous_commit;
+        g.regression = t.regression;
+        g.ids.push_back(c.id);
+        changes[key].push_back(t.change);
+      }
+  std::vector<TrendChange> out;
+  for (auto& [key, g] : groups) {
+    g.stepped = g.ids.size();
+    g.change = median(changes[key]);
+    for (const auto& c : h.configs)
+      if (const TrendSeries* s = series_of(c, h.metric))
+        g.of += has_point(*s, g.previous_date) && has_point(*s, g.date);
+    if (h.probe)
+      for (const auto& t : h.probe->steps)
+        if (t.beyond_threshold && t.date == g.date) g.probe_change = t.change;
+    out.push_back(std::move(g));
+  }
+  std::stable_sort(out.begin(), out.end(), [](const TrendChange& a, const TrendChange& b) {
+    if (a.size() != b.size()) return a.size() > b.size();
+    if (a.regression != b.regression) return a.regression;
+    return a.date > b.date;
+  });
+  return out;
+}
+
+std::string change_sentence(const History& h, const TrendChange& c) {
+  const std::string how = h.metric == "median_ms"
+                              ? fmt::format("{} {}", lead_pct(c.change), c.regression ? "slower" : "faster")
+                              : fmt::format("{}, {} {},", c.regression ? "worse" : "better", h.metric,
+                                            lead_pct(c.change));
+  const std::string probe =
+      c.probe_change ? fmt::format("; the machine probe stepped {} the same night", lead_pct(*c.probe_change)) : "";
+  return fmt::format("{} of {} configurations became {} between {} and {} (night {}{})", c.stepped, c.of, how,
+                     short_commit(h, c.previous_commit), short_commit(h, c.commit), c.date, probe);
+}
+
+std::string commits_sentence(const History& h) {
+  if (h.dates.empty()) return "The history holds no night.";
+  const std::string tonight = fmt::format("Tonight's commit {} (night {})", short_commit(h, h.commits.back()),
+                                          h.dates.back());
+  if (h.baseline_commit) return fmt::format("{}; the baseline's {}.", tonight, short_commit(h, *h.baseline_commit));
+  return fmt::format("{}; no baseline given: the history starts at {} (night {}).", tonight,
+                     short_commit(h, h.commits.front()), h.dates.front());
+}
+
+std::string no_change_sentence(const History& h) {
+  const std::string what = h.metric == "median_ms" ? std::string("became slower or faster")
+                                                   : fmt::format("changed {}", h.metric);
+  return fmt::format("None of {} configurations {} by more than ±{:g}% over {} nights.", configs_with(h, h.metric),
+                     what, 100 * h.threshold, h.dates.size());
+}
+
+std::vector<std::string> lead_sentences(const History& h) {
+  std::vector<std::string> out{commits_sentence(h)};
+  for (const auto& c : trend_changes(h)) out.push_back(change_sentence(h, c) + ".");
+  if (out.size() == 1) out.push_back(no_change_sentence(h));
+  return out;
+}
+
+std::string probe_sentence(const History& h, const TrendStep& t) {
+  return fmt::format("The machine probe stepped {} between {} and {} (night {}).", lead_pct(t.change),
+                     short_commit(h, t.previous_commit), short_commit(h, t.commit), t.date);
+}
+
 namespace {
 
 json step_json(const TrendStep& t) {
@@ -243,8 +431,33 @@ json to_json(const History& h) {
     j["metric"] = ref.series->metric;
     found.push_back(j);
   }
+  json changes = json::array();
+  for (const auto& c : trend_changes(h))
+    changes.push_back({{"sentence", change_sentence(h, c)},
+                       {"metric", h.metric},
+                       {"date", c.date},
+                       {"previous_date", c.previous_date},
+                       {"commits", fmt::format("{}..{}", c.previous_commit, c.commit)},
+                       {"regression", c.regression},
+                       {"stepped", c.stepped},
+                       {"of", c.of},
+                       {"change", std::isfinite(c.change) ? json(c.change) : json(nullptr)},
+                       {"probe_change", c.probe_change ? json(*c.probe_change) : json(nullptr)},
+                       {"ids", c.ids}});
+  json probe = nullptr;
+  if (h.probe) {
+    json pts = json::array(), st = json::array();
+    for (const auto& p : h.probe->points) pts.push_back({{"date", p.date}, {"value", p.value}});
+    for (const auto& t : h.probe->steps) st.push_back(step_json(t));
+    probe = {{"version", h.probe_version}, {"points", pts}, {"steps", st}};
+  }
   return {{"schema", "ringbench.trend"},
-          {"schema_version", "1.0.0"},
+          {"schema_version", "1.1.0"},
+          {"lead", lead_sentences(h)},
+          {"tonight_commit", h.commits.empty() ? json(nullptr) : json(h.commits.back())},
+          {"baseline_commit", h.baseline_commit ? json(*h.baseline_commit) : json(nullptr)},
+          {"changes", changes},
+          {"machine_probe", probe},
           {"dates", h.dates},
           {"commits", h.commits},
           {"files", h.files},

@@ -1,4 +1,5 @@
-// The trend page: what changed first (tonight's verdicts, the steps found), then every
+// The trend page: tonight's commit and the baseline's, what changed first (one sentence per
+// change, the machine probe's series, tonight's verdicts, the steps found), then every
 // configuration's charts grouped by shape, each drawn relative to its own median.
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,9 @@ bool all_zero(const TrendSeries& s) {
 // change relative to it: a band of ±threshold, widened only as far as the points, their bars and the
 // baseline need, so a 0.8% wiggle stays a wiggle. Otherwise (a median of 0) y spans the values.
 // Every chart of a page spans the whole history, so charts stacked on the page line up by night.
-std::string chart(const TrendSeries& s, const std::vector<std::string>& dates, double threshold) {
+std::string chart(const TrendSeries& s, const History& h, const std::string& title = "") {
+  const std::vector<std::string>& dates = h.dates;
+  const double threshold = h.threshold;
   std::vector<double> vals;
   for (const auto& p : s.points) vals.push_back(p.value);
   std::sort(vals.begin(), vals.end());
@@ -64,8 +67,9 @@ std::string chart(const TrendSeries& s, const std::vector<std::string>& dates, d
   auto from_y = [&](double y) { return relative ? median * (1 + y) : y; };
 
   LineChart c;
-  c.title = fmt::format("{}{}{}", s.metric, s.unit.empty() ? "" : " (" + s.unit + ")",
-                        s.lower_is_better ? " ↓ better" : " ↑ better");
+  c.title = title.empty() ? fmt::format("{}{}{}", s.metric, s.unit.empty() ? "" : " (" + s.unit + ")",
+                                        s.lower_is_better ? " ↓ better" : " ↑ better")
+                          : title;
   c.svg_class = "rbt-chart";
   c.width = 400;
   c.height = 120;
@@ -92,7 +96,8 @@ std::string chart(const TrendSeries& s, const std::vector<std::string>& dates, d
   for (const auto& t : s.steps)
     c.rules.push_back({Rule::Along::vertical, (day(t.previous_date) + day(t.date)) / 2,
                        t.regression ? "rbt-step rbt-reg" : "rbt-step",
-                       fmt::format("step {} on {} ({}..{})", pct(t.change), t.date, t.previous_commit, t.commit)});
+                       fmt::format("step {} on {} ({}..{})", pct(t.change), t.date, short_commit(h, t.previous_commit),
+                                   short_commit(h, t.commit))});
   Series line;
   line.name = s.metric;
   line.color = 0;
@@ -161,9 +166,35 @@ std::string steps_table(const History& h) {
         html_escape(anchor(*s.config)), html_escape(s.config->label), html_escape(s.series->metric),
         html_escape(st.date), std::isfinite(st.change) ? pct(st.change) : "from 0",
         html_escape(tick(st.before, s.series->unit)), html_escape(tick(st.after, s.series->unit)),
-        html_escape(st.previous_commit), html_escape(st.commit));
+        html_escape(short_commit(h, st.previous_commit)), html_escape(short_commit(h, st.commit)));
   }
   return t + "</table>";
+}
+
+// One sentence per change, largest first: the page's lead.
+std::string changes_list(const History& h) {
+  const auto changes = trend_changes(h);
+  if (changes.empty()) return fmt::format("<p class=\"rbt-changes\">{}</p>", html_escape(no_change_sentence(h)));
+  std::string t = "<ol class=\"rbt-changes\">";
+  for (const auto& c : changes)
+    t += fmt::format("<li{}>{}.</li>", c.regression ? " class=\"rbt-regression\"" : "",
+                     html_escape(change_sentence(h, c)));
+  return t + "</ol>";
+}
+
+// The machine's own speed, night by night, drawn like a configuration's time: a step in it on the
+// night configurations stepped says the machine moved, not the code.
+std::string probe_block(const History& h) {
+  if (!h.probe || h.probe->points.empty()) return "";
+  std::string t = fmt::format(
+      "<div id=\"machine-probe\"><h3>Machine probe</h3><p class=\"rbt-flat\">The time of a fixed piece of work "
+      "(timing.machine_probe_ms, version {}) each night: the median over the night's runs of each run's mean. It "
+      "does not depend on ringbench's code.</p>",
+      h.probe_version);
+  t += chart(*h.probe, h, "machine probe (ms) ↓ faster machine");
+  for (const auto& st : h.probe->steps)
+    if (st.beyond_threshold) t += fmt::format("<p>{}</p>", html_escape(probe_sentence(h, st)));
+  return t + "</div>";
 }
 
 // Configurations of one shape (everything but how it is split and spread) share a heading.
@@ -194,10 +225,13 @@ std::string trend_fragment(const History& h) {
       ".rb-trend table.rbt-top{border-collapse:collapse;font-size:13px}"
       ".rb-trend .rbt-top td,.rb-trend .rbt-top th{border-bottom:1px solid #d0d7de;padding:2px 8px;text-align:left}"
       ".rb-trend tr.rbt-regression td{color:#cf222e}.rb-trend .rbt-flat{color:#57606a;font-size:12px}"
+      ".rb-trend .rbt-commits{font-weight:600}.rb-trend .rbt-changes{font-size:15px}"
+      ".rb-trend li.rbt-regression{color:#cf222e}"
       "</style>\n";
-  f += fmt::format("<h2>Trend</h2>\n<p>{} nights, {} to {}; {} configurations.</p>\n", h.dates.size(),
+  f += fmt::format("<h2>Trend</h2>\n<p class=\"rbt-commits\">{}</p>\n", html_escape(commits_sentence(h)));
+  f += fmt::format("<p>{} nights, {} to {}; {} configurations.</p>\n", h.dates.size(),
                    h.dates.empty() ? "-" : h.dates.front(), h.dates.empty() ? "-" : h.dates.back(), h.configs.size());
-  f += "<div id=\"what-changed\"><h2>What changed</h2>";
+  f += "<div id=\"what-changed\"><h2>What changed</h2>" + changes_list(h) + probe_block(h);
   if (!h.tonight.is_null()) f += tonight_table(h);
   f += steps_table(h) + "</div>\n";
   f += fmt::format(
@@ -224,7 +258,7 @@ std::string trend_fragment(const History& h) {
         if (all_zero(s))
           flat += fmt::format("<p class=\"rbt-flat\">{}: 0 on every night</p>", html_escape(s.metric));
         else
-          f += chart(s, h.dates, h.threshold);
+          f += chart(s, h);
       }
       f += "</div>" + flat + "</div>\n";
     }

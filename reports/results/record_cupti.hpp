@@ -1,6 +1,6 @@
 // The CUPTI-traced pass of a cuda run, as its record holds it (docs/formats.md, `cupti`): its time
-// against the timed median, what CUPTI delivered, and the metrics of its intervals. The pass itself
-// (bench/sweep/cupti_pass.cpp, built only with CUPTI) hands it over as JSON, read by read_cupti.
+// against the timed median, what CUPTI delivered, and the metrics of its intervals, as the pass
+// itself (bench/sweep/cupti_pass.cpp, built only with CUPTI) fills it.
 #pragma once
 
 #include <cstdint>

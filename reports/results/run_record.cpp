@@ -368,8 +368,7 @@ RecordModel read_model(const json& m) {
   return out;
 }
 
-}  // namespace
-
+// The CUPTI pass's part; nullopt when it is not an object (no pass was traced).
 std::optional<RecordCupti> read_cupti(const json& c) {
   if (!c.is_object()) return std::nullopt;
   RecordCupti out;
@@ -387,6 +386,8 @@ std::optional<RecordCupti> read_cupti(const json& c) {
   out.metrics = read_metrics(member(c, "metrics"));
   return out;
 }
+
+}  // namespace
 
 RunRecord read_run_record(const json& run) {
   RunRecord r;

@@ -31,7 +31,7 @@
 
 namespace rb::reports {
 
-// The configuration's output against the float64 reference (ring/reference.hpp).
+// The configuration's output against the float64 reference (ring/check/reference.hpp).
 struct RecordCorrectness {
   bool checked = false;
   std::optional<std::int64_t> rows_checked, over_tolerance;
@@ -69,9 +69,5 @@ struct RunRecord {
 
 // Reads one run of a validated results document (results_reader.hpp).
 RunRecord read_run_record(const nlohmann::json& run);
-
-// The CUPTI pass's part, which bench/sweep/cupti_pass.cpp hands over as JSON; nullopt when it is
-// not an object (no pass was traced).
-std::optional<RecordCupti> read_cupti(const nlohmann::json& cupti);
 
 }  // namespace rb::reports

@@ -30,13 +30,13 @@ NUMERIC = {
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
     "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--out", "--dump",
-            "--rank-mode", "--launch"],
+            "--rank-mode", "--launch", "--only"],
     "model": ["--preset", "--split", "--variant", "--memory-row"],
     "analyze": ["--stream-role"],
     "report": ["--out", "--title", "--history", "--timeline"],
-    "compare": ["--metric", "--json-out", "--html"],
+    "compare": ["--metric", "--json-out", "--html", "--repeat-of"],
     "accept": ["--results", "--out", "--junit", "--kernel"],
-    "trend": ["--out", "--title", "--compare", "--baseline"],
+    "trend": ["--out", "--title", "--compare", "--baseline", "--metric"],
     "ab": ["--out"],
 }
 # A hex, an overflowing, a subnormal and a trailing-garbage value.

@@ -10,8 +10,8 @@
 
 #include "bench/measure/cupti_tracer.hpp"
 #include "common/nvtx.hpp"
-#include "ring/executor_cuda.hpp"
-#include "ring/plan.hpp"
+#include "ring/cuda/executor_cuda.hpp"
+#include "ring/plan/plan.hpp"
 
 cudaError_t launch_add_one(float* x, int n, cudaStream_t stream);
 

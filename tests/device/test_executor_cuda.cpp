@@ -9,10 +9,10 @@
 #include "common/error.hpp"
 #include "common/scheme_table.hpp"
 #include "cuda_test_util.hpp"
-#include "ring/executor_cuda.hpp"
-#include "ring/plan.hpp"
-#include "ring/reference.hpp"
-#include "ring/step_launch.hpp"
+#include "ring/check/reference.hpp"
+#include "ring/cuda/executor_cuda.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/plan/step_launch.hpp"
 
 namespace rb::ring {
 namespace {
@@ -55,7 +55,7 @@ void expect_every_split_variant_and_mode_correct(Kernel kernel) {
           ASSERT_TRUE(corr.passed()) << corr.over_tolerance << " over " << corr.tolerance << ", max err "
                                      << corr.max_abs_err;
           // One attention interval per rank and launched step (a causal contiguous ring skips the
-          // blocks of later ranks: ring/step_launch.hpp); with cuDNN a step's pieces and folds
+          // blocks of later ranks: ring/plan/step_launch.hpp); with cuDNN a step's pieces and folds
           // share it.
           long launched = 0;
           for (int r = 0; r < c; ++r)
@@ -92,7 +92,7 @@ TEST(ExecutorCuda, GraphReplayEqualsEagerBitForBit) {
 }
 
 // The cudnn kernel: each step as cuDNN SDPA pieces folded into the accumulators
-// (ring/sdpa_pieces.hpp), the same checks.
+// (ring/plan/sdpa_pieces.hpp), the same checks.
 TEST(ExecutorCuda, CudnnKernelEqualsReferenceAndReplaysBitForBit) {
   RB_SKIP_WITHOUT_GPU();
 #ifndef RINGBENCH_HAVE_CUDNN

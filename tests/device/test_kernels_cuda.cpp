@@ -1,6 +1,6 @@
 // Each device kernel against its CPU twin on random shapes: attention (D = 64, 128; GQA groups;
 // several strided, odd-length segments per side; causal and not) against the float64 twin on the
-// same bf16 inputs, within the bound of ring/reference.cpp's bf16 branch; the merge against the
+// same bf16 inputs, within the bound of ring/check/reference.cpp's bf16 branch; the merge against the
 // float32 twin; the fill bit for bit against the twin's bf16 rounding.
 #include <gtest/gtest.h>
 
@@ -84,7 +84,7 @@ void check_attention(const AttnCase& c, std::mt19937_64& g) {
   RB_CUDA_CHECK(cudaDeviceSynchronize());
   const auto o = download(dO), l = download(dL);
 
-  // ring/reference.cpp, bf16 branch: 2^-8 from P in bf16, plus fp32 terms (well under 1e-4 here).
+  // ring/check/reference.cpp, bf16 branch: 2^-8 from P in bf16, plus fp32 terms (well under 1e-4 here).
   const double tol = std::ldexp(1.0, -8) + 1e-4;
   for (std::size_t i = 0; i < o.size(); ++i)
     ASSERT_NEAR(o[i], ref_o[i], tol) << "O element " << i << " (row " << i / (c.hq * c.d) << ")";

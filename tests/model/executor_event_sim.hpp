@@ -1,4 +1,4 @@
-// A brute-force, event-driven replay of the CPU executor's protocol (ring/executor_cpu.cpp with the
+// A brute-force, event-driven replay of the CPU executor's protocol (ring/executor/executor_cpu.cpp with the
 // local transport), written independently of model/ring_simulator.cpp: per rank a compute thread and
 // a comm thread as state machines, an inbox per rank with posted/consumed flags, and a clock that
 // jumps to the next finishing copy or compute. The simulator's one-pass recurrences must agree with it.

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "common/kv_schedule.hpp"
-#include "ring/variant_scheme.hpp"
+#include "ring/plan/variant_scheme.hpp"
 
 namespace rb::testing {
 

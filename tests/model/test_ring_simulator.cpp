@@ -10,7 +10,7 @@
 #include "executor_event_sim.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
-#include "ring/work_matrix.hpp"
+#include "ring/plan/work_matrix.hpp"
 #include "schedule_of.hpp"
 
 namespace rb::model {

@@ -6,8 +6,8 @@
 
 #include "common/error.hpp"
 #include "common/scheme_table.hpp"
-#include "ring/plan.hpp"
-#include "ring/work_matrix.hpp"
+#include "ring/plan/plan.hpp"
+#include "ring/plan/work_matrix.hpp"
 
 namespace rb::ring {
 namespace {

@@ -1,4 +1,4 @@
-"""Shared by every Python test (tests/cli, tests/compare, tests/reports): run the built ringbench
+"""Shared by every Python test (tests/cli, tests/reports/compare, tests/reports): run the built ringbench
 binary, make small real sweeps, read and write its JSON, plant slowdowns in results, and skip a test
 whose machine lacks a prerequisite. ctest puts this folder on PYTHONPATH and names the binary in
 RINGBENCH_BIN; to run a test by hand, from its folder:

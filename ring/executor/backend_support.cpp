@@ -1,0 +1,21 @@
+// The dtype and head-dimension rule of each backend.
+#include "ring/executor/backend_support.hpp"
+
+#include <string>
+
+#include "common/error.hpp"
+
+namespace rb::ring {
+
+void check_backend_supports(const Config& cfg) {
+  if (cfg.backend == Backend::cuda) {
+    if (cfg.dtype != DType::bfloat16)
+      throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
+    if (cfg.head_dim != 64 && cfg.head_dim != 128)
+      throw InputError("head-dim", std::to_string(cfg.head_dim), "the cuda attention kernel supports D = 64 and 128");
+  } else if (cfg.dtype == DType::bfloat16) {
+    throw InputError("dtype", "bfloat16", "the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
+  }
+}
+
+}  // namespace rb::ring

@@ -1,0 +1,72 @@
+// The executor runs a plan on a backend (docs/design.md §5): it owns the ranks' buffers, runs passes, and
+// hands back the output and what the timeline recorded. One interface for every backend, so the
+// sweep runner does not care where the arithmetic ran.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "common/timeline.hpp"
+#include "ring/executor/executor_bytes.hpp"  // what each backend's executor allocates, for callers sizing one
+#include "ring/plan/plan.hpp"
+#include "ring/transport/kv_transport.hpp"
+#include "ring/transport/process_group.hpp"
+
+namespace rb::ring {
+
+struct PassRecord {
+  std::int64_t wall_ns = 0;  // the pass, start to last rank done
+  Timeline timeline;         // filled when recording was asked for; times relative to the pass start
+  // The SM clock over the pass (cuda: ring/cuda/sample_clock.hpp; the slowest device's, or process's);
+  // nullopt where no clock is read (the CPU backend) or the reading was unusable.
+  std::optional<double> sm_clock_mhz;
+};
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+  virtual const Plan& plan() const = 0;
+  // Runs one full pass (all steps, transfers and merges on every rank).
+  virtual PassRecord run_pass(bool record) = 0;
+  // Output rows at global positions, as (n, Hq, D) in double.
+  virtual std::vector<double> output_rows(std::span<const std::int64_t> positions) const = 0;
+  // Makes a running or later pass throw instead of finishing; safe to call from another thread
+  // (the sweep's watchdog, a signal). The executor cannot run again afterwards.
+  virtual void abort() = 0;
+  // The clock sm_clock_mhz is held against: the lowest the runtime reports over the devices in
+  // use (cudaDevAttrClockRate). nullopt where no per-sample clock is read.
+  virtual std::optional<double> nominal_sm_clock_mhz() const { return std::nullopt; }
+  // The devices the ranks' passes ran on at once, which the per-GPU rate divides the pass's FLOPs
+  // by: c wherever each rank had a device (or a CPU thread) to itself; fewer where ranks shared
+  // devices at once (common/gpus_at_work.hpp).
+  virtual int gpus_at_work() const { return plan().config.cp; }
+};
+
+// Faults injected on purpose, so the tests can show that a failing configuration is recorded and
+// the sweep goes on (docs/failures.md). Never set in normal runs.
+enum class InjectedFault { none, throw_in_pass, hang };
+
+struct CpuOptions {
+  InjectedFault fault = InjectedFault::none;
+};
+
+// The CPU backend with the local transport: one compute thread and one comm thread per rank.
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts = {});
+
+// The CPU backend on a distributed transport: this process hosts ring rank group.rank() (the group
+// has c processes) and `transport` carries its K/V. run_pass and output_rows are collective: every
+// process of the group calls them, in the same order, and gets the whole ring's timeline and rows.
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
+                                            std::unique_ptr<KvTransport> transport);
+
+// Threads the CPU backend starts for `hosted` ranks on schedule `sch`: a compute thread per rank
+// and a comm thread per lane (one to gather). Each rank's threads are what it measures, so they are
+// not pooled; past kMaxCpuExecutorThreads in one process the executor refuses to start (the sweep
+// skips such a configuration first, bench/sweep/memory_budget.hpp).
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted);
+inline constexpr std::int64_t kMaxCpuExecutorThreads = 2048;
+
+}  // namespace rb::ring

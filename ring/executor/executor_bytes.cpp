@@ -1,0 +1,57 @@
+// Every executor's memory estimate (see executor_bytes.hpp).
+#include "ring/executor/executor_bytes.hpp"
+
+#include <algorithm>
+
+#include "common/size_estimate.hpp"
+
+namespace rb::ring {
+namespace {
+
+// One rank's buffers in elements, in double so that a size the user may choose at will cannot wrap
+// (common/size_estimate.hpp). A block is K and V of the rank's rows.
+struct RankElements {
+  double q = 0;       // Q, and each O
+  double lse = 0;     // each LSE
+  double kv = 0;      // one K/V block
+  double blocks = 0;  // the own block and two step buffers, or the own block and the c gathered
+};
+
+RankElements rank_elements(const Plan& plan) {
+  const Config& c = plan.config;
+  const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  RankElements e;
+  e.q = rows * c.heads * c.head_dim;
+  e.lse = rows * c.heads;
+  e.kv = 2 * rows * c.kv_heads * c.head_dim;
+  e.blocks = plan.schedule.gathered ? 1.0 + c.cp : 3.0;
+  return e;
+}
+
+// One CUDA rank: bfloat16 Q and blocks, float O and LSE.
+double cuda_rank_bytes(const Plan& plan) {
+  const RankElements e = rank_elements(plan);
+  return 2 * (e.q + e.blocks * e.kv) + 4 * (2 * e.q + 2 * e.lse);
+}
+
+}  // namespace
+
+std::int64_t cpu_executor_bytes(const Plan& plan) {
+  const Config& c = plan.config;
+  const RankElements e = rank_elements(plan);
+  // Q and the two O, the own block, the two LSE, then the step buffers or the gathered K/V; all in
+  // the run's dtype.
+  const double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv;
+  return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
+}
+
+std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {
+  const Config& cfg = plan.config;
+  const std::int64_t n = std::max(1, std::min(devices, cfg.cp));
+  // The fullest device holds ceil(c / n) ranks.
+  return saturated_bytes(cuda_rank_bytes(plan) * static_cast<double>((cfg.cp + n - 1) / n));
+}
+
+std::int64_t nccl_executor_bytes(const Plan& plan) { return saturated_bytes(cuda_rank_bytes(plan)); }
+
+}  // namespace rb::ring

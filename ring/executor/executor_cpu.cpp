@@ -1,0 +1,395 @@
+// The CPU backend. Each hosted rank has a compute thread and a comm thread, kept alive across
+// passes. The plan's schedule (ring/plan/plan.hpp) says how K/V move, and each rank holds the buffer set
+// every backend does (ring/executor/rank_buffers.hpp). Rotating: step buffers are double buffered; while
+// the compute thread attends to step j's buffer, one comm thread per lane receives that lane's
+// piece of step j+1 into the other buffer, after step j-1 released it (ring/executor/step_order.hpp), so
+// lanes that run in opposite directions use both directions of the links at once. Gathered: one
+// comm thread gathers every block before the one step. Intervals are taken with the steady clock
+// on both threads.
+// With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
+// the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
+// slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/cancellation.hpp"
+#include "common/error.hpp"
+#include "common/nvtx.hpp"
+#include "kernels/attention_block_ref.hpp"
+#include "kernels/fill_inputs_ref.hpp"
+#include "kernels/merge_partials_ref.hpp"
+#include "ring/executor/executor.hpp"
+#include "ring/executor/executor_preconditions.hpp"
+#include "ring/executor/output_rows.hpp"
+#include "ring/executor/pass_timeline.hpp"
+#include "ring/executor/rank_buffers.hpp"
+#include "ring/executor/step_order.hpp"
+#include "ring/plan/step_launch.hpp"
+#include "ring/transport/steady_clock.hpp"
+#include "ring/transport/transport_local.hpp"
+
+namespace rb::ring {
+namespace {
+
+namespace kref = kernels::ref;
+
+template <typename T>
+std::span<const std::byte> bytes_of(const std::vector<T>& v) {
+  return std::as_bytes(std::span(v));
+}
+template <typename T>
+std::span<std::byte> bytes_of(std::vector<T>& v) {
+  return std::as_writable_bytes(std::span(v));
+}
+
+template <typename T>
+class CpuExecutor final : public Executor {
+ public:
+  // group == nullptr: every rank in this process, over `transport` (the local one).
+  CpuExecutor(const Plan& plan, const CpuOptions& opts, ProcessGroup* group, std::unique_ptr<KvTransport> transport)
+      : plan_(plan),
+        opts_(opts),
+        group_(group),
+        c_(plan.config.cp),
+        rows_(plan.ranks.at(0).tokens),
+        transport_(std::move(transport)),
+        ranks_(plan.config.cp) {
+    const Config& cfg = plan_.config;
+    check_executor_preconditions("cpu executor", plan_, group_);
+    hosted_ = hosted_ring_ranks(c_, group_);
+    const KvSchedule& sch = plan_.schedule;
+    comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
+    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()));
+    if (threads > kMaxCpuExecutorThreads)
+      throw Error(fmt::format("cpu executor: {} ranks need {} threads; at most {} per process", hosted_.size(), threads,
+                              kMaxCpuExecutorThreads));
+    shape_ = rank_buffer_shape(plan_, hosted_.front());
+    const std::int64_t half = shape_.half;
+    for (const int r : hosted_) {
+      throw_if_cancelled();  // thousands of ranks take seconds to set up
+      Rank& rk = ranks_[r];
+      rk.allocate_inputs(shape_);
+      rk.fill_inputs(plan_, r, cfg.dtype, shape_,
+                     [](std::vector<T>& b, std::int64_t at, const SegmentList& segs, const kref::FillParams& fp) {
+                       kref::fill_inputs(b.data() + at, segs, fp);
+                     });
+      rk.allocate_working(shape_);
+      if (sch.gathered) {
+        std::copy(rk.own.begin(), rk.own.begin() + half, rk.all_k.begin() + half * r);
+        std::copy(rk.own.begin() + half, rk.own.end(), rk.all_v.begin() + half * r);
+      }
+      rk.launches = step_launches(plan_, r);
+      rk.recv_done.assign(comm_threads_, 0);
+      rk.comm_log.resize(comm_threads_);
+    }
+    threads_.reserve(static_cast<std::size_t>(threads));
+    try {
+      for (const int r : hosted_) {
+        threads_.emplace_back([this, r] { worker(r, -1); });
+        for (int l = 0; l < comm_threads_; ++l) threads_.emplace_back([this, r, l] { worker(r, l); });
+      }
+    } catch (const std::system_error& e) {
+      // The OS ran out of threads (a pids limit): the ones started must end before the members
+      // go, or their destructors terminate the process.
+      const std::size_t started = threads_.size();
+      stop_threads();
+      throw Error(fmt::format("cpu executor: could not start thread {} of {}: {}", started + 1, threads, e.what()));
+    }
+  }
+
+  ~CpuExecutor() override {
+    stop_threads();
+    // An aborted wait may have left a send or collective pending on these buffers (mpi); MPI may
+    // still read or write them, so they are kept until the process exits.
+    if (group_ && group_->left_requests_behind()) {
+      static std::mutex mu;
+      static auto* kept = new std::vector<std::vector<T>>();
+      std::lock_guard lk(mu);
+      for (auto& rk : ranks_)
+        for (auto* v : {&rk.own, &rk.buf[0], &rk.buf[1], &rk.all_k, &rk.all_v}) kept->push_back(std::move(*v));
+    }
+  }
+
+  const Plan& plan() const override { return plan_; }
+
+  void abort() override {
+    aborting_ = true;
+    transport_->abort();
+    if (group_) group_->abort();
+    for (auto& rk : ranks_) {
+      std::lock_guard rl(rk.mu);
+      rk.aborted = true;
+      rk.cv.notify_all();
+    }
+  }
+
+  PassRecord run_pass(bool record) override {
+    for (auto& rk : ranks_) {
+      std::fill(rk.recv_done.begin(), rk.recv_done.end(), 0);
+      rk.compute_done = 0;
+      rk.log.clear();
+      for (auto& log : rk.comm_log) log.clear();
+    }
+    record_ = record;
+    if (error_) std::rethrow_exception(error_);
+    // An abort that came while the executor was being made (the watchdog repeats it) or a
+    // cancellation: no pass starts.
+    if (aborting_ || cancellation_requested()) throw Error("cpu executor: aborted");
+    if (group_) group_->barrier();  // every rank starts the pass together
+    const std::int64_t t0 = steady_ns();
+    {
+      std::unique_lock lk(gate_mu_);
+      finished_ = 0;
+      ++generation_;
+      gate_cv_.notify_all();
+      gate_cv_.wait(lk, [&] { return finished_ == (1 + comm_threads_) * static_cast<int>(hosted_.size()); });
+    }
+    const std::int64_t t1 = steady_ns();
+    if (error_) std::rethrow_exception(error_);  // the executor stays failed
+    if (aborting_) throw Error("cpu executor: aborted");
+    PassRecord rec;
+    rec.wall_ns = t1 - t0;
+    std::vector<Interval> mine;
+    if (record)
+      for (const int r : hosted_) {
+        mine.insert(mine.end(), ranks_[r].log.begin(), ranks_[r].log.end());
+        for (const auto& log : ranks_[r].comm_log) mine.insert(mine.end(), log.begin(), log.end());
+      }
+    // The slowest rank's pass is the ring's; each on its own clock, so no offset error enters it.
+    if (group_) rec.wall_ns = group_->max(t1 - t0);
+    if (record) rec.timeline = pass_timeline(std::move(mine), t0, t1, group_);
+    return rec;
+  }
+
+  std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
+    return gather_output_rows(plan_, positions, group_, [&](int r) -> const T* {
+      return group_ && r != group_->rank() ? nullptr : ranks_[r].o_acc.data();
+    });
+  }
+
+ private:
+  void stop_threads() {
+    {
+      std::lock_guard lk(gate_mu_);
+      stopping_ = true;
+      gate_cv_.notify_all();
+    }
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  struct Rank : RankBuffers<std::vector<T>, std::vector<T>> {
+    std::vector<StepLaunch> launches;  // per step: its pairs and what it computes
+    std::mutex mu;
+    std::condition_variable cv;
+    std::vector<int> recv_done;  // per comm thread: steps whose piece has arrived (step 0's is there)
+    int compute_done = 0;        // steps computed and merged
+    bool aborted = false;
+    std::vector<Interval> log;                    // the compute thread's
+    std::vector<std::vector<Interval>> comm_log;  // each comm thread's
+  };
+
+  // lane < 0: the rank's compute thread; else the comm thread of that lane (gathered: lane 0).
+  void worker(int r, int lane) {
+    const bool comm = lane >= 0;
+    nvtx::name_current_thread(comm_threads_ > 1 && comm ? fmt::format("rank {} comm {}", r, lane)
+                                                        : fmt::format("rank {} {}", r, comm ? "comm" : "compute"));
+    std::uint64_t seen = 0;
+    while (true) {
+      {
+        std::unique_lock lk(gate_mu_);
+        gate_cv_.wait(lk, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) return;
+        seen = generation_;
+      }
+      try {
+        if (comm)
+          comm_pass(r, lane);
+        else
+          compute_pass(r);
+      } catch (...) {
+        {
+          std::lock_guard lk(gate_mu_);
+          if (!error_) error_ = std::current_exception();
+        }
+        abort();
+      }
+      std::lock_guard lk(gate_mu_);
+      ++finished_;
+      gate_cv_.notify_all();
+    }
+  }
+
+  void log_interval(std::vector<Interval>& log, int r, IntervalKind kind, const char* lane, const char* name, int step,
+                    std::int64_t bytes, std::int64_t b, std::int64_t e) {
+    if (record_) log.push_back(Interval{r, kind, lane, name, step, bytes, b, e});
+  }
+
+  // Waits under the rank's lock until `ready` holds (or the executor aborts).
+  template <typename Ready>
+  void wait_until(Rank& rk, Ready ready) {
+    std::unique_lock lk(rk.mu);
+    rk.cv.wait(lk, [&] { return rk.aborted || ready(); });
+    if (rk.aborted) throw Error("cpu executor: aborted after another thread failed");
+  }
+  void publish(Rank& rk, int& counter, int value) {
+    std::lock_guard lk(rk.mu);
+    counter = value;
+    rk.cv.notify_all();
+  }
+
+  void comm_pass(int r, int l) {
+    Rank& rk = ranks_[r];
+    if (opts_.fault == InjectedFault::hang && r == c_ - 1 && l == 0) {
+      // Waits for a message that never comes, as a lost peer would; only abort() ends it.
+      std::unique_lock lk(rk.mu);
+      rk.cv.wait(lk, [&] { return rk.aborted; });
+      throw Error("cpu executor: injected hang ended by abort");
+    }
+    if (c_ == 1) return;
+    const KvSchedule& sch = plan_.schedule;
+    if (sch.gathered) {
+      const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
+      auto own = std::span<const T>(rk.own);
+      nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
+      auto k = transport_->allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
+      auto v = transport_->allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
+      log_interval(rk.comm_log[0], r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
+                   v.end_ns);
+      publish(rk, rk.recv_done[0], 1);
+      return;
+    }
+    // This lane's piece is one [K | V] run of a step buffer.
+    const std::int64_t at = shape_.piece_offset(l), piece = shape_.piece;
+    for (int j = 0; sch.moves(j, c_); ++j) {
+      if (const auto reader = last_reader_of_next_buffer(j)) wait_until(rk, [&] { return rk.compute_done > *reader; });
+      nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
+      auto send = std::as_bytes(std::span<const T>(rk.step_buffer(j).data() + at, piece));
+      auto recv = std::as_writable_bytes(std::span<T>(rk.step_buffer(j + 1).data() + at, piece));
+      auto span = transport_->exchange(r, j * comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
+                                       sch.sender(r, l, c_));
+      log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
+                   span.end_ns);
+      publish(rk, rk.recv_done[l], j + 1);
+    }
+  }
+
+  // Step 0 writes the accumulators (every row: the twin overwrites rows no key reaches with O = 0,
+  // L = -inf), later steps merge into them, and a step with no active pair is skipped
+  // (step_launch.hpp).
+  void compute_pass(int r) {
+    Rank& rk = ranks_[r];
+    const Config& cfg = plan_.config;
+    if (opts_.fault == InjectedFault::throw_in_pass && r == 0) throw Error("cpu executor: injected fault in rank 0");
+    const int steps = static_cast<int>(rk.launches.size());
+    for (int j = 0; j < steps; ++j) {
+      if (aborting_) throw Error("cpu executor: aborted");
+      const bool gathered = plan_.schedule.gathered;
+      // recv_done counts the transfers arrived: the one issued during step t is the (t+1)-th.
+      const auto arrival = transfer_read_by_step(plan_.schedule, j, c_);
+      const int need = arrival ? *arrival + 1 : 0;
+      wait_until(rk, [&] {
+        return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
+      });
+      const StepLaunch& sl = rk.launches[j];
+      if (sl.action == StepAction::skip) {
+        publish(rk, rk.compute_done, j + 1);
+        continue;
+      }
+      nvtx::ScopedRange range(nvtx::kRangeStep, j);
+      kref::AttentionBlockParams<T> ap;
+      ap.q = rk.q.data();
+      if (gathered) {
+        ap.k = rk.all_k.data();
+        ap.v = rk.all_v.data();
+        ap.sk = rows_ * c_;
+      } else {
+        ap.k = rk.step_buffer(j).data();
+        ap.v = ap.k + shape_.v_offset;
+        ap.sk = plan_.schedule.key_rows();
+      }
+      const bool first = sl.action == StepAction::write;
+      ap.o = first ? rk.o_acc.data() : rk.o_part.data();
+      ap.lse = first ? rk.lse_acc.data() : rk.lse_part.data();
+      ap.sq = rows_;
+      ap.hq = cfg.heads;
+      ap.hkv = cfg.kv_heads;
+      ap.d = cfg.head_dim;
+      ap.causal = cfg.causal;
+      ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
+      ap.pairs = sl.pairs;
+      ap.cancel = &aborting_;  // one rank's step can be the whole sequence: stop inside it
+      const std::int64_t a0 = steady_ns();
+      kref::attention_block(ap);
+      const std::int64_t a1 = steady_ns();
+      log_interval(rk.log, r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1);
+      if (!first) {
+        kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
+                                                  rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
+        log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, steady_ns());
+      }
+      publish(rk, rk.compute_done, j + 1);
+    }
+  }
+
+  Plan plan_;
+  CpuOptions opts_;
+  ProcessGroup* group_;
+  std::atomic<bool> aborting_{false};
+  int c_;
+  std::int64_t rows_;
+  RankBufferShape shape_;  // every hosted rank's, as all hold equal token counts
+  int comm_threads_ = 1;   // per hosted rank: one per lane of a rotating schedule, one to gather
+  std::unique_ptr<KvTransport> transport_;
+  std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
+  std::vector<int> hosted_;
+  std::vector<std::thread> threads_;
+  std::mutex gate_mu_;
+  std::condition_variable gate_cv_;
+  std::uint64_t generation_ = 0;
+  int finished_ = 0;
+  bool stopping_ = false;
+  bool record_ = false;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted) {
+  const std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());
+  return hosted * (1 + comm);
+}
+
+namespace {
+
+std::unique_ptr<Executor> make(const Plan& plan, const CpuOptions& opts, ProcessGroup* group,
+                               std::unique_ptr<KvTransport> transport) {
+  switch (plan.config.dtype) {
+    case DType::float64: return std::make_unique<CpuExecutor<double>>(plan, opts, group, std::move(transport));
+    case DType::float32: return std::make_unique<CpuExecutor<float>>(plan, opts, group, std::move(transport));
+    case DType::bfloat16: break;
+  }
+  throw InputError("dtype", std::string(to_string(plan.config.dtype)),
+                   "the cpu backend runs float64 or float32; bfloat16 needs --backend cuda");
+}
+
+}  // namespace
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts) {
+  return make(plan, opts, nullptr, std::make_unique<LocalTransport>(plan.config.cp, plan.config.link_gbps));
+}
+
+std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
+                                            std::unique_ptr<KvTransport> transport) {
+  return make(plan, opts, &group, std::move(transport));
+}
+
+}  // namespace rb::ring

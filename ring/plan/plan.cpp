@@ -1,0 +1,107 @@
+// Building and summarising plans.
+#include "ring/plan/plan.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+
+#include "ring/plan/split_scheme.hpp"
+#include "ring/plan/variant_scheme.hpp"
+
+namespace rb::ring {
+
+void validate_plan_inputs(const Config& cfg) {
+  cfg.validate_shape();
+  check_divisible(*make_split_scheme(cfg.split), cfg.seq, cfg.cp);
+  (void)make_variant_scheme(cfg.variant)->schedule(cfg.cp, cfg.seq / cfg.cp);
+}
+
+Plan make_plan(const Config& cfg) {
+  validate_plan_inputs(cfg);
+  auto scheme = make_split_scheme(cfg.split);
+  auto variant = make_variant_scheme(cfg.variant);
+
+  Plan plan;
+  plan.config = cfg;
+  plan.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
+  std::vector<SegmentList> segs(cfg.cp);
+  for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
+  plan.schedule = variant->schedule(cfg.cp, total_count(segs[0]));
+  plan.ranks.resize(cfg.cp);
+  for (int r = 0; r < cfg.cp; ++r) {
+    RankPlan& rp = plan.ranks[r];
+    rp.rank = r;
+    rp.segments = segs[r];
+    rp.tokens = total_count(segs[r]);
+    rp.steps = schedule_steps(plan.schedule, r, segs, cfg.causal, plan.kv_bytes_per_token);
+    for (const auto& s : rp.steps) {
+      rp.unmasked += s.unmasked;
+      rp.recv_bytes += s.recv_bytes;
+    }
+  }
+  return plan;
+}
+
+SegmentList Plan::lane_segments(int origin, int lane) const {
+  const KvLane& l = schedule.lanes.at(lane);
+  return slice_rows(ranks.at(origin).segments, l.row_begin, l.row_end);
+}
+
+std::vector<BlockPiece> Plan::block_pieces(int rank) const {
+  std::vector<BlockPiece> out;
+  for (int l = 0; l < static_cast<int>(schedule.lanes.size()); ++l)
+    out.push_back(BlockPiece{lane_segments(rank, l), schedule.k_row(l), schedule.v_row(l)});
+  return out;
+}
+
+std::vector<RowLocation> locate_rows(const Plan& plan, std::span<const std::int64_t> positions) {
+  std::unordered_map<std::int64_t, RowLocation> where;
+  where.reserve(positions.size() * 2);
+  for (auto p : positions) where.emplace(p, RowLocation{});
+  for (const auto& rp : plan.ranks) {
+    std::int64_t row = 0;
+    for (const auto& s : rp.segments)
+      for (std::int64_t i = 0; i < s.count; ++i, ++row) {
+        auto it = where.find(s.pos(i));
+        if (it != where.end()) it->second = {rp.rank, row};
+      }
+  }
+  std::vector<RowLocation> out;
+  out.reserve(positions.size());
+  for (auto p : positions) {
+    const RowLocation loc = where.at(p);
+    if (loc.rank < 0) throw Error(fmt::format("position {} is held by no rank", p));
+    out.push_back(loc);
+  }
+  return out;
+}
+
+std::int64_t Plan::work(int rank) const { return ranks.at(rank).unmasked * config.heads; }
+
+std::int64_t Plan::total_work() const {
+  std::int64_t w = 0;
+  for (const auto& r : ranks) w += r.unmasked * config.heads;
+  return w;
+}
+
+double Plan::work_imbalance() const {
+  if (ranks.empty()) return 1.0;
+  std::int64_t mx = 0;
+  for (const auto& r : ranks) mx = std::max(mx, r.unmasked);
+  const double mean = static_cast<double>(total_work()) / config.heads / static_cast<double>(ranks.size());
+  return mean > 0 ? static_cast<double>(mx) / mean : 1.0;
+}
+
+double Plan::flops() const { return 4.0 * config.head_dim * static_cast<double>(total_work()); }
+
+std::int64_t Plan::bytes_moved() const {
+  std::int64_t b = 0;
+  for (const auto& r : ranks) b += r.recv_bytes;
+  return b;
+}
+
+}  // namespace rb::ring

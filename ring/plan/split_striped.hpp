@@ -1,0 +1,15 @@
+// The striped split scheme; see split_striped.cpp for its segments and divisibility rule.
+#pragma once
+
+#include "ring/plan/split_scheme.hpp"
+
+namespace rb::ring {
+
+class SplitStriped final : public SplitScheme {
+ public:
+  Split kind() const override;
+  std::int64_t divisor(int c) const override;
+  SegmentList segments(std::int64_t S, int c, int r) const override;
+};
+
+}  // namespace rb::ring

@@ -1,0 +1,14 @@
+// The ring variant; see variant_ring.cpp for its schedule and traffic.
+#pragma once
+
+#include "ring/plan/variant_scheme.hpp"
+
+namespace rb::ring {
+
+class VariantRing final : public VariantScheme {
+ public:
+  Variant kind() const override;
+  KvSchedule schedule(int c, std::int64_t rows) const override;
+};
+
+}  // namespace rb::ring

@@ -1,0 +1,14 @@
+// The ring-bidirectional variant; see variant_ring_bidirectional.cpp for its schedule and traffic.
+#pragma once
+
+#include "ring/plan/variant_scheme.hpp"
+
+namespace rb::ring {
+
+class VariantRingBidirectional final : public VariantScheme {
+ public:
+  Variant kind() const override;
+  KvSchedule schedule(int c, std::int64_t rows) const override;
+};
+
+}  // namespace rb::ring
