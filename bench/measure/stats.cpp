@@ -37,9 +37,4 @@ SampleStats summarize(std::span<const double> samples) {
   return st;
 }
 
-nlohmann::json to_json(const SampleStats& s) {
-  return {{"count", s.count}, {"min", s.min}, {"median", s.median}, {"mean", s.mean},          {"p90", s.p90},
-          {"p99", s.p99},     {"max", s.max}, {"stdev", s.stdev},   {"noise_pct", s.noise_pct}};
-}
-
 }  // namespace rb::bench

@@ -4,8 +4,6 @@
 
 #include <span>
 
-#include <nlohmann/json.hpp>
-
 namespace rb::bench {
 
 struct SampleStats {
@@ -18,7 +16,5 @@ struct SampleStats {
 SampleStats summarize(std::span<const double> samples);
 // Percentile q in [0, 100] of sorted samples.
 double percentile_sorted(std::span<const double> sorted, double q);
-
-nlohmann::json to_json(const SampleStats& s);
 
 }  // namespace rb::bench

@@ -151,7 +151,7 @@ History build_history(std::vector<DatedResults> files, double threshold) {
       const std::string& id = record.config.id;
       auto [it, fresh] = index.emplace(id, h.configs.size());
       if (fresh) {
-        h.configs.push_back({id, label(record.config), run.at("config"), {}});
+        h.configs.push_back({id, label(record.config), record.config, {}});
         points.emplace_back(metrics.size());
       }
       if (record.status != RunStatus::ok) continue;  // a failed night has no value to draw

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/results/record_config.hpp"
 #include "reports/results/results_reader.hpp"
 
 namespace rb::reports {
@@ -53,7 +54,7 @@ struct TrendSeries {
 
 struct TrendConfig {
   std::string id, label;
-  nlohmann::json config;            // the run's config object, for grouping by shape
+  RecordConfig config;              // for grouping by shape
   std::vector<TrendSeries> series;  // only metrics with at least one point
 };
 

@@ -198,13 +198,9 @@ std::string probe_block(const History& h) {
 }
 
 // Configurations of one shape (everything but how it is split and spread) share a heading.
-std::string shape_of(const json& c) {
-  auto s = [&](const char* k) {
-    return c.contains(k) ? (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump()) : "?";
-  };
-  const bool causal = !c.contains("causal") || c.at("causal") == true;
-  return fmt::format("S={} Hq={} Hkv={} D={} {} {} {}", s("seq"), s("heads"), s("kv_heads"), s("head_dim"), s("dtype"),
-                     causal ? "causal" : "full", s("backend"));
+std::string shape_of(const RecordConfig& c) {
+  return fmt::format("S={} Hq={} Hkv={} D={} {} {} {}", c.seq, c.heads, c.kv_heads, c.head_dim, c.dtype,
+                     c.causal ? "causal" : "full", c.backend);
 }
 
 }  // namespace
