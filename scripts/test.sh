@@ -24,7 +24,7 @@ if [ "$preset" = ci ]; then
   # test plants slowdowns in real timings; its code paths run here through the C++ compare tests);
   # the smoke-profile nightly runs a whole sweep, which ASan makes several times slower for no new
   # coverage.
-  ctest --preset debug -E 'test_compare_noise|test_gbench_compare|test_nightly_smoke|test_compare_cli'
+  ctest --preset debug -E 'test_compare_noise|test_gbench_compare|test_nightly_smoke|test_compare_cli|test_ab_noise'
   echo "== fuzzing"
   bash scripts/fuzz.sh "${RINGBENCH_FUZZ_SECONDS:-20}"
 fi
