@@ -6,7 +6,7 @@ import os
 import subprocess
 import unittest
 
-from ringbench_test import BIN, SOURCE_DIR, read_json, scale_timing, tempdir, write_json
+from ringbench_test import BIN, SOURCE_DIR, run, read_json, scale_timing, tempdir, write_json
 
 NIGHTLY = os.path.join(SOURCE_DIR, "scripts", "nightly.sh")
 NSYS = os.path.join(SOURCE_DIR, "scripts", "nsys.sh")
@@ -309,6 +309,67 @@ class NightlyScript(unittest.TestCase):
             self.assertEqual(repeat["runs"][0]["first_verdict"], "SLOWER")
             self.assertFalse(repeat["regression"])
             self.assertIn("not repeated: first SLOWER", text)
+
+    @unittest.skipUnless(os.environ.get("RINGBENCH_NOISE_TEST") == "1",
+                         "an experiment, not yet a CI gate: RINGBENCH_NOISE_TEST=1 runs it (docs/compare.md)")
+    def test_six_nights_with_a_slowdown_landing_at_night_four(self):
+        # Not yet reliable: on 2026-12-02, beside a full CI build (load ~6 on 2 cores), it passed 2
+        # of 5 runs (nights 4-5 passing, or a trend with no change found), while the same six
+        # nights run by hand with the same wrapper failed nights 4-6 every time, the repeat
+        # clearing a false +17% on the way. Why the test's runs differ is not yet found.
+        # Issue 30's six-night story in A/B mode: tonight's build is this binary, except that from
+        # night 4 its wrapper plants the new build of every pair (and of the repeat) four times as slow
+        # in one of the 3 configurations. Nights 1-3 pass, 4-6 fail, and the trend's first
+        # sentence names night 4 and its commit range. Each night's history file is given the
+        # commit a real night's build would carry (1111111..., 2222222...): the binary is one build.
+        # Four times as slow: on this 2-core machine under a full build, whole rounds of tiny passes
+        # moved by 2x in A/A pairs; the planted step must stand clear of that.
+        with tempdir() as d:
+            repo = os.path.join(d, "repo")
+            os.makedirs(repo)
+            git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, check=True).stdout
+            git("init", "-q")
+            with open(os.path.join(repo, "one"), "w") as f:
+                f.write("one")
+            git("add", "one")
+            git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+            commit = git("rev-parse", "HEAD").strip()
+            base_bin = os.path.join(d, "base")
+            with open(base_bin, "w") as f:
+                f.write(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ringbench 0.1.0"; echo "git: {commit[:12]}"; '
+                        f'exit 0; fi\nexec "{BIN}" "$@"\n')
+            tonight = os.path.join(d, "tonight")
+            with open(tonight, "w") as f:
+                f.write('#!/bin/sh\nif [ "$1" = ab ] && [ -n "$PLANT" ]; then\n'
+                        '  exec "$BIN" "$@" --inject-fault-new slow:300@0\nfi\nexec "$BIN" "$@"\n')
+            os.chmod(base_bin, 0o755)
+            os.chmod(tonight, 0o755)
+            prof = write_json(os.path.join(d, "p.json"),
+                              {**PROFILE, "sweep": {**PROFILE["sweep"], "seq": [128, 256, 384], "cp": [1]}})
+            hist = os.path.join(d, "history")
+            codes = []
+            for n in range(1, 7):
+                out = os.path.join(d, f"n{n}")
+                env = dict(os.environ, RINGBENCH=tonight, BIN=BIN, RINGBENCH_REPO=repo, RINGBENCH_BASE_BIN=base_bin)
+                if n >= 4:
+                    env["PLANT"] = "1"
+                p = subprocess.run(["bash", NIGHTLY, "-p", prof, "-H", hist, "-b", os.path.join(d, "baseline.json"),
+                                    "-o", out, "-d", f"2024-08-{n:02}", "-B", commit],
+                                   capture_output=True, text=True, env=env, timeout=600)
+                codes.append(p.returncode)
+                filed = os.path.join(hist, f"2024-08-{n:02}.json")
+                doc = read_json(filed)
+                doc["tool"]["git_sha"] = str(n) * 12
+                write_json(filed, doc)
+            self.assertEqual(codes, [0, 0, 0, 1, 1, 1], p.stderr)
+            p = run("trend", hist, "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            first = json.loads(p.stdout)["changes"][0]
+            self.assertEqual(first["date"], "2024-08-04", json.loads(p.stdout)["changes"])
+            self.assertEqual(first["commits"], "333333333333..444444444444", first)
+            self.assertTrue(first["regression"], first)
+            self.assertIn("1 of 3 configurations became", first["sentence"])
+            self.assertIn("(night 2024-08-04)", first["sentence"])
 
     def test_nsys_command_line(self):
         env = dict(os.environ, RINGBENCH=BIN, NSYS="/opt/nsys/bin/nsys")
