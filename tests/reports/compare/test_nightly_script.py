@@ -250,7 +250,7 @@ class NightlyScript(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), before)
 
     def test_ab_mode_fails_a_night_only_when_the_repeat_confirms_the_slowdown(self):
-        # Tonight's build is a wrapper that plants a 100% slowdown of configuration 0 in the new build
+        # Tonight's build is a wrapper that plants configuration 0 six times as slow in the new build
         # of an A/B pair (the hidden `ab --inject-fault-new`); the baseline is this same binary. When
         # the repeat carries the slowdown too, the night fails; when only the first pair had it (a
         # burst), the repeat clears it and the night passes, with both verdicts in compare.txt.
@@ -271,7 +271,7 @@ class NightlyScript(unittest.TestCase):
             tonight = os.path.join(d, "tonight")
             with open(tonight, "w") as f:
                 f.write('#!/bin/sh\nif [ "$1" = ab ] && { [ -z "$ONCE" ] || [ ! -e "$ONCE" ]; }; then\n'
-                        '  [ -z "$ONCE" ] || touch "$ONCE"\n  exec "$BIN" "$@" --inject-fault-new slow:100@0\nfi\n'
+                        '  [ -z "$ONCE" ] || touch "$ONCE"\n  exec "$BIN" "$@" --inject-fault-new slow:500@0\nfi\n'
                         'exec "$BIN" "$@"\n')
             os.chmod(base_bin, 0o755)
             os.chmod(tonight, 0o755)
