@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "reports/results/results_reader.hpp"
 
 namespace rb::reports {
 namespace {
@@ -25,7 +26,9 @@ std::map<std::string, FirstVerdict> read_first_compare(const std::filesystem::pa
   if (!doc.is_object() || doc.value("schema", json()) != "ringbench.compare")
     throw InputError(where, "/schema", "must be ringbench.compare (written by `ringbench compare --json-out`)");
   const json& version = doc.value("schema_version", json());
-  if (!version.is_string() || version.get<std::string>() < "0.3.0")
+  int major = 0, minor = 0, patch = 0;
+  if (!version.is_string() || !parse_semver(version.get<std::string>(), major, minor, patch) ||
+      (major == 0 && minor < 3))
     throw InputError(where, "/schema_version", "must be 0.3.0 or later: the compare that controls the error rate");
   const json& runs = doc.value("runs", json());
   if (!runs.is_array()) throw InputError(where, "/runs", "must be an array");

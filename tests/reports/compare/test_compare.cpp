@@ -437,6 +437,9 @@ TEST(Compare, OnlyASlowdownSeenInBothPairsIsARegression) {
   old["schema_version"] = "0.2.0";
   std::ofstream(dir / "old.json") << old.dump();
   EXPECT_THROW(read_first_compare(dir / "old.json", "--repeat-of"), InputError);
+  old["schema_version"] = "0.10.0";  // a later minor, not "less than 0.3.0" as text
+  std::ofstream(dir / "later.json") << old.dump();
+  EXPECT_EQ(read_first_compare(dir / "later.json", "--repeat-of").size(), 2U);
   std::filesystem::remove_all(dir);
 }
 

@@ -19,6 +19,31 @@ def nightly(*args):
     return subprocess.run(["bash", NIGHTLY, *args], capture_output=True, text=True, env=env, timeout=600)
 
 
+def planting_pair(d, when, fault, before=":"):
+    """A repository of one commit, a baseline binary that says it was built there (this binary
+    behind a wrapper), and tonight's build: a wrapper that adds `ab --inject-fault-new FAULT` to an
+    `ab` call when the shell test WHEN holds, after running BEFORE. Returns (repo, commit, base, tonight)."""
+    repo = os.path.join(d, "repo")
+    os.makedirs(repo)
+    git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, check=True).stdout
+    git("init", "-q")
+    with open(os.path.join(repo, "one"), "w") as f:
+        f.write("one")
+    git("add", "one")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    commit = git("rev-parse", "HEAD").strip()
+    base_bin, tonight = os.path.join(d, "base"), os.path.join(d, "tonight")
+    with open(base_bin, "w") as f:
+        f.write(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ringbench 0.1.0"; echo "git: {commit[:12]}"; '
+                f'exit 0; fi\nexec "{BIN}" "$@"\n')
+    with open(tonight, "w") as f:
+        f.write(f'#!/bin/sh\nif {when}; then\n  {before}\n  exec "$BIN" "$@" --inject-fault-new {fault}\nfi\n'
+                'exec "$BIN" "$@"\n')
+    os.chmod(base_bin, 0o755)
+    os.chmod(tonight, 0o755)
+    return repo, commit, base_bin, tonight
+
+
 class NightlyScript(unittest.TestCase):
     def test_history_baseline_trend_and_regression(self):
         with tempdir() as d:
@@ -255,26 +280,8 @@ class NightlyScript(unittest.TestCase):
         # the repeat carries the slowdown too, the night fails; when only the first pair had it (a
         # burst), the repeat clears it and the night passes, with both verdicts in compare.txt.
         with tempdir() as d:
-            repo = os.path.join(d, "repo")
-            os.makedirs(repo)
-            git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, check=True).stdout
-            git("init", "-q")
-            with open(os.path.join(repo, "one"), "w") as f:
-                f.write("one")
-            git("add", "one")
-            git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
-            commit = git("rev-parse", "HEAD").strip()
-            base_bin = os.path.join(d, "base")
-            with open(base_bin, "w") as f:
-                f.write(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ringbench 0.1.0"; echo "git: {commit[:12]}"; '
-                        f'exit 0; fi\nexec "{BIN}" "$@"\n')
-            tonight = os.path.join(d, "tonight")
-            with open(tonight, "w") as f:
-                f.write('#!/bin/sh\nif [ "$1" = ab ] && { [ -z "$ONCE" ] || [ ! -e "$ONCE" ]; }; then\n'
-                        '  [ -z "$ONCE" ] || touch "$ONCE"\n  exec "$BIN" "$@" --inject-fault-new slow:500@0\nfi\n'
-                        'exec "$BIN" "$@"\n')
-            os.chmod(base_bin, 0o755)
-            os.chmod(tonight, 0o755)
+            repo, commit, base_bin, tonight = planting_pair(
+                d, '[ "$1" = ab ] && { [ -z "$ONCE" ] || [ ! -e "$ONCE" ]; }', "slow:500@0", '[ -z "$ONCE" ] || touch "$ONCE"')
             # 12 repeats, 4 a side in each of 3 rounds: a loaded machine may swap a pair of samples and
             # the slowdown still stands far beyond the level.
             prof = write_json(os.path.join(d, "p.json"), PROFILE)
@@ -325,25 +332,7 @@ class NightlyScript(unittest.TestCase):
         # Four times as slow: on this 2-core machine under a full build, whole rounds of tiny passes
         # moved by 2x in A/A pairs; the planted step must stand clear of that.
         with tempdir() as d:
-            repo = os.path.join(d, "repo")
-            os.makedirs(repo)
-            git = lambda *a: subprocess.run(["git", "-C", repo, *a], capture_output=True, text=True, check=True).stdout
-            git("init", "-q")
-            with open(os.path.join(repo, "one"), "w") as f:
-                f.write("one")
-            git("add", "one")
-            git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
-            commit = git("rev-parse", "HEAD").strip()
-            base_bin = os.path.join(d, "base")
-            with open(base_bin, "w") as f:
-                f.write(f'#!/bin/sh\nif [ "$1" = --version ]; then echo "ringbench 0.1.0"; echo "git: {commit[:12]}"; '
-                        f'exit 0; fi\nexec "{BIN}" "$@"\n')
-            tonight = os.path.join(d, "tonight")
-            with open(tonight, "w") as f:
-                f.write('#!/bin/sh\nif [ "$1" = ab ] && [ -n "$PLANT" ]; then\n'
-                        '  exec "$BIN" "$@" --inject-fault-new slow:300@0\nfi\nexec "$BIN" "$@"\n')
-            os.chmod(base_bin, 0o755)
-            os.chmod(tonight, 0o755)
+            repo, commit, base_bin, tonight = planting_pair(d, '[ "$1" = ab ] && [ -n "$PLANT" ]', "slow:300@0")
             prof = write_json(os.path.join(d, "p.json"),
                               {**PROFILE, "sweep": {**PROFILE["sweep"], "seq": [128, 256, 384], "cp": [1]}})
             hist = os.path.join(d, "history")
