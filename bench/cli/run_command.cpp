@@ -59,7 +59,7 @@ struct RunFlags {
   int devices = 1;
   int rounds = 3;
   bool no_interleave = false;
-  std::string rank_mode = "isolated", launch = "graph";
+  std::string rank_mode = "isolated", launch = "graph", cpu_bind = "ranks";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
   double require_power = 0;  // an alpha: refuse repeats whose samples can never reach it
@@ -241,6 +241,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
   opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
   opts.l2_flush = f.l2_flush;
+  opts.cpu_binding = ring::parse_cpu_binding(f.cpu_bind, "--cpu-bind");
   if (!f.given("--max-noise") && (f.given("--min-samples") || f.given("--max-time")))
     throw InputError(f.given("--min-samples") ? "--min-samples" : "--max-time", "given",
                      "stops noise-based sampling, which needs --max-noise");
@@ -356,6 +357,10 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
       ->check(CLI::IsMember({"graph", "eager"}))
       ->capture_default_str();
   sub->add_flag("--l2-flush", f->l2_flush, "cuda: flush L2 before each timed replay (cold) instead of warm");
+  sub->add_option("--cpu-bind", f->cpu_bind,
+                  "cpu: bind each ring rank's compute thread to one CPU of those this process may use (ranks), "
+                  "or leave every thread to the OS (none)")
+      ->capture_default_str();
   add_integer_flag(sub, "--devices", f->devices, 0, 65536,
                    "cuda, local transport: deal the virtual ranks over this many GPUs of this node, with peer copies "
                    "between them (0: every visible GPU)")

@@ -81,6 +81,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   {
     ring::CpuOptions copts;
     copts.fault = faults.pass;
+    copts.binding = opts_.cpu_binding;
     auto made = make_executor(plan_, opts_, copts, group);
     std::lock_guard lk(exec_mu);
     exec = std::move(made);
@@ -225,6 +226,7 @@ void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
     t.machine_probe_version = kMachineProbeVersion;
     t.clock = distributed_ ? "steady_clock on each rank's process, from a common barrier; the slowest rank's pass"
                            : "steady_clock, whole pass (all ranks), wall";
+    t.cpu_binding = std::string(ring::to_string(opts_.cpu_binding));
   }
 
   const ring::PassRecord& median_pass = candidates_.at(median_sample());

@@ -16,6 +16,7 @@
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
 #include "ring/cuda/cuda_options.hpp"
+#include "ring/executor/cpu_binding.hpp"
 
 namespace rb::bench {
 
@@ -63,6 +64,9 @@ struct RunOptions {
   ring::CudaRankMode rank_mode = ring::CudaRankMode::isolated;
   ring::CudaLaunch launch = ring::CudaLaunch::graph;
   bool l2_flush = false;
+  // CPU backend: each ring rank's compute thread bound to a CPU (ring/executor/cpu_binding.hpp says
+  // why); --cpu-bind none leaves every thread to the OS.
+  ring::CpuBinding cpu_binding = ring::CpuBinding::ranks;
   int devices = 1;  // cuda, local transport: devices the virtual ranks are dealt over (0: all visible)
   // docs/design.md §7 step 4: after the timed passes, one more pass of each CUDA configuration traced with
   // CUPTI (the record's `cupti`). --no-cupti clears it so that Nsight Systems can hold CUPTI.

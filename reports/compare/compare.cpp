@@ -125,6 +125,7 @@ MetricValue read_metric(const RunRecord& run, const Metric& m) {
   mv.gpu_held_down = throttle.held_down ? throttle.held_down : throttle.sampled;
   mv.machine_probe_ms = machine_probe(run.timing);
   if (run.timing.machine_probe_version) mv.machine_probe_version = *run.timing.machine_probe_version;
+  if (run.config.backend == "cpu") mv.cpu_binding = run.timing.cpu_binding.value_or("none");
   if (!run.timing.machine_probe_core_spread.empty()) mv.core_spread = median_of(run.timing.machine_probe_core_spread);
   bool stood_in = false;
   mv.value = value_or_stand_in(m, run, &stood_in);
@@ -311,6 +312,14 @@ void decide(RunComparison& rc, const CompareOptions& opts, const FamilyLevel& fa
     rc.verdict = Verdict::noisy;
     rc.note = fmt::format("the GPU was throttled in {}: {}", rc.base.gpu_held_down ? "BASE" : "NEW",
                           rc.base.gpu_held_down ? *rc.base.gpu_held_down : *rc.neu.gpu_held_down);
+  }
+  // Where the OS placed the ranks' threads moves a cpu pass by up to 2x (docs/performance.md, CPU
+  // binding): a change across a change of binding is the binding's as much as the build's.
+  if ((rc.verdict == Verdict::slower || rc.verdict == Verdict::faster) && rc.base.cpu_binding != rc.neu.cpu_binding) {
+    rc.verdict = Verdict::noisy;
+    rc.note = fmt::format("CPU threads bound differently (BASE {}, NEW {}): times not comparable",
+                          rc.base.cpu_binding.empty() ? "-" : rc.base.cpu_binding,
+                          rc.neu.cpu_binding.empty() ? "-" : rc.neu.cpu_binding);
   }
   rc.regression = rc.verdict == Verdict::slower || (rc.verdict == Verdict::underpowered && !opts.allow_underpowered);
 }

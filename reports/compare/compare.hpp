@@ -65,6 +65,8 @@ struct MetricValue {
   // a fixed workload around the configuration, i.e. how fast the machine itself was.
   std::optional<double> machine_probe_ms;
   int machine_probe_version = 1;  // timing.machine_probe_version; absent before 0.3.0 (version 1)
+  // cpu runs: timing.cpu_binding, "none" where the file predates it (2.4.0); "" for other backends.
+  std::string cpu_binding;
   // Median of timing.machine_probe_core_spread: how far the machine's cores differed in speed
   // while the configuration ran (bench/sweep/machine_probe.hpp). The median, because one probe in a
   // dozen differs by 15% on a quiet VM, while a host that slows a vCPU does so for seconds.

@@ -33,6 +33,7 @@ struct RecordTiming {
   std::string clock;
   // cuda only: how the ranks ran and were launched, the L2 state, the GPUs the virtual ranks were dealt over.
   std::optional<std::string> rank_mode, launch, l2;
+  std::optional<std::string> cpu_binding;  // cpu backend (2.4.0): "ranks" or "none"
   std::optional<std::int64_t> devices;
   // cpu only, all three with the version: the machine probe around the rounds.
   std::optional<int> machine_probe_version;

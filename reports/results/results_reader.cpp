@@ -302,6 +302,7 @@ constexpr FieldType kFieldTypes[] = {
     {"/runs/*/timing/machine_probe_core_spread", kArray},
     {"/runs/*/timing/machine_probe_core_spread/*", kNumber},
     {"/runs/*/timing/machine_probe_version", kInteger},
+    {"/runs/*/timing/cpu_binding", kString},
     {"/runs/*/timing/devices", kInteger},
     {"/runs/*/plan", kNull | kObject},
     {"/runs/*/plan/work_imbalance", kNumber},

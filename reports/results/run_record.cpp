@@ -142,6 +142,7 @@ RecordTiming read_timing(const json& t) {
   out.rank_mode = optional_text(t, "rank_mode");
   out.launch = optional_text(t, "launch");
   out.l2 = optional_text(t, "l2");
+  out.cpu_binding = optional_text(t, "cpu_binding");
   out.devices = integer(t, "devices");
   out.machine_probe_ms = numbers(t, "machine_probe_ms");
   for (const double x : numbers(t, "machine_probe_core_spread"))

@@ -60,6 +60,7 @@ json to_json(const RecordTiming& t) {
   if (t.rank_mode) j["rank_mode"] = *t.rank_mode;
   if (t.launch) j["launch"] = *t.launch;
   if (t.l2) j["l2"] = *t.l2;
+  if (t.cpu_binding) j["cpu_binding"] = *t.cpu_binding;
   if (t.devices) j["devices"] = *t.devices;
   if (t.machine_probe_version) {
     j["machine_probe_ms"] = t.machine_probe_ms;

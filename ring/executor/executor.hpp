@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/timeline.hpp"
+#include "ring/executor/cpu_binding.hpp"
 #include "ring/executor/executor_bytes.hpp"  // what each backend's executor allocates, for callers sizing one
 #include "ring/plan/plan.hpp"
 #include "ring/transport/kv_transport.hpp"
@@ -51,6 +52,7 @@ enum class InjectedFault { none, throw_in_pass, hang };
 
 struct CpuOptions {
   InjectedFault fault = InjectedFault::none;
+  CpuBinding binding = CpuBinding::ranks;  // ring/executor/cpu_binding.hpp says why
 };
 
 // The CPU backend with the local transport: one compute thread and one comm thread per rank.

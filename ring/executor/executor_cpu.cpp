@@ -5,7 +5,8 @@
 // piece of step j+1 into the other buffer, after step j-1 released it (ring/executor/step_order.hpp), so
 // lanes that run in opposite directions use both directions of the links at once. Gathered: one
 // comm thread gathers every block before the one step. Intervals are taken with the steady clock
-// on both threads.
+// on both threads. Each rank's compute thread is bound to a CPU unless told not to
+// (ring/executor/cpu_binding.hpp).
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -26,6 +27,7 @@
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
+#include "ring/executor/cpu_binding.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/executor/executor_preconditions.hpp"
 #include "ring/executor/output_rows.hpp"
@@ -91,17 +93,23 @@ class CpuExecutor final : public Executor {
       rk.comm_log.resize(comm_threads_);
     }
     threads_.reserve(static_cast<std::size_t>(threads));
+    const std::vector<int> cpus = allowed_cpus();
+    // Whatever fails here, the threads started must end before the members go, or their
+    // destructors terminate the process.
     try {
       for (const int r : hosted_) {
         threads_.emplace_back([this, r] { worker(r, -1); });
+        if (opts_.binding == CpuBinding::ranks) bind_thread(threads_.back(), cpu_for_rank(r, cpus));
         for (int l = 0; l < comm_threads_; ++l) threads_.emplace_back([this, r, l] { worker(r, l); });
       }
     } catch (const std::system_error& e) {
-      // The OS ran out of threads (a pids limit): the ones started must end before the members
-      // go, or their destructors terminate the process.
+      // The OS ran out of threads (a pids limit).
       const std::size_t started = threads_.size();
       stop_threads();
       throw Error(fmt::format("cpu executor: could not start thread {} of {}: {}", started + 1, threads, e.what()));
+    } catch (...) {
+      stop_threads();
+      throw;
     }
   }
 

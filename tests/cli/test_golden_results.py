@@ -33,12 +33,12 @@ MEASURED = "<measured>"
 MACHINE = "<machine>"
 BUILD = "<build>"
 
-# timing: kept only what the sweep's flags fix (never a clock): the layout of the rounds and the
-# stopping rule asked for. Every other field (min/median/mean/p90/p99/max/stdev_ms, noise_pct,
+# timing: kept only what the sweep's flags fix (never a clock): the layout of the rounds, the
+# stopping rule asked for and how the CPU threads were bound. Every other field (min/median/mean/p90/p99/max/stdev_ms, noise_pct,
 # stopped_by, whose text carries the measured noise under --max-noise) is masked; the sample lists
 # (samples_ms, machine_probe_ms, machine_probe_core_spread) keep their length, each element masked.
 TIMING_KEPT = {"count", "rounds", "rounds_planned", "round_counts", "warmup", "interleaved", "clock",
-               "machine_probe_version", "stopping"}
+               "machine_probe_version", "stopping", "cpu_binding"}
 TIMING_LISTS = {"samples_ms", "machine_probe_ms", "machine_probe_core_spread"}
 
 # metrics (the run's and each of metrics.per_rank[]): every time of the median pass and what is

@@ -30,7 +30,7 @@ NUMERIC = {
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
     "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--out", "--dump",
-            "--rank-mode", "--launch", "--only"],
+            "--rank-mode", "--launch", "--only", "--cpu-bind"],
     "model": ["--preset", "--split", "--variant", "--memory-row"],
     "analyze": ["--stream-role"],
     "report": ["--out", "--title", "--history", "--timeline"],

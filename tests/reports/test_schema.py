@@ -118,6 +118,24 @@ class Schema(unittest.TestCase):
                 breakage(doc["pairing"])
                 self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
 
+    def test_cpu_runs_say_how_their_threads_were_bound(self):
+        # 2.4.0: every cpu run says whether its ranks' compute threads were bound (the default) or
+        # left to the OS; a file without it (every older one) was measured unbound.
+        cpu = [r for r in self.doc["runs"] if r["config"]["backend"] == "cpu" and r.get("timing")]
+        self.assertTrue(cpu)
+        self.assertEqual({r["timing"]["cpu_binding"] for r in cpu}, {"ranks"})
+        older = copy.deepcopy(self.doc)
+        older["schema_version"] = "2.3.0"
+        for r in older["runs"]:
+            if r.get("timing"):
+                r["timing"].pop("cpu_binding", None)
+        self.assertEqual(errors(self.v, older), [])
+        for bad in ("cores", "", None, True):
+            with self.subTest(bad):
+                doc = copy.deepcopy(self.doc)
+                next(r for r in doc["runs"] if r.get("timing"))["timing"]["cpu_binding"] = bad
+                self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted cpu_binding {bad!r}")
+
     def test_later_minor_versions_may_add_fields(self):
         doc = copy.deepcopy(self.doc)
         doc["schema_version"] = "2.9.0"

@@ -53,6 +53,31 @@ TEST(Compare, PlantedTenPercentSlowdownIsSlower) {
   EXPECT_FALSE(back.regression());
 }
 
+json bound(json run, const char* binding) {
+  run["timing"]["cpu_binding"] = binding;
+  return run;
+}
+
+TEST(Compare, AChangeAcrossAChangeOfCpuBindingIsNoisy) {
+  // Results before 2.4.0 carry no binding: their threads were placed by the OS.
+  const auto s = samples(10.0, 0.02, 10, 3);
+  const auto faster = compare_results(results("b", {ok_run(kCfgA, s)}),
+                                      results("n", {bound(ok_run(kCfgA, scaled(s, 0.6)), "ranks")}), {});
+  EXPECT_EQ(only_verdict(faster), Verdict::noisy);
+  EXPECT_EQ(faster.runs[0].note, "CPU threads bound differently (BASE none, NEW ranks): times not comparable");
+  const auto slower = compare_results(results("b", {bound(ok_run(kCfgA, s), "ranks")}),
+                                      results("n", {bound(ok_run(kCfgA, scaled(s, 1.5)), "none")}), {});
+  EXPECT_EQ(only_verdict(slower), Verdict::noisy);
+  EXPECT_FALSE(slower.regression());
+  // Bound alike, the same change stands; within the threshold the binding does not matter.
+  const auto alike = compare_results(results("b", {bound(ok_run(kCfgA, s), "ranks")}),
+                                     results("n", {bound(ok_run(kCfgA, scaled(s, 1.5)), "ranks")}), {});
+  EXPECT_EQ(only_verdict(alike), Verdict::slower);
+  const auto same = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {bound(ok_run(kCfgA, s), "ranks")}),
+                                    {});
+  EXPECT_EQ(only_verdict(same), Verdict::same);
+}
+
 json with_probe(json run, double before_ms, double after_ms) {
   run["timing"]["machine_probe_ms"] = json::array({before_ms, after_ms});
   return run;
