@@ -22,7 +22,7 @@ TEST(CpuBinding, RanksTakeTheAllowedCpusInTurn) {
   EXPECT_EQ(cpu_for_rank(0, allowed), 2);
   EXPECT_EQ(cpu_for_rank(1, allowed), 3);
   EXPECT_EQ(cpu_for_rank(2, allowed), 7);
-  EXPECT_EQ(cpu_for_rank(3, allowed), 2);  // more ranks than CPUs: they share, in turn
+  EXPECT_EQ(cpu_for_rank(3, allowed), 2);              // more ranks than CPUs: they share, in turn
   EXPECT_EQ(cpu_for_rank(5, std::vector<int>{4}), 4);  // a launcher bound the process to one CPU
   EXPECT_THROW(cpu_for_rank(-1, allowed), Error);
   EXPECT_THROW(cpu_for_rank(0, {}), Error);
