@@ -56,6 +56,28 @@ class RunningL1 {
 
 }  // namespace
 
+StepFit detect_relative_steps(std::span<const double> y) {
+  if (y.empty() || std::any_of(y.begin(), y.end(), [](double v) { return !(v > 0) || !std::isfinite(v); }))
+    return detect_steps(y);
+  std::vector<double> logs, diffs;
+  for (const double v : y) logs.push_back(std::log(v));
+  for (std::size_t i = 1; i < logs.size(); ++i) diffs.push_back(std::fabs(logs[i] - logs[i - 1]));
+  // The raw fit's floor, 0.1% of the level, is 0.001 in logs whatever the level.
+  const double sigma = std::max(diffs.empty() ? 0.0 : 1.4826 * median_of(diffs) / std::sqrt(2.0), 1e-3);
+  StepFit fit = detect_steps(logs, kPenaltyScale * sigma * std::log(static_cast<double>(y.size()) + 1.0));
+  fit.sigma = sigma;
+  fit.levels.clear();
+  fit.steps.clear();
+  for (std::size_t k = 0; k < fit.starts.size(); ++k) {
+    const std::size_t a = fit.starts[k], b = k + 1 < fit.starts.size() ? fit.starts[k + 1] : y.size();
+    fit.levels.push_back(median_of(std::vector<double>(y.begin() + static_cast<std::ptrdiff_t>(a),
+                                                       y.begin() + static_cast<std::ptrdiff_t>(b))));
+  }
+  for (std::size_t k = 1; k < fit.starts.size(); ++k)
+    fit.steps.push_back({fit.starts[k], fit.levels[k - 1], fit.levels[k]});
+  return fit;
+}
+
 double LevelStep::change() const {
   if (before == 0) return after == 0 ? 0.0 : std::numeric_limits<double>::infinity();
   return (after - before) / std::fabs(before);

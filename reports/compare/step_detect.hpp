@@ -33,4 +33,13 @@ struct StepFit {
 inline constexpr double kPenaltyScale = 3.0;
 StepFit detect_steps(std::span<const double> y, double penalty = -1);
 
+// detect_steps on log(y) where every value is positive (times, TFLOP/s), else on y. A timing's noise
+// scales with its level: a night's load that adds 25% to a 13 ms pass adds 25% to the 52 ms pass
+// a regression made of it, and on the raw values the noisier upper level sets the penalty high
+// enough to hide the very step that made it (six nights beside a compile: 12.9, 14.8, 18.4 ms,
+// then 57.7, 78.9, 52.1 ms, one level). In logs the noise is one size at both levels. Where the
+// pieces fall is decided in logs; `levels` and `steps` are the raw values' medians, and `sigma`
+// and `penalty` are on the scale the fit used.
+StepFit detect_relative_steps(std::span<const double> y);
+
 }  // namespace rb::reports

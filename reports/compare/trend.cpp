@@ -116,7 +116,7 @@ std::vector<TrendStep> series_steps(const TrendSeries& s, const History& h) {
     return it == h.dates.end() ? std::string("unknown") : h.commits[static_cast<std::size_t>(it - h.dates.begin())];
   };
   std::vector<TrendStep> out;
-  for (const LevelStep& ls : detect_steps(y).steps) {
+  for (const LevelStep& ls : detect_relative_steps(y).steps) {
     TrendStep t;
     t.date = s.points[skip + ls.at].date;
     t.previous_date = s.points[skip + ls.at - 1].date;

@@ -114,6 +114,30 @@ TEST(StepDetect, FindsAPlantedStepAndNothingInNoise) {
   EXPECT_TRUE(detect_steps(std::vector<double>{1.0, 2.0}).steps.empty());  // too short to tell
 }
 
+// Six nights beside a compile (median ms of the planted configuration, scripts/ab-trials-like A/B
+// nights; 4x planted from night 4): the load's noise grew with the level, and on the raw values the
+// upper level's noise hid the step. In logs the noise is one size, and the step is where it was.
+TEST(StepDetect, RelativeStepsFindALevelWhoseNoiseGrewWithIt) {
+  const std::vector<double> nights{12.92, 14.84, 18.38, 57.74, 78.89, 52.12};
+  EXPECT_TRUE(detect_steps(nights).steps.empty());
+  const StepFit fit = detect_relative_steps(nights);
+  ASSERT_EQ(fit.steps.size(), 1u);
+  EXPECT_EQ(fit.steps[0].at, 3u);
+  EXPECT_DOUBLE_EQ(fit.steps[0].before, 14.84);  // the raw values' medians
+  EXPECT_DOUBLE_EQ(fit.steps[0].after, 57.74);
+  // The same series ten times smaller or larger: the same pieces.
+  for (const double scale : {0.1, 10.0}) {
+    std::vector<double> s = nights;
+    for (auto& x : s) x *= scale;
+    ASSERT_EQ(detect_relative_steps(s).steps.size(), 1u) << scale;
+    EXPECT_EQ(detect_relative_steps(s).steps[0].at, 3u);
+  }
+  // A flat series stays one piece; a value that is not positive leaves the raw fit in charge.
+  EXPECT_TRUE(detect_relative_steps(std::vector<double>(8, 3.0)).steps.empty());
+  const std::vector<double> with_zero{0.0, 0.0, 0.0, 5.0, 5.0, 5.0};
+  EXPECT_EQ(detect_relative_steps(with_zero).steps.size(), detect_steps(with_zero).steps.size());
+}
+
 TEST(Trend, APlantedStepLeadsThePageWithItsCommitRange) {
   std::vector<double> center(12, 10.0);
   for (std::size_t i = 5; i < 12; ++i) center[i] = 11.0;  // 10% slower from night 6 on
