@@ -49,6 +49,7 @@ int run_accept(const AcceptFlags& f) {
     opts.out_dir = f.out;
     opts.argv = f.argv;
     opts.cupti = !f.no_cupti;
+    if (spec.rounds) opts.rounds = *spec.rounds;
     const SweepOutcome res = run_sweep(spec, opts);
     print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped));
     results_path = res.results_json;

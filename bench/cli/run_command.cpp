@@ -192,6 +192,11 @@ void check_pace_fd(int fd) {
                      "not an open socket this process inherited (`ringbench ab` passes one to each build)");
 }
 
+// Rounds per configuration: --rounds where given, else the profile's, else the flag's default.
+int sweep_rounds(const RunFlags& f, const SweepSpec& spec) {
+  return f.given("--rounds") ? f.rounds : spec.rounds.value_or(f.rounds);
+}
+
 void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
   for (const auto& a : f.axes)
@@ -205,15 +210,22 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
     const std::uint64_t count = configuration_count(spec);
     const int m = static_cast<int>(std::min<std::uint64_t>(count, static_cast<std::uint64_t>(INT_MAX)));
     const double level = reports::decisive_level(f.require_power, m);
-    const double floor = reports::power_floor(spec.repeats, f.rounds);
-    if (floor > level)
-      throw InputError(f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats",
-                       std::to_string(spec.repeats),
-                       fmt::format("over {} rounds, {} samples a side can never give compare p <= {:.3g} (half of "
-                                   "alpha {} over {} configurations; the smallest p is {:.3g}): take at least {} "
-                                   "repeats",
-                                   f.rounds, spec.repeats, level, f.require_power, m, floor,
-                                   reports::fewest_repeats(level, f.rounds)));
+    const int rounds = sweep_rounds(f, spec);
+    const double floor = reports::power_floor(spec.repeats, rounds);
+    if (floor > level) {
+      const reports::Layout asked{spec.repeats, rounds};
+      const reports::Layout needed = reports::fewest_layout(level, spec.repeats, rounds);
+      const bool more_rounds = needed.rounds > rounds;
+      const std::string field =
+          more_rounds ? (f.given("--rounds") || f.profile.empty() ? "--rounds" : f.profile + ": /sweep/rounds")
+                      : (f.given("--repeats") || f.profile.empty() ? "--repeats" : f.profile + ": /sweep/repeats");
+      throw InputError(field, std::to_string(more_rounds ? rounds : spec.repeats),
+                       fmt::format("{} samples over {} rounds can never give compare p <= {:.3g} (half of alpha {} "
+                                   "over {} configurations; the smallest p is {:.3g}, an A/B pair being tested round "
+                                   "by round): {}",
+                                   spec.repeats, rounds, level, f.require_power, m, floor,
+                                   reports::layout_advice(asked, needed)));
+    }
   }
 
   check_output_dir("--out", f.out);
@@ -236,7 +248,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   // Checked before anything is measured: a file where OUT/traces should be is bad input, not a
   // sweep of failed configurations.
   if (f.trace) check_output_dir("--trace", std::filesystem::path(f.out) / "traces");
-  opts.rounds = f.rounds;
+  opts.rounds = sweep_rounds(f, spec);
   opts.interleave = !f.no_interleave;
   opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
   opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
@@ -248,7 +260,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.stopping.max_noise_pct = f.given("--max-noise") ? f.max_noise_pct : 0.0;
   opts.stopping.min_samples = f.min_samples;
   opts.stopping.max_time_s = f.max_time_s;
-  opts.stopping.min_rounds = f.rounds;
+  opts.stopping.min_rounds = opts.rounds;
   opts.throttle.threshold_pct = f.throttle_threshold_pct;
   opts.throttle.recovery_ms = f.throttle_recovery_ms;
   opts.devices = f.devices;

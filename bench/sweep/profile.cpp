@@ -127,6 +127,8 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.repeats = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
   else if (key == "warmup")
     s.warmup = static_cast<int>(rd.integer(rd.scalar(val, path), path, 0, 1000000));
+  else if (key == "rounds")
+    s.rounds = static_cast<int>(rd.integer(rd.scalar(val, path), path, 1, 1000000));
   else if (key == "link_gbps") {
     const json& v = rd.scalar(val, path);
     s.link_gbps = rd.number(v, path, kLinkGbps.lo, kLinkGbps.hi, " Gbit/s (0: unpaced)");
@@ -136,7 +138,7 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
   else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, link_gbps, kernel");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -173,25 +175,27 @@ nlohmann::json to_json(const SweepSpec& s) {
     for (auto x : v) a.push_back(to_string(x));
     return a;
   };
-  return {{"name", s.name},
-          {"description", s.description},
-          {"sweep",
-           {{"seq", s.seq},
-            {"cp", s.cp},
-            {"split", names(s.split)},
-            {"variant", names(s.variant)},
-            {"heads", s.heads},
-            {"kv_heads", s.kv_heads},
-            {"head_dim", s.head_dim},
-            {"causal", s.causal},
-            {"dtype", names(s.dtype)},
-            {"backend", to_string(s.backend)},
-            {"transport", to_string(s.transport)},
-            {"seed", s.seed},
-            {"repeats", s.repeats},
-            {"warmup", s.warmup},
-            {"link_gbps", s.link_gbps},
-            {"kernel", to_string(s.kernel)}}}};
+  json out = {{"name", s.name},
+              {"description", s.description},
+              {"sweep",
+               {{"seq", s.seq},
+                {"cp", s.cp},
+                {"split", names(s.split)},
+                {"variant", names(s.variant)},
+                {"heads", s.heads},
+                {"kv_heads", s.kv_heads},
+                {"head_dim", s.head_dim},
+                {"causal", s.causal},
+                {"dtype", names(s.dtype)},
+                {"backend", to_string(s.backend)},
+                {"transport", to_string(s.transport)},
+                {"seed", s.seed},
+                {"repeats", s.repeats},
+                {"warmup", s.warmup},
+                {"link_gbps", s.link_gbps},
+                {"kernel", to_string(s.kernel)}}}};
+  if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
+  return out;
 }
 
 std::vector<Config> expand(const SweepSpec& s) {

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct SweepSpec {
   std::uint64_t seed = 1;
   int repeats = 5;
   int warmup = 1;
+  // Fresh executors per configuration (`run --rounds` overrides); unset: run's default. A nightly
+  // profile sets it, since an A/B pair is tested round by round (reports/compare/signed_rank.hpp).
+  std::optional<int> rounds;
   double link_gbps = 0.0;
   Kernel kernel = Kernel::ringbench;  // may be automatic: each configuration's is chosen when expanded
 };

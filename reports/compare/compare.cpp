@@ -161,19 +161,17 @@ void test_pair(RunComparison& rc, bool paired) {
     rc.machine_change = *rc.neu.machine_probe_ms / *rc.base.machine_probe_ms - 1.0;
   if (rc.base.samples.empty() || rc.neu.samples.empty()) return;
   // An A/B pair's rounds ran side by side: round k of one build against round k of the other,
-  // over the rounds both have.
+  // over the rounds both have, one difference a round (signed_rank.hpp says why).
   const std::size_t rounds = std::min(rc.base.rounds.size(), rc.neu.rounds.size());
   if (paired && rounds > 0) {
-    std::vector<RoundBlock> blocks;
-    std::vector<std::pair<int, int>> sizes;
-    for (std::size_t k = 0; k < rounds; ++k) {
-      blocks.push_back({rc.base.rounds[k], rc.neu.rounds[k]});
-      sizes.emplace_back(static_cast<int>(rc.base.rounds[k].size()), static_cast<int>(rc.neu.rounds[k].size()));
-    }
-    const UTestResult u = stratified_u_test(blocks);
+    std::vector<double> differences;
+    for (std::size_t k = 0; k < rounds; ++k)
+      if (!rc.base.rounds[k].empty() && !rc.neu.rounds[k].empty())
+        differences.push_back(round_difference(median_of(rc.base.rounds[k]), median_of(rc.neu.rounds[k])));
+    const UTestResult u = signed_rank_test(differences);
     rc.p_value = u.p_value;
     rc.method = u.method;
-    rc.min_p = stratified_min_p(sizes);
+    rc.min_p = signed_rank_min_p(static_cast<int>(differences.size()));
     rc.paired = true;
     return;
   }
@@ -285,12 +283,17 @@ void decide(RunComparison& rc, const CompareOptions& opts, const FamilyLevel& fa
     // factor of 2 of the level a change alone must reach: it could confirm only the most extreme
     // arrangement of its samples.
     rc.verdict = Verdict::underpowered;
+    const Layout asked{static_cast<int>(std::min(rc.base.samples.size(), rc.neu.samples.size())),
+                       static_cast<int>(std::max<std::size_t>(1,
+                                                              std::min(rc.base.rounds.size(), rc.neu.rounds.size())))};
+    const std::string what = rc.paired
+                                 ? fmt::format("rounds ({} paired, {} vs {} samples)", asked.rounds,
+                                               rc.base.samples.size(), rc.neu.samples.size())
+                                 : fmt::format("samples ({} vs {})", rc.base.samples.size(), rc.neu.samples.size());
     rc.note = fmt::format(
-        "too few samples ({} vs {}{}): p cannot go below {:.3g}, and a change alone needs p <= {:.3g} (alpha {:.3g} "
-        "over {} tests); take at least {} repeats",
-        rc.base.samples.size(), rc.neu.samples.size(), rc.paired ? ", paired by round" : "", *rc.min_p,
-        family.first_level, opts.alpha, family.tests,
-        fewest_repeats(family.first_level / 2, static_cast<int>(std::max<std::size_t>(1, rc.base.rounds.size()))));
+        "too few {}: p cannot go below {:.3g}, and a change alone needs p <= {:.3g} (alpha {:.3g} over {} tests); {}",
+        what, *rc.min_p, family.first_level, opts.alpha, family.tests,
+        layout_advice(asked, fewest_layout(family.first_level / 2, asked.repeats, asked.rounds, rc.paired)));
   } else if (*rc.p_value > family.level) {
     rc.verdict = Verdict::noisy;
     rc.note = fmt::format("change not significant (p = {:.3g} > {:.3g}, alpha {:.3g} over {} tests)", *rc.p_value,

@@ -2,7 +2,7 @@
 // from each, and each pair gets a verdict that combines a relative threshold with a rank test on
 // the samples, the way Google Benchmark's compare.py and asv separate a change from noise, at a
 // level that controls the false-discovery rate over the whole compare (error_rate.hpp). Two files
-// measured as an A/B pair (`ringbench ab`) are tested round by round (stratified_u.hpp); files
+// measured as an A/B pair (`ringbench ab`) are tested round by round (signed_rank.hpp); files
 // measured apart with the plain U test, and a single run's witnesses (fresh executors, the machine
 // probe, its cores, its rounds) may still call a change NOISY. docs/compare.md states the rule;
 // test_pair() and decide() below are its one implementation.
@@ -17,7 +17,7 @@
 
 #include "reports/compare/error_rate.hpp"
 #include "reports/compare/mann_whitney.hpp"
-#include "reports/compare/stratified_u.hpp"
+#include "reports/compare/signed_rank.hpp"
 #include "reports/results/metric_registry.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/run_record.hpp"

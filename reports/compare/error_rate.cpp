@@ -5,9 +5,10 @@
 #include <utility>
 #include <vector>
 
-#include "common/round_layout.hpp"
+#include <fmt/format.h>
+
 #include "reports/compare/mann_whitney.hpp"
-#include "reports/compare/stratified_u.hpp"
+#include "reports/compare/signed_rank.hpp"
 
 namespace rb::reports {
 
@@ -35,15 +36,25 @@ FamilyLevel benjamini_hochberg(std::span<const double> p_values, double alpha) {
 double decisive_level(double alpha, int tests) { return alpha / std::max(tests, 1) / 2; }
 
 double power_floor(int repeats, int rounds) {
-  std::vector<std::pair<int, int>> sizes;
-  for (const int n : round_sizes(repeats, std::clamp(rounds, 1, std::max(repeats, 1)))) sizes.emplace_back(n, n);
-  return std::max(min_attainable_p(repeats, repeats), stratified_min_p(sizes));
+  // A round without a sample is no round (the sweep spreads repeats over at most that many).
+  const int kept = std::clamp(rounds, 1, std::max(repeats, 1));
+  return std::max(min_attainable_p(repeats, repeats), signed_rank_min_p(kept));
 }
 
-int fewest_repeats(double level, int rounds) {
-  int n = 1;
-  while (n < 10000 && power_floor(n, rounds) > level) ++n;
-  return n;
+Layout fewest_layout(double level, int repeats, int rounds, bool paired) {
+  Layout l{std::max(repeats, 1), std::max(rounds, 1)};
+  if (paired) {
+    while (l.rounds < 10000 && signed_rank_min_p(l.rounds) > level) ++l.rounds;
+    l.repeats = std::max(l.repeats, l.rounds);
+  }
+  while (l.repeats < 10000 && min_attainable_p(l.repeats, l.repeats) > level) ++l.repeats;
+  return l;
+}
+
+std::string layout_advice(const Layout& asked, const Layout& needed) {
+  if (needed.rounds > asked.rounds)
+    return fmt::format("take at least {} rounds and {} repeats", needed.rounds, needed.repeats);
+  return fmt::format("take at least {} repeats", needed.repeats);
 }
 
 }  // namespace rb::reports

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 
 namespace rb::reports {
 
@@ -26,10 +27,18 @@ FamilyLevel benjamini_hochberg(std::span<const double> p_values, double alpha);
 double decisive_level(double alpha, int tests);
 
 // The smallest p compare can reach for a configuration of `repeats` samples over `rounds` rounds
-// on each side, measured apart (the U test) or as an A/B pair (round by round, the stricter).
+// on each side, measured apart (the U test over the samples) or as an A/B pair (the signed-rank
+// test over the rounds, one difference a round: signed_rank.hpp); the larger of the two.
 double power_floor(int repeats, int rounds);
 
-// The fewest repeats over `rounds` rounds whose power_floor is at most `level`.
-int fewest_repeats(double level, int rounds);
+// The layout to take so that a compare can reach `level`: at least `repeats` and `rounds`. Paired
+// (or not known to be apart, as `run --require-power`): more rounds where the signed-rank test
+// needs them, at least one repeat a round, and the U test's repeats. Apart: the U test's repeats.
+struct Layout {
+  int repeats = 0, rounds = 0;
+};
+Layout fewest_layout(double level, int repeats, int rounds, bool paired = true);
+// "take at least 12 rounds and 12 repeats" (or only what must grow).
+std::string layout_advice(const Layout& asked, const Layout& needed);
 
 }  // namespace rb::reports

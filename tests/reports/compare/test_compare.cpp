@@ -233,7 +233,8 @@ ResultsFile as_pair(ResultsFile f, const std::string& role) {
 
 // The fast-half rule is retired: at 4 against 4 it could never reach half the level, and it gave
 // every false SLOWER of the six-night trial (docs/compare.md). A 12% shift of every pass whose
-// samples spread ±30% stays NOISY, measured apart or side by side.
+// samples spread ±30% stays NOISY measured apart; side by side, three rounds can never decide
+// (2/2^3 = 0.25), and the pair says how many it needs.
 TEST(Compare, AShiftThatTheSamplesCannotConfirmIsNoisy) {
   const std::vector<double> r1{6.78, 8.31, 9.58, 12.34}, r2{7.33, 8.56, 9.97, 8.16}, r3{7.42, 7.84, 10.68, 8.92};
   const auto base = results("b", {in_rounds(kCfgA, {r1, r2, r3})});
@@ -244,15 +245,18 @@ TEST(Compare, AShiftThatTheSamplesCannotConfirmIsNoisy) {
   cmp = compare_results(as_pair(base, "base"), as_pair(neu, "new"), {});
   EXPECT_TRUE(cmp.paired);
   EXPECT_TRUE(cmp.runs[0].paired);
-  EXPECT_EQ(only_verdict(cmp), Verdict::noisy) << cmp.runs[0].note;
+  EXPECT_EQ(only_verdict(cmp), Verdict::underpowered) << cmp.runs[0].note;
+  EXPECT_EQ(cmp.runs[0].note,
+            "too few rounds (3 paired, 12 vs 12 samples): p cannot go below 0.25, and a change alone needs p <= "
+            "0.05 (alpha 0.05 over 1 tests); take at least 7 rounds and 12 repeats");
 }
 
-// What pairing is for: a burst moved whole rounds of both builds (levels 10, 15, 10, 15 ms), and
-// the new build is 6% slower within every round. Measured apart the rounds' levels swamp it; side
-// by side, round k against round k, it is plain.
+// What pairing is for: a burst moved whole rounds of both builds (levels 10, 15, 10, 15, ... ms),
+// and the new build is 6% slower within every round. Measured apart the rounds' levels swamp it;
+// side by side, round k against round k, it is plain.
 TEST(Compare, AnABPairSeesAChangeThatRoundsOfDifferentSpeedHide) {
   std::vector<std::vector<double>> b_rounds, n_rounds;
-  for (int r = 0; r < 4; ++r) {
+  for (int r = 0; r < 8; ++r) {
     const double level = r % 2 ? 15.0 : 10.0;
     const auto s = samples(level, 0.01, 3, 40 + static_cast<unsigned>(r));
     b_rounds.push_back(s);
@@ -264,7 +268,7 @@ TEST(Compare, AnABPairSeesAChangeThatRoundsOfDifferentSpeedHide) {
   EXPECT_NE(only_verdict(apart), Verdict::slower) << apart.runs[0].note;
   const auto pair = compare_results(as_pair(base, "base"), as_pair(neu, "new"), {});
   EXPECT_EQ(only_verdict(pair), Verdict::slower) << pair.runs[0].note;
-  EXPECT_NEAR(*pair.runs[0].p_value, 2.0 / (20.0 * 20 * 20 * 20), 1e-12);  // extreme in every round
+  EXPECT_NEAR(*pair.runs[0].p_value, 2.0 / 256, 1e-12);  // every one of 8 rounds the same way
   EXPECT_EQ(pair.to_json()["paired"], true);
   // Files of different pairs are measured apart, whatever their roles say.
   auto other = as_pair(neu, "new");

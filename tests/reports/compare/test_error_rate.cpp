@@ -53,19 +53,36 @@ TEST(BenjaminiHochberg, AnANightFalselyAlarmsAtMostAlphaOfTheTime) {
   EXPECT_GE(plain, kNights * 0.8);     // uncorrected: 1 - 0.95^36 = 84% of the nights
 }
 
-// The smoke profile's 36 configurations at alpha 0.05 decide below 0.00069: 8 repeats over 3 rounds
-// (3, 3, 2) reach 0.00016 measured apart but only 0.00083 round by round; 9 (3, 3, 3) reach 0.00025.
-TEST(PowerFloor, ThePairedLayoutIsTheStricter) {
+// The smoke profile's 36 configurations at alpha 0.05 decide below 0.00069. Measured apart, 9 samples
+// a side reach 2/C(18,9) = 4.1e-5; an A/B pair is tested round by round, and 3 rounds can never go
+// below 2/2^3 = 0.25, 11 below 0.00098: it takes 12 rounds (2/4096 = 0.00049).
+TEST(PowerFloor, ThePairNeedsRoundsNotSamples) {
   const double level = decisive_level(0.05, 36);
   EXPECT_NEAR(level, 0.05 / 72, 1e-15);
-  EXPECT_NEAR(power_floor(8, 3), 2.0 / (20 * 20 * 6), 1e-12);
-  EXPECT_GT(power_floor(8, 3), level);
-  EXPECT_NEAR(power_floor(9, 3), 2.0 / (20 * 20 * 20), 1e-12);
-  EXPECT_LE(power_floor(9, 3), level);
-  EXPECT_EQ(fewest_repeats(level, 3), 9);
-  // One round: the plain U test, n against n.
-  EXPECT_NEAR(power_floor(4, 1), 2.0 / 70, 1e-12);
-  EXPECT_EQ(fewest_repeats(decisive_level(0.05, 1), 1), 5);
+  EXPECT_NEAR(power_floor(9, 3), 0.25, 1e-12);
+  EXPECT_NEAR(power_floor(100, 11), 2.0 / 2048, 1e-12);
+  EXPECT_GT(power_floor(100, 11), level);
+  EXPECT_NEAR(power_floor(12, 12), 2.0 / 4096, 1e-12);
+  EXPECT_LE(power_floor(12, 12), level);
+  // Rounds beyond the repeats are rounds without a sample: they do not count.
+  EXPECT_NEAR(power_floor(4, 12), 2.0 / 16, 1e-12);
+  // Repeats still matter where the U test is the stricter: 3 samples a side over 3 rounds.
+  EXPECT_NEAR(power_floor(3, 3), 0.25, 1e-12);
+  EXPECT_NEAR(power_floor(2, 2), std::max(2.0 / 6, 0.5), 1e-12);
+}
+
+TEST(PowerFloor, TheAdviceGrowsWhatMustGrow) {
+  const double level = decisive_level(0.05, 36);
+  const Layout smoke = fewest_layout(level, 9, 3);
+  EXPECT_EQ(smoke.rounds, 12);
+  EXPECT_EQ(smoke.repeats, 12);
+  EXPECT_EQ(layout_advice({9, 3}, smoke), "take at least 12 rounds and 12 repeats");
+  const Layout enough = fewest_layout(level, 24, 12);
+  EXPECT_EQ(enough.rounds, 12);
+  EXPECT_EQ(enough.repeats, 24);
+  EXPECT_LE(power_floor(enough.repeats, enough.rounds), level);
+  // Eight configurations (the A/A test of CI): alpha/8/2 = 0.0031 takes 10 rounds.
+  EXPECT_EQ(fewest_layout(decisive_level(0.05, 8), 1, 1).rounds, 10);
 }
 
 }  // namespace

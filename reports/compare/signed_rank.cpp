@@ -1,0 +1,89 @@
+// Wilcoxon's signed-rank test, exact by a distribution over doubled ranks.
+#include "reports/compare/signed_rank.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+namespace rb::reports {
+namespace {
+
+double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
+
+}  // namespace
+
+double round_difference(double base, double neu) {
+  if (base > 0 && neu > 0) return std::log(neu / base);
+  return neu - base;
+}
+
+double signed_rank_min_p(int rounds) {
+  if (rounds < 1) return 1.0;
+  return std::min(1.0, 2.0 * std::pow(0.5, rounds));
+}
+
+UTestResult signed_rank_test(std::span<const double> differences, bool allow_exact) {
+  UTestResult r;
+  std::vector<double> d;
+  for (const double x : differences)
+    if (x != 0 && std::isfinite(x)) d.push_back(x);
+  const int n = static_cast<int>(d.size());
+  if (n == 0) return r;  // p 1, method none
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return std::fabs(d[a]) < std::fabs(d[b]); });
+  // Doubled midranks: a tie group over ranks i+1..j has mean rank (i+1+j)/2, doubled i+1+j, whole.
+  std::vector<int> rank2(n);
+  double tie_term = 0;  // Σ (t³ − t) over tie groups
+  for (int i = 0; i < n;) {
+    int j = i;
+    while (j + 1 < n && std::fabs(d[order[j + 1]]) == std::fabs(d[order[i]])) ++j;
+    const int t = j - i + 1;
+    if (t > 1) {
+      r.ties = true;
+      tie_term += static_cast<double>(t) * t * t - t;
+    }
+    for (int k = i; k <= j; ++k) rank2[order[k]] = (i + 1) + (j + 1);
+    i = j + 1;
+  }
+  int w2 = 0, total2 = 0;
+  for (int k = 0; k < n; ++k) {
+    total2 += rank2[k];
+    if (d[k] > 0) w2 += rank2[k];
+  }
+  r.u1 = w2 / 2.0;
+  r.u2 = (total2 - w2) / 2.0;
+  if (allow_exact && n <= kSignedRankExactMax) {
+    // P(W2 = s): each round's doubled rank is in W2 with probability 1/2, independently.
+    std::vector<double> pr(static_cast<std::size_t>(total2) + 1, 0.0);
+    pr[0] = 1.0;
+    int reach = 0;
+    for (int k = 0; k < n; ++k) {
+      for (int s = reach; s >= 0; --s) {
+        const double half = pr[s] / 2;
+        pr[s] = half;
+        pr[s + rank2[k]] += half;
+      }
+      reach += rank2[k];
+    }
+    double lower = 0, upper = 0;
+    for (int s = 0; s <= total2; ++s) {
+      if (s <= w2) lower += pr[s];
+      if (s >= w2) upper += pr[s];
+    }
+    r.p_value = std::min(1.0, 2.0 * std::min(lower, upper));
+    r.method = UTestMethod::exact;
+    return r;
+  }
+  const double nn = n;
+  const double mean = nn * (nn + 1) / 4;
+  const double var = nn * (nn + 1) * (2 * nn + 1) / 24 - tie_term / 48;
+  if (var <= 0) return r;
+  const double z = (std::fabs(r.u1 - mean) - 0.5) / std::sqrt(var);
+  r.p_value = std::min(1.0, 2.0 * normal_sf(std::max(z, 0.0)));
+  r.method = UTestMethod::normal;
+  return r;
+}
+
+}  // namespace rb::reports
