@@ -106,6 +106,7 @@ CASES = [
     ("profile bad split name", ["run", "{p.json}"], {"p.json": {"sweep": {"split": ["zig"]}}}, ["/sweep/split/0", "zig"]),
     ("profile causal not bool", ["run", "{p.json}"], {"p.json": {"sweep": {"causal": "yes"}}}, ["/sweep/causal", "yes"]),
     ("profile float heads", ["run", "{p.json}"], {"p.json": {"sweep": {"heads": 2.5}}}, ["/sweep/heads", "2.5"]),
+    ("profile zero rounds", ["run", "{p.json}"], {"p.json": {"sweep": {"rounds": 0}}}, ["/sweep/rounds", "0"]),
     ("profile nested deep, unknown field", ["run", "{p.json}"], {"p.json": '{"sweep": ' + deep_object(DEEP) + "}"},
      ["p.json", "nested more than 128"]),
     ("profile seq nested deep", ["run", "{p.json}"], {"p.json": '{"sweep": {"seq": ' + nested(DEEP) + "}}"},

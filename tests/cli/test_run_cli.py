@@ -77,6 +77,27 @@ class RunCli(unittest.TestCase):
             self.assertEqual(doc["runs"][0]["config"]["causal"], False)
             self.assertEqual(doc["runs"][0]["config"]["split"], "striped")
 
+    def test_a_profiles_rounds_hold_unless_the_flag_overrides_them(self):
+        with tempdir() as d:
+            prof = os.path.join(d, "p.json")
+            with open(prof, "w") as f:
+                json.dump({"name": "rounds", "sweep": {"seq": [64], "cp": [2], "split": "zigzag", "heads": 2,
+                                                       "kv_heads": 1, "head_dim": 8, "dtype": "float64",
+                                                       "repeats": 4, "rounds": 4}}, f)
+            for extra, rounds in (([], 4), (["--rounds", "2"], 2)):
+                out = os.path.join(d, f"res{rounds}")
+                p = run("run", prof, *extra, "--out", out)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                doc = read_json(os.path.join(out, "results.json"))
+                self.assertEqual(doc["runs"][0]["timing"]["rounds"], rounds)
+                self.assertEqual(doc["runs"][0]["timing"]["round_counts"], [4 // rounds] * rounds)
+                self.assertEqual(doc["profile"]["sweep"]["rounds"], 4)
+            # A pair of this sweep, tested round by round, can reach 2/2^4 = 0.125 at best: refused.
+            p = run("run", prof, "--require-power", "0.05", "--out", os.path.join(d, "refused"))
+            self.assertEqual(p.returncode, 2, p.stderr)
+            self.assertIn("/sweep/rounds", p.stderr)
+            self.assertIn("take at least 7 rounds and 7 repeats", p.stderr)
+
     def test_smoke_profile_parses_and_covers_every_axis(self):
         prof = read_json(os.path.join(SOURCE_DIR, "profiles", "smoke.json"))
         sweep = prof["sweep"]
