@@ -46,7 +46,8 @@ MAX_CONFIGS = 240  # planting names indices; a sweep of more configurations plan
 
 def trial(binary, flags, out, every, pct):
     """One pair and, for what it calls SLOWER, the repeat. Returns (configurations, planted ids,
-    planted ids found, unplanted ids called changed, planted ids missed)."""
+    planted ids found, unplanted ids called changed, planted ids missed, unplanted ids SLOWER in the
+    repeat too: what would fail a night)."""
     plant = list(range(0, MAX_CONFIGS, every)) if pct > 0 else []
     ab(binary, flags, f"{out}/pair", plant, pct)
     first = compare(binary, f"{out}/pair")
@@ -67,7 +68,7 @@ def trial(binary, flags, out, every, pct):
     false_calls = [(r["id"], r["verdict"], round(r["change"] or 0, 3)) for r in runs
                    if r["id"] not in planted and r["verdict"] in ("SLOWER", "FASTER")]
     missed = [(r["id"], r["verdict"], r["p_value"]) for r in runs if r["id"] in planted and r["id"] not in found]
-    return len(runs), planted, found, false_calls, missed
+    return len(runs), planted, found, false_calls, missed, sorted(confirmed - planted)
 
 
 def main():
@@ -82,23 +83,25 @@ def main():
     flags = a.flags or SWEEP
     out = a.out or tempfile.mkdtemp(prefix="ab-trials-")
     good = 0
-    totals = {"planted": 0, "found": 0, "false": 0, "compared": 0}
+    totals = {"planted": 0, "found": 0, "false": 0, "compared": 0, "failed": 0}
     for t in range(a.tries):
         d = os.path.join(out, f"try{t}")
         os.makedirs(d, exist_ok=True)
-        n, planted, found, false_calls, missed = trial(a.bin, flags, d, a.every, a.plant)
+        n, planted, found, false_calls, missed, false_failures = trial(a.bin, flags, d, a.every, a.plant)
         totals["planted"] += len(planted)
         totals["found"] += len(found)
         totals["false"] += len(false_calls)
         totals["compared"] += n
+        totals["failed"] += len(false_failures)
         ok = found == planted and not false_calls
         good += ok
         print(f"try {t + 1}: {len(found)}/{len(planted)} planted found (SLOWER, repeated); "
               f"{len(false_calls)} unplanted called changed{': ' + str(false_calls) if false_calls else ''}"
-              f"{'; missed ' + str(missed) if missed else ''}", flush=True)
+              f"{'; missed ' + str(missed) if missed else ''}"
+              f"{'; unplanted SLOWER in the repeat too ' + str(false_failures) if false_failures else ''}", flush=True)
     print(f"{good}/{a.tries} tries found every planted configuration and no false verdict; "
           f"{totals['found']}/{totals['planted']} planted found, {totals['false']} false verdicts over "
-          f"{totals['compared']} comparisons ({out})")
+          f"{totals['compared']} comparisons, {totals['failed']} of them SLOWER again in the repeat ({out})")
     return 0 if good == a.tries else 1
 
 
