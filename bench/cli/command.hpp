@@ -22,6 +22,7 @@ void add_compare_command(CLI::App& app, CommandAction& action);
 void add_accept_command(CLI::App& app, CommandAction& action);
 void add_trend_command(CLI::App& app, CommandAction& action);
 void add_ab_command(CLI::App& app, CommandAction& action);
+void add_fleet_command(CLI::App& app, CommandAction& action);
 
 // Throws the InputError `ringbench run ARGS` would exit 2 with, running nothing: `ab` checks the
 // options it will pass to both builds before it starts either.

@@ -141,6 +141,7 @@ int main(int argc, char** argv) {
   rb::bench::add_accept_command(app, action);
   rb::bench::add_trend_command(app, action);
   rb::bench::add_ab_command(app, action);
+  rb::bench::add_fleet_command(app, action);
   try {
     rb::bench::check_number_flags(app);
   } catch (const std::logic_error& e) {

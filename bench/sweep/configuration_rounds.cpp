@@ -87,7 +87,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
     exec = std::move(made);
   }
   traced.executor_made();
-  facts_ = executor_facts(*exec, distributed_);
+  facts_ = executor_facts(*exec, group);
   metrics_in_.gpus = facts_.gpus_at_work;
   if (!throttle_)
     throttle_.emplace(make_throttle_filter(opts_.throttle, *exec, faults.clock_mhz.has_value(), distributed_));
@@ -178,6 +178,7 @@ reports::RunRecord ConfigurationRounds::record() const {
   if (check_) rec.correctness = correctness_record(*check_);
   if (!samples_ms_.empty()) add_timing(rec);
   rec.trace_error = trace_error_;
+  rec.placement = placement_record(facts_.rank_devices);
   // Temperature, power and throttle reasons around the configuration: a throttled GPU explains a
   // slow night (1.1.0).
   if (cfg_.backend == Backend::cuda) rec.gpu_state = reports::RecordGpuState{.start = gpu_start_, .end = gpu_end_};

@@ -8,12 +8,13 @@
 #include <unistd.h>
 
 #include "bench/sweep/gpu_state.hpp"
-#ifdef RINGBENCH_HAVE_CUDNN
-#include "ring/cuda/cudnn_sdpa.hpp"
-#endif
+#include "ring/library_versions.hpp"
 
 #ifndef RINGBENCH_GIT_SHA
 #define RINGBENCH_GIT_SHA "unknown"
+#endif
+#ifndef RINGBENCH_BUILD_TYPE
+#define RINGBENCH_BUILD_TYPE "unknown"
 #endif
 
 namespace rb::bench {
@@ -58,10 +59,8 @@ nlohmann::json tool_info(const std::vector<std::string>& argv) {
     if (!cmd.empty()) cmd.push_back(' ');
     cmd.append(shell_word(a));
   }
-  return {{"name", "ringbench"},
-          {"version", RINGBENCH_VERSION},
-          {"git_sha", tool_git_sha()},
-          {"command_line", cmd},
+  return {{"name", "ringbench"}, {"version", RINGBENCH_VERSION},       {"git_sha", tool_git_sha()},
+          {"command_line", cmd}, {"build_type", RINGBENCH_BUILD_TYPE},
 #ifdef RINGBENCH_HAVE_CUDA
           {"cuda_build", true}
 #else
@@ -81,11 +80,15 @@ std::int64_t available_memory_bytes() {
   return 0;
 }
 
+std::string this_hostname() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return {};
+  return name;
+}
+
 nlohmann::json host_info() {
   nlohmann::json h;
-  char name[256] = {};
-  ::gethostname(name, sizeof(name) - 1);
-  h["hostname"] = name;
+  h["hostname"] = this_hostname();
   utsname u{};
   if (::uname(&u) == 0) h["os"] = std::string(u.sysname) + " " + u.release + " " + u.machine;
   h["cpu_threads"] = std::thread::hardware_concurrency();
@@ -98,12 +101,10 @@ nlohmann::json host_info() {
     }
   }
   h["gpus"] = gpu_descriptions();  // the CUDA runtime's view, with NVML's where it loads
-  // The libraries a GPU run's figures depend on, as this process loaded them (2.1.0); the fleet
-  // view compares them across nodes.
+  // The libraries a run's figures depend on, as this process loaded them (cudnn 2.1.0; cuda, nccl
+  // and mpi 2.5.0); the fleet view compares them across nodes.
   nlohmann::json libraries = nlohmann::json::object();
-#ifdef RINGBENCH_HAVE_CUDNN
-  if (const auto v = ring::cudnn_versions(); !v.empty()) libraries["cudnn"] = v;
-#endif
+  for (const auto& [name, versions] : ring::library_versions()) libraries[name] = versions;
   h["libraries"] = libraries;
   return h;
 }

@@ -19,6 +19,8 @@ const char* tool_git_sha();
 void set_command_line(int argc, const char* const* argv);
 const std::vector<std::string>& command_line();
 nlohmann::json host_info();
+// This machine's name (gethostname), "" where the OS gives none.
+std::string this_hostname();
 
 // MemAvailable of /proc/meminfo in bytes (0 where unknown).
 std::int64_t available_memory_bytes();

@@ -28,6 +28,7 @@ using NvmlUint = int (*)(NvmlDevice, unsigned*);
 using NvmlUintOf = int (*)(NvmlDevice, int, unsigned*);
 using NvmlReasons = int (*)(NvmlDevice, unsigned long long*);
 using NvmlMig = int (*)(NvmlDevice, unsigned*, unsigned*);
+using NvmlText = int (*)(NvmlDevice, char*, unsigned);
 constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
 constexpr int kClockSm = 1;         // NVML_CLOCK_SM
 
@@ -40,6 +41,7 @@ struct Nvml {
   NvmlUint power = nullptr, power_limit = nullptr;
   NvmlReasons reasons = nullptr;
   NvmlMig mig = nullptr;
+  NvmlText serial = nullptr, board = nullptr;
 
   explicit Nvml(const std::string& path) {
     lib = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -60,6 +62,8 @@ struct Nvml {
     reasons = reinterpret_cast<NvmlReasons>(sym("nvmlDeviceGetCurrentClocksEventReasons"));
     if (!reasons) reasons = reinterpret_cast<NvmlReasons>(sym("nvmlDeviceGetCurrentClocksThrottleReasons"));
     mig = reinterpret_cast<NvmlMig>(sym("nvmlDeviceGetMigMode"));
+    serial = reinterpret_cast<NvmlText>(sym("nvmlDeviceGetSerial"));
+    board = reinterpret_cast<NvmlText>(sym("nvmlDeviceGetBoardPartNumber"));
     if (!init || !by_pci) {
       why_not = fmt::format("{} lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2", path);
       return;
@@ -144,6 +148,24 @@ reports::RecordGpuDevice nvml_device_record(const std::string& pci_bus_id) {
   return s;
 }
 
+GpuBoard nvml_board(const std::string& pci_bus_id) {
+  static std::mutex mu;
+  std::lock_guard lk(mu);
+  const Nvml& n = nvml();
+  GpuBoard b;
+  NvmlDevice dev = nullptr;
+  if (!n.why_not.empty() || n.by_pci(pci_bus_id.c_str(), &dev) != 0) return b;
+  // NVML_DEVICE_SERIAL_BUFFER_SIZE is 30 and the part number's 80: 96 holds either with its NUL.
+  const auto text = [&](NvmlText f) -> std::optional<std::string> {
+    char buf[96] = {};
+    if (!f || f(dev, buf, sizeof buf) != 0 || buf[0] == '\0') return std::nullopt;
+    return std::string(buf);
+  };
+  b.serial = text(n.serial);
+  b.board = text(n.board);
+  return b;
+}
+
 json nvml_device_state(const std::string& pci_bus_id) { return reports::to_json(nvml_device_record(pci_bus_id)); }
 
 std::vector<reports::RecordGpuDevice> gpu_states() {
@@ -177,6 +199,9 @@ json gpu_descriptions() {
     const reports::RecordGpuDevice s = nvml_device_record(d.pci_bus_id);
     g["mig_mode"] = s.mig_mode ? json(*s.mig_mode) : json(nullptr);
     g["power_limit_w"] = s.power_limit_w ? json(*s.power_limit_w) : json(nullptr);
+    const GpuBoard b = nvml_board(d.pci_bus_id);  // which board this is, for a fleet's records (2.5.0)
+    g["serial"] = b.serial ? json(*b.serial) : json(nullptr);
+    g["board"] = b.board ? json(*b.board) : json(nullptr);
     if (s.unavailable) g["nvml"] = *s.unavailable;
     out.push_back(std::move(g));
   }

@@ -5,6 +5,7 @@
 // answers with the reason instead of a state.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,13 @@ bool thermal_or_power_limited(unsigned long long bits);
 // clock-event reasons, MIG mode; a field NVML refused is nullopt (null in the record). Or only why, when NVML or the
 // device cannot be reached. pci_bus_id is left for the caller to name.
 reports::RecordGpuDevice nvml_device_record(const std::string& pci_bus_id);
+// Which board a device is: NVML's serial number and board part number, nullopt where NVML (or the
+// board: consumer GPUs have no serial) gives none.
+struct GpuBoard {
+  std::optional<std::string> serial, board;
+};
+GpuBoard nvml_board(const std::string& pci_bus_id);
+
 // The same as the record writes it.
 nlohmann::json nvml_device_state(const std::string& pci_bus_id);
 
@@ -32,7 +40,8 @@ nlohmann::json nvml_device_state(const std::string& pci_bus_id);
 std::vector<reports::RecordGpuDevice> gpu_states();
 
 // host.gpus: what the CUDA runtime says about each device (name, uuid, pci_bus_id, sm_count,
-// clocks, ECC, driver and runtime versions) with NVML's MIG mode and power limit where present.
+// clocks, ECC, driver and runtime versions) with NVML's MIG mode, power limit, serial and board
+// where present.
 // An empty array in a build without CUDA or on a machine without GPUs.
 nlohmann::json gpu_descriptions();
 

@@ -1,10 +1,23 @@
 // The parts of a result record from the sweep's types.
 #include "bench/sweep/result_record.hpp"
 
+#include "bench/sweep/distributed.hpp"
+#include "bench/sweep/environment.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/step_table.hpp"
 
 namespace rb::bench {
+
+std::vector<reports::RecordPlacement> placement_record(const std::vector<std::string>& rank_devices) {
+  std::vector<reports::RecordPlacement> out;
+  const ring::World* w = world();
+  const std::string here = this_hostname();
+  for (std::size_t r = 0; r < rank_devices.size(); ++r) {
+    std::string host = w && r < w->hosts().size() ? w->hosts()[r] : here;
+    out.push_back({static_cast<std::int64_t>(r), std::move(host), rank_devices[r]});
+  }
+  return out;
+}
 
 reports::RecordPlan plan_record(const ring::Plan& plan) {
   reports::RecordPlan out;

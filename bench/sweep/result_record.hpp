@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/config.hpp"
 #include "common/run_status.hpp"
@@ -24,6 +25,9 @@ reports::RunRecord failed_record(const Config& cfg, const std::string& reason);
 reports::RunRecord with_failure(reports::RunRecord rec, const std::string& reason);
 
 reports::RecordPlan plan_record(const ring::Plan& plan);
+// Each rank's host (the MPI job's, else this machine's) and device (Executor::rank_devices); empty
+// when no device is known.
+std::vector<reports::RecordPlacement> placement_record(const std::vector<std::string>& rank_devices);
 reports::RecordCorrectness correctness_record(const ring::Correctness& c);
 // The median pass's intervals, for the report's per-rank timeline, capped in number.
 reports::RecordTimeline timeline_record(const Timeline& tl);

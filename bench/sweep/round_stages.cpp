@@ -1,7 +1,9 @@
 // The stages of a round, each alone.
 #include "bench/sweep/round_stages.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
 #include <thread>
 #include <utility>
@@ -59,13 +61,48 @@ ThrottleFilter make_throttle_filter(const ThrottleRule& rule, const ring::Execut
                                       "after each rank's pass; the slowest device's");
 }
 
-ExecutorFacts executor_facts(const ring::Executor& exec, bool distributed) {
-  ExecutorFacts facts{exec.gpus_at_work(), std::nullopt, {}};
+ExecutorFacts executor_facts(const ring::Executor& exec, ring::ProcessGroup* group) {
+  ExecutorFacts facts{exec.gpus_at_work(), std::nullopt, {}, exec.rank_devices()};
   if (const auto* cuda = dynamic_cast<const ring::CudaExecutor*>(&exec)) {
-    if (!distributed) facts.cuda_devices = cuda->options().devices;
+    if (!group) facts.cuda_devices = cuda->options().devices;
     facts.cudnn_plans = cuda->cudnn_plans();
   }
+  if (group) {
+    // One name a line: a device name never holds a newline (a UUID, "cpu N").
+    std::string mine;
+    for (const auto& d : facts.rank_devices) mine += d + "\n";
+    std::vector<std::int64_t> sizes;
+    const auto all = group->allgather(std::as_bytes(std::span(mine.data(), mine.size())), sizes);
+    std::vector<std::vector<std::string>> views;
+    std::size_t at = 0;
+    for (const std::int64_t n : sizes) {
+      std::vector<std::string> view;
+      std::string line;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const char ch = static_cast<char>(all[at + static_cast<std::size_t>(i)]);
+        if (ch == '\n') {
+          view.push_back(std::move(line));
+          line.clear();
+        } else {
+          line.push_back(ch);
+        }
+      }
+      at += static_cast<std::size_t>(n);
+      views.push_back(std::move(view));
+    }
+    facts.rank_devices = merge_rank_devices(views);
+  }
   return facts;
+}
+
+std::vector<std::string> merge_rank_devices(const std::vector<std::vector<std::string>>& views) {
+  std::size_t ranks = 0;
+  for (const auto& v : views) ranks = std::max(ranks, v.size());
+  std::vector<std::string> out(ranks);
+  for (const auto& v : views)
+    for (std::size_t r = 0; r < v.size(); ++r)
+      if (out[r].empty()) out[r] = v[r];
+  return out;
 }
 
 ring::Correctness checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,

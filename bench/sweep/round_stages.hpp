@@ -61,8 +61,13 @@ struct ExecutorFacts {
   int gpus_at_work = 1;
   std::optional<int> cuda_devices;                 // cuda, local transport: GPUs the virtual ranks were dealt over
   std::map<std::string, std::string> cudnn_plans;  // cudnn kernel: each graph shape's cuDNN plan
+  std::vector<std::string> rank_devices;           // by ring rank: what ran it (Executor::rank_devices)
 };
-ExecutorFacts executor_facts(const ring::Executor& exec, bool distributed);
+// Collective in a group: each process knows only its own ranks' devices, so they are gathered.
+ExecutorFacts executor_facts(const ring::Executor& exec, ring::ProcessGroup* group);
+
+// Every process's view of rank_devices merged: rank r's entry from whichever process named it.
+std::vector<std::string> merge_rank_devices(const std::vector<std::vector<std::string>>& views);
 
 // Prepare (the first round): one untimed pass, its output checked against the float64 reference on
 // the rows check_rows picks (docs/design.md §7 step 1), and the dump when --dump asks for it.

@@ -9,6 +9,7 @@
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
+#include "common/utc_time.hpp"
 #include "reports/html/html_report.hpp"
 
 namespace rb::bench {
@@ -33,7 +34,9 @@ json distributed_info(const ring::World& w) {
 }  // namespace
 
 SweepRecorder::SweepRecorder(const std::vector<Config>& configs, const RunOptions& opts)
-    : configs_(configs), progress_(static_cast<int>(configs.size()), opts.primary ? stderr : nullptr) {
+    : configs_(configs),
+      started_utc_(utc_now_iso8601()),
+      progress_(static_cast<int>(configs.size()), opts.primary ? stderr : nullptr) {
   std::optional<InputError> busy;
   if (opts.primary) {
     try {
@@ -78,6 +81,7 @@ SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const Sw
   if (!writer_) return outcome;
   json header{{"tool", tool_info(opts.argv)},
               {"host", host_info()},
+              {"run_time", {{"started_utc", started_utc_}, {"finished_utc", utc_now_iso8601()}}},
               {"profile", to_json(spec)},
               {"stopped", stop.stopped() ? json(stop.reason) : json(nullptr)}};
   if (const ring::World* w = world()) header["distributed"] = distributed_info(*w);

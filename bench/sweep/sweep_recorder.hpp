@@ -54,6 +54,7 @@ class SweepRecorder {
   const std::vector<Config>& configs_;
   std::optional<OutputDirLock> lock_;  // declared before the writer: released after it closes
   std::optional<reports::ResultsWriter> writer_;
+  std::string started_utc_;  // the sweep's start, for results.json's run_time
   Progress progress_;
 };
 

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,13 @@ struct RecordKernelChoice {
   std::map<std::string, std::string> cudnn_plans;  // each SDPA graph shape's cuDNN plan
 };
 
+// What ran one ring rank (2.5.0): the host, and the GPU's UUID, or on the cpu backend "cpu N" for a
+// compute thread bound to CPU N ("cpu" when the OS placed it). A per-rank figure names its GPU by it.
+struct RecordPlacement {
+  std::int64_t rank = 0;
+  std::string host, device;
+};
+
 struct RunRecord {
   RunStatus status = RunStatus::failed;
   std::string reason;  // empty: null (an ok run)
@@ -62,6 +70,7 @@ struct RunRecord {
   std::optional<RecordGpuState> gpu_state;  // cuda
   std::optional<RecordSmClock> sm_clock;    // where samples carry a clock
   std::string trace_error;                  // why the --trace files were not written; empty when they were
+  std::vector<RecordPlacement> placement;   // by rank; empty where the executor was never made
 
   // What the record says about GPU throttling (gpu_state_reader.hpp).
   GpuThrottle throttle() const;

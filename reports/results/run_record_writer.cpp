@@ -302,6 +302,10 @@ json to_json(const RunRecord& r) {
   if (!r.trace_error.empty()) j["trace_error"] = r.trace_error;
   if (r.gpu_state) j["gpu_state"] = {{"start", to_json(r.gpu_state->start)}, {"end", to_json(r.gpu_state->end)}};
   if (r.sm_clock) j["sm_clock"] = to_json(*r.sm_clock);
+  if (!r.placement.empty()) {
+    json& places = j["placement"] = json::array();
+    for (const auto& p : r.placement) places.push_back({{"rank", p.rank}, {"host", p.host}, {"device", p.device}});
+  }
   return j;
 }
 

@@ -28,6 +28,7 @@
 #include <span>
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 
 #include "common/error.hpp"
 #include "common/gpus_at_work.hpp"
@@ -117,6 +118,8 @@ class CudaExecutorImpl final : public CudaExecutor {
   std::int64_t last_raw_ns() const override { return raw_ns_; }
   std::optional<double> nominal_sm_clock_mhz() const override { return nominal_mhz_; }
   // A group's processes each drive their own GPU, always concurrently.
+  std::vector<std::string> rank_devices() const override { return rank_uuids_; }
+
   int gpus_at_work() const override {
     return rb::gpus_at_work(c_, concurrent() && !group_, static_cast<int>(devices_.size()));
   }
@@ -201,6 +204,16 @@ class CudaExecutorImpl final : public CudaExecutor {
     std::vector<int> placement;
     for (int r : hosted_) placement.push_back(ranks_[r].device);
     devices_ = devices_used(placement);
+    // Each hosted rank's GPU by UUID, the name a fleet of nodes tells GPUs apart by (ordinals
+    // repeat on every node and move with CUDA_VISIBLE_DEVICES).
+    const std::vector<CudaDeviceInfo> infos = cuda_device_infos();
+    rank_uuids_.assign(static_cast<std::size_t>(c_), std::string());
+    for (int r : hosted_) {
+      const int d = ranks_[r].device;
+      rank_uuids_[static_cast<std::size_t>(r)] = d >= 0 && d < static_cast<int>(infos.size())
+                                                     ? infos[static_cast<std::size_t>(d)].uuid
+                                                     : fmt::format("cuda:{}", d);
+    }
     if (!group_) opts_.devices = static_cast<int>(devices_.size());  // what options() reports: those in use
     flush_.resize(static_cast<std::size_t>(visible));
   }
@@ -523,6 +536,7 @@ class CudaExecutorImpl final : public CudaExecutor {
   int c_;
   std::vector<int> hosted_;                          // the ring ranks this process runs
   std::vector<int> devices_;                         // the devices they live on, in order of first use
+  std::vector<std::string> rank_uuids_;              // rank_devices(): each hosted rank's GPU UUID
   std::map<int, std::unique_ptr<CudnnSdpa>> cudnn_;  // by device, with the cudnn kernel
   std::vector<CudaRank> ranks_;                      // by ring rank; only the hosted ones are set up
   std::vector<RankPass> passes_;                     // by ring rank, as ranks_

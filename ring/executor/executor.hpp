@@ -44,6 +44,10 @@ class Executor {
   // by: c wherever each rank had a device (or a CPU thread) to itself; fewer where ranks shared
   // devices at once (common/gpus_at_work.hpp).
   virtual int gpus_at_work() const { return plan().config.cp; }
+  // What runs each ring rank, by rank (size c): a GPU's UUID, or "cpu N" for a compute thread bound
+  // to CPU N ("cpu" where the OS places it); empty for a rank another process hosts. A per-rank
+  // figure names its GPU by it (results' `placement`, ringbench fleet).
+  virtual std::vector<std::string> rank_devices() const { return {}; }
 };
 
 // Faults injected on purpose, so the tests can show that a failing configuration is recorded and

@@ -94,6 +94,11 @@ class CpuExecutor final : public Executor {
     }
     threads_.reserve(static_cast<std::size_t>(threads));
     const std::vector<int> cpus = allowed_cpus();
+    devices_.assign(static_cast<std::size_t>(c_), std::string());
+    for (const int r : hosted_)
+      devices_[static_cast<std::size_t>(r)] = opts_.binding == CpuBinding::ranks
+                                                  ? fmt::format("cpu {}", cpu_for_rank(r, cpus))
+                                                  : "cpu";
     // Whatever fails here, the threads started must end before the members go, or their
     // destructors terminate the process.
     try {
@@ -127,6 +132,7 @@ class CpuExecutor final : public Executor {
   }
 
   const Plan& plan() const override { return plan_; }
+  std::vector<std::string> rank_devices() const override { return devices_; }
 
   void abort() override {
     aborting_ = true;
@@ -359,6 +365,7 @@ class CpuExecutor final : public Executor {
   std::unique_ptr<KvTransport> transport_;
   std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
   std::vector<int> hosted_;
+  std::vector<std::string> devices_;  // rank_devices()
   std::vector<std::thread> threads_;
   std::mutex gate_mu_;
   std::condition_variable gate_cv_;

@@ -95,6 +95,10 @@ def mask_record(r):
         # On the cpu backend the clock is the one --inject-fault throttle plants (constants); the
         # times of its samples are measured.
         r["sm_clock"]["samples_ms"] = [MEASURED] * len(r["sm_clock"].get("samples_ms") or [])
+    for p in r.get("placement") or []:  # which CPU or GPU ran each rank: the machine's
+        for k in ("host", "device"):
+            if k in p:
+                p[k] = MACHINE
     for k in ("cupti", "gpu_state"):  # measured on a GPU; null or absent on the cpu backend
         if r.get(k) is not None:
             r[k] = MEASURED
@@ -104,7 +108,8 @@ def mask_record(r):
 def mask_results(doc):
     """A results document with every field that derives from a measured time or from the machine
     replaced by a placeholder, keeping each key (so a field added, dropped or renamed still shows):
-    - tool.version, tool.git_sha, tool.cuda_build: the build that ran, not what it measured
+    - tool.version, tool.git_sha, tool.cuda_build, tool.build_type: the build that ran, not what it
+      measured; run_time: when it ran
       (tool.command_line stays: the sweeps run in their own folder with relative paths);
     - host: the machine (name, CPU, GPUs, libraries and their paths);
     - per run: timing, metrics, model, timeline, sm_clock, cupti and gpu_state as mask_record says.
@@ -113,9 +118,11 @@ def mask_results(doc):
     on every run of a fixed seed, float32 included), plan, config, status, reason, and the sweep's
     `stopped`."""
     doc = copy.deepcopy(doc)
-    for k in ("version", "git_sha", "cuda_build"):
+    for k in ("version", "git_sha", "cuda_build", "build_type"):
         if k in doc.get("tool", {}):
             doc["tool"][k] = BUILD
+    if "run_time" in doc:
+        doc["run_time"] = {k: MEASURED for k in doc["run_time"]}
     if "host" in doc:
         doc["host"] = MACHINE
     for r in doc.get("runs", []):

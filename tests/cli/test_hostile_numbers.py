@@ -26,6 +26,7 @@ NUMERIC = {
     "accept": [],
     "trend": ["--threshold"],
     "ab": [],  # every run flag it passes on is refused by run's own reader (test_ab_run.py)
+    "fleet": ["--max-shortfall", "--spreads", "--min-shortfall", "--min-nodes"],
 }
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
@@ -38,6 +39,7 @@ TEXT = {
     "accept": ["--results", "--out", "--junit", "--kernel"],
     "trend": ["--out", "--title", "--compare", "--baseline", "--metric"],
     "ab": ["--out"],
+    "fleet": ["--json-out", "--junit", "--html"],
 }
 # A hex, an overflowing, a subnormal and a trailing-garbage value.
 BAD = ["0x10", "1e999", "1e-320", "5x"]
@@ -87,6 +89,7 @@ class HostileNumbers(unittest.TestCase):
             "report": ["report", self.results, "-o", os.path.join(d, "report.html")],
             "compare": ["compare", self.results, self.results, "--json-out", os.path.join(d, "cmp.json")],
             "trend": ["trend", self.hist, "-o", os.path.join(d, "trend.html")],
+            "fleet": ["fleet", self.results, "--html", os.path.join(d, "fleet.html")],
         }[command]
 
     def assert_refused(self, argv, flag, words=()):

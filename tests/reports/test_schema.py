@@ -136,6 +136,46 @@ class Schema(unittest.TestCase):
                 next(r for r in doc["runs"] if r.get("timing"))["timing"]["cpu_binding"] = bad
                 self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted cpu_binding {bad!r}")
 
+    def test_the_node_and_the_time_are_named(self):
+        # 2.5.0: when the sweep ran, the build type, every library the build knows with the version
+        # it loaded, and what ran each rank of every run that made an executor.
+        stamp = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$")
+        t = self.doc["run_time"]
+        self.assertRegex(t["started_utc"], stamp)
+        self.assertRegex(t["finished_utc"], stamp)
+        self.assertLessEqual(t["started_utc"], t["finished_utc"])
+        self.assertTrue(self.doc["tool"]["build_type"])
+        self.assertIn("libraries", self.doc["host"])
+        for name, versions in self.doc["host"]["libraries"].items():
+            self.assertTrue(versions, name)
+        ran = [r for r in self.doc["runs"] if r.get("timing")]
+        self.assertTrue(ran)
+        for r in ran:
+            places = r["placement"]
+            self.assertEqual([p["rank"] for p in places], list(range(r["config"]["cp"])), r["config"]["id"])
+            self.assertEqual({p["host"] for p in places}, {self.doc["host"]["hostname"]})
+            # the cpu backend binds each rank's compute thread by default: "cpu N"
+            self.assertTrue(all(re.fullmatch(r"cpu \d+", p["device"]) for p in places), places)
+        breakages = {
+            "a date without time": lambda d: d["run_time"].__setitem__("started_utc", "2026-12-02"),
+            "a local time": lambda d: d["run_time"].__setitem__("finished_utc", "2026-12-02T10:00:00+01:00"),
+            "no end": lambda d: d["run_time"].pop("finished_utc"),
+            "a rank without a device": lambda d: next(r for r in d["runs"] if r.get("placement"))["placement"][0].pop("device"),
+            "a negative rank": lambda d: next(r for r in d["runs"] if r.get("placement"))["placement"][0].__setitem__("rank", -1),
+            "a serial that is a number": lambda d: d["host"].__setitem__("gpus", [{"name": "x", "uuid": "GPU-1", "serial": 5}]),
+        }
+        for name, breakage in breakages.items():
+            with self.subTest(name):
+                doc = copy.deepcopy(self.doc)
+                breakage(doc)
+                self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
+        older = copy.deepcopy(self.doc)
+        older["schema_version"] = "2.4.0"
+        older.pop("run_time")
+        for r in older["runs"]:
+            r.pop("placement", None)
+        self.assertEqual(errors(self.v, older), [])
+
     def test_later_minor_versions_may_add_fields(self):
         doc = copy.deepcopy(self.doc)
         doc["schema_version"] = "2.9.0"
