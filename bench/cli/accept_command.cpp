@@ -1,6 +1,7 @@
 // `ringbench accept PROFILE`: runs an acceptance profile's sweep (or reads --results), evaluates its
-// checks (reports/compare/accept.hpp), prints PASS/FAIL per check with measured against required, and
-// writes JUnit XML for CI. Exit 1 on any FAIL, 0 when every check passes, 2 on bad input.
+// checks (reports/compare/accept.hpp), prints the node and PASS/FAIL/ERROR per check with measured
+// against required, and writes JUnit XML for CI. Exit 1 on any FAIL or ERROR (a run that failed),
+// 0 when the profile passes, 2 on bad input.
 #include <memory>
 
 #include <fmt/format.h>
@@ -74,7 +75,8 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
   for (const auto& [name, field] : reports::accept_metric_names()) metrics += (metrics.empty() ? "" : ", ") + name;
   CLI::App* sub = app.add_subcommand(
       "accept",
-      "Run an acceptance profile and check its thresholds (PASS/FAIL per check, JUnit XML); exit 1 on any FAIL");
+      "Run an acceptance profile and check its thresholds (PASS/FAIL per check, JUnit XML); exit 1 on any FAIL or "
+      "run error");
   sub->footer("Check metrics: " + metrics + ". See docs/profiles.md.");
   sub->add_option("profile", f->profile, "Acceptance profile JSON: name, description, sweep, checks")
       ->required()
@@ -83,7 +85,8 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
       ->check(CLI::ExistingFile);
   sub->add_option("--out", f->out, "Output directory of the sweep's results")->capture_default_str();
   sub->add_option("--junit", f->junit, "Write JUnit XML (one testsuite per check) to this file");
-  sub->add_flag("--json", f->json, "Print the outcome as JSON instead of the PASS/FAIL lines");
+  sub->add_flag("--json", f->json,
+                "Print the outcome as JSON (reports/compare/accept.schema.json) instead of the PASS/FAIL lines");
   sub->add_flag("--no-cupti", f->no_cupti,
                 "Leave CUPTI off so Nsight Systems can attach (as for run; scripts/nsys.sh passes it)");
   sub->add_option("--kernel", f->kernel,

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include <fmt/format.h>
 
@@ -34,27 +33,13 @@ std::optional<double> metric_value(const CheckSpec& c, const RunRecord& run) {
   return m && m->value ? m->value(run, MetricContext{c.link_gbps}) : std::nullopt;
 }
 
-// Why a run cannot measure check c, or nullopt when it can. A bandwidth fraction needs transfers
-// that crossed the link it is held against: another process (mpi, nccl) or another GPU (the local
-// transport over several devices) crosses a real one, the link model an emulated one, and
-// transfers inside one device's or one process's memory cross none. A correctness check needs a
-// run that was checked.
-std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& run) {
+// Why the transfers of a run crossed no link a bandwidth fraction can be held against: another
+// process (mpi, nccl) or another GPU (the local transport over several devices) crosses a real one,
+// the link model an emulated one, and transfers inside one device's or one process's memory cross
+// none. Decided by the run's config, so it holds for a run that failed too, except where only the
+// timing says how many GPUs there were.
+std::optional<std::string> crossed_no_link(const CheckSpec& c, const RunRecord& run) {
   const RecordConfig& cfg = run.config;
-  if (c.metric == "correctness") {
-    const bool checked = run.correctness && run.correctness->checked;
-    if (run.status == RunStatus::ok && !checked) return "the run's output was not checked against the reference";
-    return std::nullopt;
-  }
-  if (c.metric == "gpu_throttled")
-    return run.throttle().measured
-               ? std::nullopt
-               : std::optional<std::string>("no GPU state from NVML (not a cuda run, or NVML absent)");
-  if (c.metric == "dropped_sample_fraction") {
-    if (!run.throttle().clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
-    if (run.throttle().taken == 0) return "no timed sample";
-  }
-  if (c.metric != "comm_bandwidth_fraction") return std::nullopt;
   if (cfg.cp <= 1) return "c = 1: nothing was transferred";
   // Another process's rank, or a transport this build does not know: its transfers left the process.
   if (const auto t = cfg.transport_kind(); !t || is_distributed(*t)) return std::nullopt;
@@ -67,9 +52,27 @@ std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& r
   }
   if (cfg.backend == "cuda") {
     if (run.timing.devices && *run.timing.devices > 1) return std::nullopt;
+    if (!run.timing.devices && run.status != RunStatus::ok) return std::nullopt;  // a failed run may not say
     return std::string("the local transport on one GPU: every transfer stayed in that device's memory");
   }
   return std::string("the local transport on the cpu backend: every transfer stayed in one process's memory");
+}
+
+// Why a run cannot measure check c, or nullopt when it can. A correctness check needs a run that
+// was checked; the GPU-state checks need NVML's state or a per-sample clock. Of a run that failed
+// only its config speaks: what it would have measured is unknown, an error of the run.
+std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& run) {
+  if (c.metric == "comm_bandwidth_fraction") return crossed_no_link(c, run);
+  if (run.status != RunStatus::ok) return std::nullopt;
+  if (c.metric == "correctness" && !(run.correctness && run.correctness->checked))
+    return "the run's output was not checked against the reference";
+  if (c.metric == "gpu_throttled" && !run.throttle().measured)
+    return "no GPU state from NVML (not a cuda run, or NVML absent)";
+  if (c.metric == "dropped_sample_fraction") {
+    if (!run.throttle().clock_measured) return "no per-sample SM clock (not a cuda run, or --throttle-threshold 0)";
+    if (run.throttle().taken == 0) return "no timed sample";
+  }
+  return std::nullopt;
 }
 
 // A where value that no run can hold (a split named "diagonal", a seq of "64") would match nothing
@@ -233,13 +236,19 @@ AcceptProfile parse_accept_profile(const json& doc, const std::string& source) {
   return p;
 }
 
-bool CheckResult::pass() const { return failures() == 0; }
+bool CheckResult::pass() const { return failures() == 0 && errors() == 0; }
 
 bool CheckResult::na() const { return !outcomes.empty() && skipped() == static_cast<int>(outcomes.size()); }
 
 int CheckResult::failures() const {
   int n = 0;
-  for (const auto& o : outcomes) n += !o.pass && !o.na;
+  for (const auto& o : outcomes) n += !o.pass && !o.na && !o.error;
+  return n;
+}
+
+int CheckResult::errors() const {
+  int n = 0;
+  for (const auto& o : outcomes) n += o.error;
   return n;
 }
 
@@ -249,7 +258,9 @@ int CheckResult::skipped() const {
   return n;
 }
 
-std::string_view CheckResult::result() const { return !pass() ? "FAIL" : na() ? "N/A" : "PASS"; }
+std::string_view CheckResult::result() const {
+  return failures() > 0 ? "FAIL" : errors() > 0 ? "ERROR" : na() ? "N/A" : "PASS";
+}
 
 const CheckOutcome& CheckResult::worst() const {
   const CheckOutcome* w = &outcomes.front();
@@ -260,15 +271,16 @@ const CheckOutcome& CheckResult::worst() const {
     if (spec.max) b = std::max(b, *o.value - *spec.max);
     return b;
   };
-  // Failures first, then measured outcomes, then N/A ones.
-  auto rank = [](const CheckOutcome& o) { return !o.pass && !o.na ? 2 : o.na ? 0 : 1; };
+  // Failures first, then measured outcomes (what an ERROR check's measured runs reached), then
+  // errors, then N/A ones.
+  auto rank = [](const CheckOutcome& o) { return o.na ? 0 : o.error ? 1 : o.pass ? 2 : 3; };
   for (const auto& o : outcomes) {
     if (rank(o) > rank(*w) || (rank(o) == rank(*w) && badness(o) > badness(*w))) w = &o;
   }
   return *w;
 }
 
-bool AcceptReport::pass() const { return failed_checks() == 0 && verdict_reason().empty(); }
+bool AcceptReport::pass() const { return failed_checks() == 0 && error_checks() == 0 && verdict_reason().empty(); }
 
 std::string AcceptReport::verdict_reason() const {
   for (const auto& c : checks)
@@ -278,9 +290,19 @@ std::string AcceptReport::verdict_reason() const {
   return {};
 }
 
+int AcceptReport::passed_checks() const {
+  return static_cast<int>(checks.size()) - failed_checks() - error_checks() - na_checks();
+}
+
 int AcceptReport::failed_checks() const {
   int n = 0;
-  for (const auto& c : checks) n += !c.pass();
+  for (const auto& c : checks) n += c.failures() > 0;
+  return n;
+}
+
+int AcceptReport::error_checks() const {
+  int n = 0;
+  for (const auto& c : checks) n += c.failures() == 0 && c.errors() > 0;
   return n;
 }
 
@@ -290,107 +312,122 @@ int AcceptReport::na_checks() const {
   return n;
 }
 
+namespace {
+
+// The metrics a run's plan alone decides (the split's exact work per rank): what the execution did
+// cannot change them, so a run that failed is still judged on them, from its plan.
+bool decided_by_plan(const CheckSpec& c) { return c.metric == "work_imbalance"; }
+
+std::optional<double> plan_value(const CheckSpec& c, const RunRecord& run) {
+  return decided_by_plan(c) && run.plan.present ? run.plan.work_imbalance : std::nullopt;
+}
+
+void judge(const CheckSpec& spec, double value, CheckOutcome& o) {
+  o.value = value;
+  o.pass = (!spec.min || value >= *spec.min) && (!spec.max || value <= *spec.max);
+  o.measured = fmt_num(value);
+  if (!o.pass) o.cause = "threshold";
+}
+
+void judge_correctness(const RunRecord& run, CheckOutcome& o) {
+  const bool ok = run.status == RunStatus::ok;
+  const bool checked_and_failed = run.correctness && run.correctness->checked && run.correctness->passed == false;
+  o.pass = ok && run.correctness && run.correctness->passed.value_or(false);
+  if (o.pass) {
+    o.measured = "passed";
+    return;
+  }
+  o.measured = ok ? "output differs from the reference" : fmt::format("run {}: {}", to_string(run.status), run.reason);
+  o.cause = checked_and_failed ? "correctness" : "run-failed";
+}
+
+// A run that did not finish measured nothing a metric check reads; its failure is counted once, by
+// the correctness check, so here it is an error of the run. The plan it was given still stands.
+void judge_failed_run(const CheckSpec& spec, const RunRecord& run, CheckOutcome& o) {
+  if (const auto v = plan_value(spec, run)) return judge(spec, *v, o);
+  o.error = true;
+  o.cause = "run-failed";
+  o.measured = fmt::format("run {}: {}", to_string(run.status), run.reason);
+  if (decided_by_plan(spec)) o.measured += " (and its record has no plan)";
+}
+
+CheckOutcome outcome_of(const CheckSpec& spec, const RunRecord& run) {
+  CheckOutcome o;
+  o.run_id = run.config.id;
+  o.run_label = label(run.config);
+  if (run.timing.median_ms) o.seconds = *run.timing.median_ms / 1e3;
+  if (const auto why = not_applicable(spec, run)) {
+    o.na = true;
+    o.measured = "N/A: " + *why;
+  } else if (spec.metric == "correctness") {
+    judge_correctness(run, o);
+  } else if (run.status != RunStatus::ok) {
+    judge_failed_run(spec, run, o);
+  } else if (const auto v = metric_value(spec, run)) {
+    judge(spec, *v, o);
+  } else {
+    o.cause = "not-measured";
+    o.measured = spec.metric == "comm_bandwidth_fraction" && !spec.link_gbps
+                     ? "not measured (no comm bandwidth, or no link_gbps in the check or the config)"
+                     : "not measured (" + spec.metric + " is absent or null in this run)";
+  }
+  return o;
+}
+
+// {"cp": [2, 4], "split": "zigzag"}: the filter as the profile's author wrote it, spaced to be read.
+std::string where_text(const json& where) {
+  std::string out;
+  for (const auto& [key, val] : where.items()) {
+    std::string v;
+    if (val.is_array())
+      for (const auto& x : val) v += (v.empty() ? "" : ", ") + json_text(x);
+    out += fmt::format("{}{}: {}", out.empty() ? "" : ", ", json_text(json(key)),
+                       val.is_array() ? "[" + v + "]" : json_text(val));
+  }
+  return "{" + out + "}";
+}
+
+CheckOutcome no_match(const CheckSpec& spec) {
+  CheckOutcome o;
+  o.cause = "no-match";
+  o.measured = spec.where.empty() ? "no run in the results file" : "no run matches where " + where_text(spec.where);
+  return o;
+}
+
+// The file's own version: a converted file says what it was converted from.
+std::string version_as_written(const ResultsFile& results) {
+  const json& d = results.doc;
+  for (const char* k : {"converted_from", "schema_version"})
+    if (d.contains(k) && d.at(k).is_string()) return d.at(k).get<std::string>();
+  return {};
+}
+
+}  // namespace
+
 AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks,
                              const ResultsFile& results) {
   AcceptReport rep;
   rep.profile = profile;
   rep.results_path = results.path.string();
+  rep.node = node_identity(results.doc);
+  rep.results_version = version_as_written(results);
+  std::vector<RunRecord> runs;
+  std::vector<json> configs;  // a check's `where` names config fields as the one writer serialises them
+  for (const auto& run_json : results.runs()) {
+    runs.push_back(read_run_record(run_json));
+    configs.push_back(to_json(runs.back().config));
+    const std::string& b = runs.back().config.backend;
+    if (std::find(rep.backends.begin(), rep.backends.end(), b) == rep.backends.end()) rep.backends.push_back(b);
+  }
   for (const auto& spec : checks) {
     CheckResult cr;
     cr.spec = spec;
-    for (const auto& run_json : results.runs()) {
-      const RunRecord run = read_run_record(run_json);
-      // A check's `where` names config fields as results.json writes them: matched against the
-      // record's config as the one writer serialises it.
-      if (!matches(spec.where, to_json(run.config))) continue;
-      CheckOutcome o;
-      o.run_id = run.config.id;
-      o.run_label = label(run.config);
-      if (run.timing.median_ms) o.seconds = *run.timing.median_ms / 1e3;
-      const std::string status(to_string(run.status));
-      const std::string& reason = run.reason;
-      if (const auto why = not_applicable(spec, run); why && run.status == RunStatus::ok) {
-        o.na = true;
-        o.measured = "N/A: " + *why;
-      } else if (spec.metric == "correctness") {
-        const bool passed = run.status == RunStatus::ok && run.correctness && run.correctness->passed.value_or(false);
-        o.pass = passed;
-        o.measured = passed ? "passed" : status != "ok" ? fmt::format("run {}: {}", status, reason) : "failed";
-      } else if (status != "ok") {
-        o.measured = fmt::format("run {}: {}", status, reason);  // a run that did not finish measured nothing
-      } else if ((o.value = metric_value(spec, run))) {
-        o.pass = (!spec.min || *o.value >= *spec.min) && (!spec.max || *o.value <= *spec.max);
-        o.measured = fmt_num(*o.value);
-      } else {
-        o.measured = spec.metric == "comm_bandwidth_fraction" && !spec.link_gbps
-                         ? "not measured (no comm bandwidth, or no link_gbps in the check or the config)"
-                         : "not measured (" + spec.metric + " is absent or null in this run)";
-      }
-      cr.outcomes.push_back(std::move(o));
-    }
-    if (cr.outcomes.empty()) {
-      CheckOutcome o;
-      o.measured = "no run matches this check's where";
-      cr.outcomes.push_back(o);
-    }
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (matches(spec.where, configs[i])) cr.outcomes.push_back(outcome_of(spec, runs[i]));
+    if (cr.outcomes.empty()) cr.outcomes.push_back(no_match(spec));
     rep.checks.push_back(std::move(cr));
   }
   return rep;
-}
-
-nlohmann::json AcceptReport::to_json() const {
-  json cs = json::array();
-  for (const auto& c : checks) {
-    json os = json::array();
-    for (const auto& o : c.outcomes)
-      os.push_back({{"id", o.run_id},
-                    {"label", o.run_label},
-                    {"pass", o.pass},
-                    {"na", o.na},
-                    {"measured", o.measured},
-                    {"value", o.value ? json(*o.value) : json(nullptr)}});
-    cs.push_back({{"name", c.spec.name},
-                  {"metric", c.spec.metric},
-                  {"required", c.spec.required_text()},
-                  {"where", c.spec.where},
-                  {"pass", c.pass()},
-                  {"result", c.result()},
-                  {"runs", os}});
-  }
-  const std::string why = verdict_reason();
-  return {{"schema", "ringbench.accept"},
-          {"profile", profile},
-          {"results", results_path},
-          {"pass", pass()},
-          {"reason", why.empty() ? json(nullptr) : json(why)},
-          {"checks", cs}};
-}
-
-std::string format_accept_text(const AcceptReport& rep) {
-  std::size_t wname = 5;
-  for (const auto& c : rep.checks) wname = std::max(wname, c.spec.name.size());
-  std::string out = fmt::format("accept {}: {}\n", rep.profile, rep.results_path);
-  for (const auto& c : rep.checks) {
-    const auto& w = c.worst();
-    const std::size_t measured = c.outcomes.size() - static_cast<std::size_t>(c.skipped());
-    std::string runs = fmt::format("{}/{} runs", measured - static_cast<std::size_t>(c.failures()),
-                                   w.run_id.empty() ? 0 : measured);
-    if (c.skipped() > 0) runs += fmt::format(", {} N/A", c.skipped());
-    const std::string result(c.result());
-    out += fmt::format("{:<4}  {:<{}}  measured {} ({}{})  required {}  [{}]\n", result, c.spec.name, wname, w.measured,
-                       c.na() ? "every run" : "worst", w.run_label.empty() || c.na() ? "" : ": " + w.run_label,
-                       c.spec.required_text(), runs);
-    if (!c.pass() && !w.run_id.empty())
-      for (const auto& o : c.outcomes)
-        if (!o.pass && !o.na)
-          out += fmt::format("      FAIL {}: measured {}, required {}\n", o.run_label, o.measured,
-                             c.spec.required_text());
-  }
-  const std::string why = rep.verdict_reason();
-  out += fmt::format("{}: {} of {} checks passed, {} N/A{}\n", rep.pass() ? "PASS" : "FAIL",
-                     rep.checks.size() - static_cast<std::size_t>(rep.failed_checks() + rep.na_checks()),
-                     rep.checks.size(), rep.na_checks(), why.empty() ? "" : " (" + why + ")");
-  return out;
 }
 
 }  // namespace rb::reports

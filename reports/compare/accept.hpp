@@ -5,6 +5,12 @@
 // link the run's transfers never crossed; a correctness check of a run that was not checked), never
 // PASS: a check whose runs are all N/A is N/A, and a profile fails when its correctness check is
 // N/A or when every one of its checks is.
+// One failure, one cause: a run that failed fails the correctness check once, with its reason; a
+// metric check that needs its measurement gets an error of the run (ERROR), not a threshold miss,
+// and a check the plan alone decides is still judged from the plan. Errors fail the profile too,
+// but a CI view counts them apart from failures.
+// Every report names the node and the time it describes (node_identity.hpp), so outputs of many
+// nodes can be told apart.
 // The sweep part of the profile is parsed by bench::parse_profile (reports/ does not depend on bench/).
 #pragma once
 
@@ -15,9 +21,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reports/results/node_identity.hpp"
 #include "reports/results/results_reader.hpp"
 
 namespace rb::reports {
+
+// The accept JSON's version (reports/compare/accept.schema.json): MAJOR breaks readers, MINOR adds
+// fields, PATCH fixes.
+inline constexpr const char* kAcceptSchemaVersion = "1.0.0";
 
 struct CheckSpec {
   std::string name;                                 // unique within the profile; names the JUnit testsuite
@@ -48,38 +59,58 @@ struct CheckOutcome {
   std::string run_id, run_label;  // empty when the check matched no run
   bool pass = false;
   bool na = false;  // the run cannot measure this check (`measured` says why); neither pass nor fail
+  // The run failed or was skipped and this check needs what it would have measured: the run's
+  // fault, which the correctness check already counts, so here it is neither a pass nor a failure.
+  bool error = false;
   std::optional<double> value;
-  std::string measured;           // "0.734", "passed", "run failed: <reason>", "not measured"
+  std::string measured;  // "0.734", "passed", "run failed: <reason>", "not measured (...)", "N/A: <why>"
+  // Why the outcome is not a pass, as JUnit's type: "threshold" (a value outside the bounds),
+  // "not-measured", "no-match", "correctness" (the output failed the check), "run-failed"; empty
+  // for a pass or an N/A.
+  std::string cause;
   std::optional<double> seconds;  // the run's median pass time, for JUnit's time attribute
 };
 
 struct CheckResult {
   CheckSpec spec;
   std::vector<CheckOutcome> outcomes;  // one per matching run, or one failure when none matched
-  bool pass() const;                   // no failure (N/A outcomes are not failures)
+  bool pass() const;                   // no failure and no error (N/A outcomes are neither)
   bool na() const;                     // every outcome N/A: the check measured nothing
   int failures() const;
+  int errors() const;               // runs that failed before measuring what the check reads
   int skipped() const;              // N/A outcomes
-  std::string_view result() const;  // "PASS", "FAIL" or "N/A"
-  // The outcome furthest from passing (the smallest value under a min, the largest over a max).
+  std::string_view result() const;  // "PASS", "FAIL", "ERROR" (errors, no failure) or "N/A"
+  // The outcome furthest from passing: a failure (the smallest value under a min, the largest over
+  // a max), else the worst measured run, else an error, else an N/A.
   const CheckOutcome& worst() const;
 };
 
+// The one line about one outcome that the console (after the run's label) and JUnit (after the
+// check's name) both print: "measured 0.4, required >= 0.5", "run failed: <reason>", an N/A's reason.
+std::string outcome_text(const CheckSpec& spec, const CheckOutcome& o);
+
 struct AcceptReport {
   std::string profile, results_path;
+  NodeIdentity node;                  // the node and the time the results describe
+  std::string results_version;        // the file's format version as written (before any conversion)
+  std::vector<std::string> backends;  // the runs' backends, each once: "no GPU" is only said of cpu runs
   std::vector<CheckResult> checks;
-  // No check failed, the correctness checks measured something, and so did at least one check.
+  // No check failed or errored, the correctness checks measured something, and so did at least one check.
   bool pass() const;
-  int failed_checks() const;
+  int passed_checks() const;
+  int failed_checks() const;  // checks with a failure
+  int error_checks() const;   // checks with run errors and no failure
   int na_checks() const;
-  std::string verdict_reason() const;  // why pass() is false though no check failed; else empty
+  std::string verdict_reason() const;  // why pass() is false though no check failed or errored; else empty
   nlohmann::json to_json() const;
 };
 
 AcceptReport evaluate_checks(const std::string& profile, const std::vector<CheckSpec>& checks,
                              const ResultsFile& results);
 
-// PASS/FAIL per check with measured against required, and the failing runs under a failing check.
+// The node and the run's time, then PASS/FAIL/ERROR/N/A per check with measured against required,
+// and under a check the runs that failed or errored, and its N/A runs unless every run is N/A for
+// one reason (accept_format.cpp).
 std::string format_accept_text(const AcceptReport& report);
 
 }  // namespace rb::reports

@@ -1,13 +1,21 @@
 """`ringbench accept` end to end: a profile that passes (exit 0) and one that fails (exit 1), PASS/FAIL
-per check with measured and required, JUnit XML that parses and names every check, --results,
-the shipped profiles, and bad input (exit 2, naming file and JSON path)."""
+per check with measured and required, JUnit XML that parses and names every check and the node,
+--results, the shipped profiles, bad input (exit 2, naming file and JSON path), a run failed by an
+injected fault counted once (a correctness failure, errors of the checks that needed its
+measurements), and `accept --json` checked against reports/compare/accept.schema.json by an outside
+validator (Debian's python3-jsonschema, draft 2020-12)."""
 import copy
 import json
 import os
+import re
 import unittest
 import xml.etree.ElementTree as ET
 
+import jsonschema
+
 from ringbench_test import SOURCE_DIR, TINY, folder_state, read_json, run, tempdir, write_json
+
+ACCEPT_SCHEMA = os.path.join(SOURCE_DIR, "reports", "compare", "accept.schema.json")
 
 SWEEP = {"seq": [256, 512], "cp": [1, 2, 4], "split": ["contiguous", "zigzag"], "variant": "ring",
          "heads": 4, "kv_heads": 2, "head_dim": 16, "dtype": "float64", "repeats": 3}
@@ -28,9 +36,29 @@ def profile(d, name, checks, sweep=SWEEP):
 
 
 def junit_suites(path):
+    """The suites by check name: each is named "<hostname>: <check>", the hostname its attribute."""
     root = ET.parse(path).getroot()  # raises on malformed XML
     assert root.tag == "testsuites", root.tag
-    return {s.get("name"): s for s in root.findall("testsuite")}
+    suites = {}
+    for s in root.findall("testsuite"):
+        host = s.get("hostname")
+        assert host and s.get("name").startswith(host + ": "), (host, s.get("name"))
+        suites[s.get("name")[len(host) + 2:]] = s
+    return suites
+
+
+def properties(suite):
+    return {p.get("name"): p.get("value") for p in suite.findall("properties/property")}
+
+
+def schema_validator():
+    schema = read_json(ACCEPT_SCHEMA)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def schema_errors(v, doc):
+    return [f"{e.json_path}: {e.message[:200]}" for e in sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))]
 
 
 class AcceptCli(unittest.TestCase):
@@ -123,7 +151,10 @@ class AcceptCli(unittest.TestCase):
             self.assertNotIn("1297", p.stdout)
             self.assertRegex(p.stdout, r"N/A\s+NVLink bandwidth\s+measured N/A: the local transport on one GPU")
             self.assertNotRegex(p.stdout, r"PASS\s+NVLink")
-            self.assertIn("FAIL: 1 of 3 checks passed, 1 N/A", p.stdout)
+            self.assertIn("FAIL: 1 of 3 checks passed, 1 failed, 1 N/A", p.stdout)
+            # A file of 0.3.0 has no run times or build type: said so, on the lines that name the node.
+            self.assertIn("node   h200-node\nGPUs   not recorded\nrun    not recorded (results older than 2.5.0)\n",
+                          p.stdout)
             suites = junit_suites(xml)
             self.assertEqual(suites["NVLink bandwidth"].get("skipped"), "1")
             self.assertEqual(len(suites["NVLink bandwidth"].findall("testcase/skipped")), 1)
@@ -205,6 +236,178 @@ class AcceptCli(unittest.TestCase):
             self.assertEqual(p.returncode, 2)
             p = run("accept", profile(d, "ok", PASSING), "--results", garbage)
             self.assertEqual(p.returncode, 2)
+
+
+# The acceptance-cpu checks over a small sweep of it; the first configuration's output is corrupted
+# (run --inject-fault corrupt@0), so that run fails its correctness check. No c = 1: there a split
+# repeats the first one's computation, and the fault would reach both.
+FAULT_SWEEP = {"seq": 256, "cp": [2, 4], "split": ["zigzag", "contiguous"], "variant": "ring", "heads": 4,
+               "kv_heads": 2, "head_dim": 16, "causal": True, "dtype": "float64", "backend": "cpu",
+               "transport": "local", "seed": 1, "repeats": 3, "warmup": 1}
+
+
+class AcceptOfAFailedRun(unittest.TestCase):
+    """One failure, one cause: the corrupted run fails the correctness check once; the throughput
+    floor, which needs its measurement, gets an error of the run (not a threshold failure); the
+    zigzag balance, which its plan decides, is still judged. Every output names the node and the run."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempdir()
+        d = cls.tmp.name
+        checks = read_json(os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json"))["checks"]
+        cls.profile = profile(d, "fault", checks, FAULT_SWEEP)
+        out = os.path.join(d, "res")
+        # accept takes no --inject-fault: run the profile's sweep with it, then accept --results.
+        sweep = write_json(os.path.join(d, "sweep.json"), {"name": "fault", "sweep": FAULT_SWEEP})
+        p = run("run", sweep, "--inject-fault", "corrupt@0", "--out", out)
+        assert p.returncode == 1, p.stdout + p.stderr  # a failed configuration
+        cls.results = os.path.join(out, "results.json")
+        cls.doc = read_json(cls.results)
+        failed = [r for r in cls.doc["runs"] if r["status"] != "ok"]
+        assert len(failed) == 1 and failed[0]["reason"].startswith("correctness:"), failed
+        cls.failed = failed[0]
+        cls.xml = os.path.join(d, "junit.xml")
+        cls.text = run("accept", cls.profile, "--results", cls.results, "--junit", cls.xml)
+        cls.json = run("accept", cls.profile, "--results", cls.results, "--json")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_the_failed_run_is_one_failure_and_an_error_of_the_checks_that_needed_it(self):
+        self.assertEqual(self.text.returncode, 1, self.text.stdout + self.text.stderr)
+        self.assertEqual(self.failed["config"]["split"], "zigzag")
+        root = ET.parse(self.xml).getroot()
+        suites = junit_suites(self.xml)
+        failures = root.findall(".//failure")
+        self.assertEqual(len(failures), 1, ET.tostring(root, encoding="unicode")[:3000])
+        self.assertEqual(root.get("failures"), "1")
+        self.assertEqual(failures[0].get("type"), "correctness")
+        self.assertIn(self.failed["reason"], failures[0].get("message"))
+        self.assertIsNotNone(suites["correctness"].find("testcase/failure"))
+        self.assertIn(self.failed["config"]["id"], suites["correctness"].find("testcase/failure/..").get("name"))
+        # The throughput floor needed the run's measurement: an error of the run, counted as such.
+        floor = suites["throughput floor"]
+        self.assertEqual((floor.get("failures"), floor.get("errors")), ("0", "1"))
+        errors = root.findall(".//error")
+        self.assertEqual([e.get("type") for e in errors], ["run-failed"])
+        self.assertEqual(errors[0].get("message"), "throughput floor: run failed: " + self.failed["reason"])
+        self.assertEqual(root.get("errors"), "1")
+        self.assertEqual(root.findall(".//failure[@type='threshold']"), [])
+        # The zigzag balance is the plan's: the failed zigzag run is judged on it, and passes.
+        balance = suites["zigzag work balance"]
+        self.assertEqual((balance.get("failures"), balance.get("errors"), balance.get("tests")), ("0", "0", "2"))
+        # The console: ERROR for the floor, one FAIL line, and the count of each.
+        out = self.text.stdout
+        self.assertRegex(out, r"(?m)^FAIL  correctness ")
+        self.assertRegex(out, r"(?m)^PASS  zigzag work balance ")
+        self.assertRegex(out, r"(?m)^PASS  contiguous causal imbalance ")
+        self.assertRegex(out, r"(?m)^ERROR throughput floor .*\[3/3 runs, 1 run error\]$")
+        self.assertEqual(len(re.findall(r"(?m)^      FAIL ", out)), 1, out)
+        self.assertRegex(out, r"(?m)^      ERROR .*: run failed: " + re.escape(self.failed["reason"]) + "$")
+        self.assertIn("FAIL: 2 of 4 checks passed, 1 failed, 1 with run errors\n", out)
+
+    def test_junit_names_the_node_and_the_run_on_every_suite(self):
+        root = ET.parse(self.xml).getroot()
+        host = self.doc["host"]["hostname"]
+        started = self.doc["run_time"]["started_utc"]
+        self.assertTrue(host)
+        self.assertTrue(root.get("name").startswith(host + ": "), root.get("name"))
+        suites = root.findall("testsuite")
+        self.assertEqual(len(suites), 4)
+        for s in suites:
+            self.assertEqual(s.get("hostname"), host)
+            self.assertEqual(s.get("timestamp") + "Z", started)  # JUnit's timestamp has no zone
+            self.assertRegex(s.get("timestamp"), r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
+            props = properties(s)
+            self.assertEqual(props["node.hostname"], host)
+            self.assertEqual(props["node.started_utc"], started)
+            self.assertEqual(props["node.finished_utc"], self.doc["run_time"]["finished_utc"])
+            self.assertEqual(props["node.build_type"], self.doc["tool"]["build_type"])
+            self.assertEqual(props["node.git_sha"], self.doc["tool"]["git_sha"])
+            self.assertEqual(props["node.tool_version"], self.doc["tool"]["version"])
+            self.assertIn("metric", props)  # the check's own properties stay
+            self.assertIn("required", props)
+            for lib, versions in self.doc["host"].get("libraries", {}).items():
+                if lib in ("nccl", "cudnn", "mpi") and "library" in versions:
+                    self.assertEqual(props["node.version." + lib], versions["library"])
+        # The console names the node first.
+        lines = self.text.stdout.splitlines()
+        self.assertEqual(lines[1], "node   " + host)
+        if self.doc["host"]["gpus"]:  # a cuda build on a GPU machine lists them even for a cpu run
+            self.assertTrue(lines[2].startswith("GPU 0  " + self.doc["host"]["gpus"][0]["uuid"]), lines[2])
+        else:
+            self.assertEqual(lines[2], "GPUs   no GPU (cpu backend)")
+        self.assertIn(f"run    {started} to {self.doc['run_time']['finished_utc']}", lines)
+        self.assertIn(f"build  type {self.doc['tool']['build_type']}, commit {self.doc['tool']['git_sha']}, "
+                      f"ringbench {self.doc['tool']['version']}", lines)
+
+    def test_accept_json_validates_against_its_schema_and_carries_the_node(self):
+        self.assertEqual(self.json.returncode, 1, self.json.stderr)
+        doc = json.loads(self.json.stdout)
+        v = schema_validator()
+        self.assertEqual(schema_errors(v, doc), [])
+        node = doc["node"]
+        self.assertEqual(node["hostname"], self.doc["host"]["hostname"])
+        self.assertEqual(node["started_utc"], self.doc["run_time"]["started_utc"])
+        self.assertEqual(node["finished_utc"], self.doc["run_time"]["finished_utc"])
+        self.assertEqual(node["build_type"], self.doc["tool"]["build_type"])
+        self.assertEqual(node["git_sha"], self.doc["tool"]["git_sha"])
+        self.assertEqual(node["missing"], [])
+        self.assertEqual(doc["summary"], {"checks": 4, "passed": 2, "failed": 1, "errors": 1, "na": 0})
+        floor = next(c for c in doc["checks"] if c["name"] == "throughput floor")
+        self.assertEqual(floor["result"], "ERROR")
+        bad = next(r for r in floor["runs"] if r["id"] == self.failed["config"]["id"])
+        self.assertEqual((bad["error"], bad["cause"], bad["value"]), (True, "run-failed", None))
+
+    def test_the_schema_matches_the_writer_and_refuses_broken_output(self):
+        schema = read_json(ACCEPT_SCHEMA)
+        doc = json.loads(self.json.stdout)
+        version = doc["schema_version"]
+        self.assertEqual(schema["version"], version)
+        self.assertTrue(schema["$id"].endswith(":" + version), schema["$id"])
+        with open(os.path.join(SOURCE_DIR, "reports", "compare", "accept.hpp")) as f:
+            self.assertIn(f'kAcceptSchemaVersion = "{version}"', f.read())
+        v = schema_validator()
+        breakages = {
+            "no node": lambda d: d.pop("node"),
+            "a node without its missing list": lambda d: d["node"].pop("missing"),
+            "a start that is not UTC": lambda d: d["node"].__setitem__("started_utc", "2026-12-02 10:00"),
+            "an unknown result": lambda d: d["checks"][0].__setitem__("result", "MAYBE"),
+            "an error that passes": lambda d: next(r for c in d["checks"] for r in c["runs"] if r["error"])
+            .__setitem__("pass", True),
+            "an unknown cause": lambda d: d["checks"][0]["runs"][0].__setitem__("cause", "bad-luck"),
+            "another major version": lambda d: d.__setitem__("schema_version", "2.0.0"),
+        }
+        for what, breakage in breakages.items():
+            with self.subTest(what):
+                broken = copy.deepcopy(doc)
+                breakage(broken)
+                self.assertNotEqual(schema_errors(v, broken), [], what)
+
+    def test_older_results_and_unmatched_checks_validate_too(self):
+        """A 0.3.0 file (no run times, build type or GPU list: `missing` says so), N/A checks and a
+        check whose filter matches no run: all within the schema."""
+        fixture = os.path.join(SOURCE_DIR, "tests", "data", "results-0.3.0-h200.json")
+        checks = [{"name": "correctness", "metric": "correctness"},
+                  {"name": "NVLink", "metric": "comm_bandwidth_fraction", "min": 0.5, "link_gbps": 3600},
+                  {"name": "c16", "metric": "median_ms", "max": 1, "where": {"cp": [16]}}]
+        sweep = {"seq": 32768, "cp": 8, "split": "zigzag", "variant": ["ring", "allgather"], "heads": 16,
+                 "kv_heads": 2, "head_dim": 128, "dtype": "bfloat16", "backend": "cuda"}
+        with tempdir() as d:
+            p = run("accept", profile(d, "old", checks, sweep), "--results", fixture, "--json")
+            self.assertEqual(p.returncode, 1, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual(schema_errors(schema_validator(), doc), [])
+            self.assertIn("/run_time/started_utc", doc["node"]["missing"])
+            self.assertIn("/tool/build_type", doc["node"]["missing"])
+            self.assertEqual(doc["node"]["hostname"], "h200-node")
+            c16 = doc["checks"][2]
+            self.assertEqual(c16["runs"][0]["cause"], "no-match")
+            self.assertEqual(c16["runs"][0]["measured"], 'no run matches where {"cp": [16]}')
+            p = run("accept", profile(d, "old", checks, sweep), "--results", fixture)
+            self.assertRegex(p.stdout, r'(?m)^FAIL  c16 +no run matches where \{"cp": \[16\]\}  required <= 1  \[0/0 runs\]$')
 
 
 if __name__ == "__main__":
