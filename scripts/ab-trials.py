@@ -9,7 +9,8 @@ verdicts on unplanted ones other than SAME and NOISY.
 
   scripts/ab-trials.py [--bin BIN] [--tries 10] [--plant 15] [--every 3] [--out DIR] [-- RUN FLAGS]
 
-RUN FLAGS replace the default sweep (12 cpu configurations, 12 rounds of one sample). Exit 0 when every
+RUN FLAGS replace the default sweep (12 cpu configurations, 12 rounds of one sample; --c1-all, so that
+every configuration is measured and planting by index finds it). Exit 0 when every
 try found every planted configuration and called no unplanted one SLOWER or FASTER; else 1."""
 import argparse
 import json
@@ -21,7 +22,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SWEEP = ["--seq", "256,512,768", "--cp", "1,2", "--split", "zigzag,contiguous", "--variant", "ring", "--heads", "4",
          "--kv-heads", "2", "--head-dim", "32", "--dtype", "float32", "--repeats", "12", "--rounds", "12",
-         "--warmup", "1", "--require-power", "0.05"]
+         "--warmup", "1", "--require-power", "0.05", "--c1-all"]
 
 
 def ab(binary, flags, out, planted_indices, pct):

@@ -111,6 +111,49 @@ void print_table(const Metrics& m) {
                                     pct(m.overlap_fraction), m.exposed_comm_ns_mean / 1e6));
 }
 
+// The inputs in one phrase: "a.json", "a.json and b.json", "a.json and 7 other files".
+std::string inputs_text(const std::vector<std::string>& files) {
+  if (files.size() == 1) return files[0];
+  if (files.size() == 2) return files[0] + " and " + files[1];
+  return fmt::format("{} and {} other files", files[0], files.size() - 1);
+}
+
+// Why no interval of the traces is comm (a comm table would hold only zeros and `overlap n/a`):
+// what each classification looks for, and what these files are.
+std::string no_comm_reason(bool ours, const std::set<int>& ranks, bool stream_roles_given) {
+  if (ours)
+    return fmt::format("no interval has kind comm{}; overlap and exposed comm cannot be computed",
+                       ranks.size() <= 1 ? fmt::format(" (the trace holds rank {} only: a run at c = 1 moves no K/V)",
+                                                       ranks.empty() ? 0 : *ranks.begin())
+                                         : "");
+  return fmt::format(
+      "no kernel or interval was classified as comm (by kernel name, as HTA does: NCCL kernels, nccl* or "
+      "*ncclKernel*; Memcpy and Memset, peer copies included, count as memory{}); overlap and exposed comm cannot "
+      "be computed",
+      stream_roles_given
+          ? "; no --stream-role LANE=comm lane has an event"
+          : "; name a lane of peer copies or of your own comm kernels with --stream-role 'stream 7=comm'");
+}
+
+// The line in place of the by-kernel-name table when that rule finds no comm where the roles did.
+std::string no_comm_by_name(bool ours, const std::vector<Timeline>& by_role, std::size_t differing,
+                            std::size_t role_classified) {
+  std::set<std::string> names;
+  for (const auto& t : by_role)
+    for (const auto& iv : t.intervals)
+      if ((iv.kind == IntervalKind::comm || iv.kind == IntervalKind::comm_in_flight) && names.size() < 3)
+        names.insert(iv.name);
+  std::string shown;
+  for (const auto& n : names) shown += (shown.empty() ? "" : ", ") + n;
+  return fmt::format(
+      "{} of {} intervals classify differently by kernel name (HTA's rule: nccl*, *ncclKernel*), which finds no "
+      "communication here: the comm intervals are named {}, not nccl*{}\n",
+      differing, role_classified, shown.empty() ? "otherwise" : shown,
+      ours ? "; HTA reads a run's per-rank files (OUT/traces/<config id>/rank<N>.json), which name them "
+             "ncclKernel_ringbench_<name>"
+           : "");
+}
+
 int run_analyze(const AnalyzeOptions& opts) {
   AnalyzeOptions o = opts;
   o.files = expand_inputs(opts.files);
@@ -118,6 +161,7 @@ int run_analyze(const AnalyzeOptions& opts) {
   read_opt.exclude_last_profiler_step = o.hta_drop_last_step;
   read_opt.max_bytes = o.max_trace_mb << 20;
   std::vector<Timeline> by_role, by_name;
+  bool ours = true;  // every file is a ringbench trace
   nlohmann::json files = nlohmann::json::array();
   std::set<int> seen_ranks;
   std::size_t differing = 0, role_classified = 0;
@@ -150,6 +194,7 @@ int run_analyze(const AnalyzeOptions& opts) {
     role_classified += tf.role_classified;
     by_role.push_back(std::move(tf.timeline));
     by_name.push_back(std::move(tf.by_name));
+    ours = ours && tf.format == "ringbench";
   }
   // Every device event excluded (each file's last ProfilerStep held all of them): nothing is left to
   // measure, which is bad input for this flag, not an empty analysis.
@@ -192,12 +237,24 @@ int run_analyze(const AnalyzeOptions& opts) {
   print_quietly(stdout,
                 fmt::format("\nclassified by {}:\n",
                             role_classified > 0 ? "stream role where known, else kernel name" : "kernel name (HTA)"));
-  print_table(m);
-  if (m_name) {
+  // No comm anywhere: a table of zeros and `overlap n/a` says nothing; one line says why.
+  if (!m.comm_basis) {
+    print_quietly(stdout, fmt::format("no communication found in {}: {}\n", inputs_text(o.files),
+                                      no_comm_reason(ours, seen_ranks, !o.stream_roles.empty())));
+    print_quietly(stdout, fmt::format("imbalance (max/mean {} time): {}\n",
+                                      m.imbalance_from_attention ? "attention" : "compute",
+                                      m.imbalance ? fmt::format("{:.3f}", *m.imbalance) : "n/a"));
+  } else {
+    print_table(m);
+  }
+  // By kernel name, where it differs: its table, or one line when it finds no comm that the roles found.
+  if (m_name && m_name->comm_basis) {
     print_quietly(
         stdout, fmt::format("\n{} of {} intervals classify differently by kernel name (HTA's rule); by kernel name:\n",
                             differing, role_classified));
     print_table(*m_name);
+  } else if (m_name && m.comm_basis) {
+    print_quietly(stdout, "\n" + no_comm_by_name(ours, by_role, differing, role_classified));
   }
   return kExitOk;
 }

@@ -15,6 +15,7 @@
 
 #include "bench/cli/command.hpp"
 #include "bench/cli/number_flag.hpp"
+#include "bench/cli/option_names.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
@@ -85,6 +86,17 @@ std::optional<rb::InputError> unknown_command(const CLI::App& app, int argc, cha
   return rb::InputError("command", argv[1], fmt::format("unknown command; the commands are: {}", commands));
 }
 
+// An option the command does not have, before CLI11 files it among the extras and reads the value
+// after it as the profile (bench/cli/option_names.hpp). A command that passes its extras on (`ab`)
+// has them checked by the command they go to.
+void check_option_names(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(argv[1]) && !sub->get_allow_extras())
+      rb::bench::check_option_names(*sub, std::vector<std::string>(argv + 2, argv + argc), sub->get_name(),
+                                    "unknown option");
+}
+
 // NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
 // sweep's NVTX ranges only if libcupti is named before the sweep makes its first range. So a
 // command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here.
@@ -151,6 +163,7 @@ int main(int argc, char** argv) {
   std::optional<rb::InputError> bad;
   std::string bad_text;
   try {
+    check_option_names(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return rb::bench::is_primary() ? app.exit(e) : 0;  // --help, --version

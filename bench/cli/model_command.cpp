@@ -14,11 +14,13 @@
 #include "bench/cli/model_report.hpp"
 #include "bench/cli/number_flag.hpp"
 #include "bench/sweep/environment.hpp"
+#include "bench/sweep/profile.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/scheme_table.hpp"
 #include "common/strict_number.hpp"
+#include "common/token_count.hpp"
 #include "model/presets.hpp"
 
 namespace rb::bench {
@@ -42,26 +44,9 @@ struct ModelFlags {
 
 constexpr std::int64_t kMaxInt = INT32_MAX;
 
-// A sequence length: a whole number of tokens, optionally with a binary suffix k (x 1024) or M
-// (x 1024^2), so 128k = 131072 as long-context papers count, and 1.5k = 1536.
-std::int64_t parse_seq(const std::string& text) {
-  constexpr double kMaxSeq = 1099511627776.0;  // 2^40
-  const std::string rule = "must be a positive whole number, at most 2^40 (k: x 1024, M: x 1024^2)";
-  std::string digits = text;
-  double scale = 1;
-  if (!digits.empty() && (digits.back() == 'k' || digits.back() == 'K'))
-    scale = 1024, digits.pop_back();
-  else if (!digits.empty() && digits.back() == 'M')
-    scale = 1024 * 1024, digits.pop_back();
-  double v = 0;
-  try {
-    v = read_number(digits, "--seq").value * scale;  // a power of two: exact
-  } catch (const InputError& e) {
-    throw InputError("--seq", text, fmt::format("{}; {}", e.rule(), rule));
-  }
-  if (!(v >= 1 && v <= kMaxSeq && std::trunc(v) == v)) throw InputError("--seq", text, rule);
-  return static_cast<std::int64_t>(v);
-}
+// A sequence length: a whole number of tokens, optionally with a binary suffix k (x 1024), M or G
+// (common/token_count.hpp), so 128k = 131072 as long-context papers count, and 1.5k = 1536.
+std::int64_t parse_seq(const std::string& text) { return parse_token_count(text, "--seq", kMaxSeq); }
 
 ModelRequest request_from(const ModelFlags& f) {
   ModelRequest req;
@@ -184,7 +169,7 @@ void add_model_command(CLI::App& app, CommandAction& action) {
       "Context-parallel degrees c, comma-separated", "N")
       ->capture_default_str();
   add_list_flag<std::int64_t>(cmd, "--seq", f->seq, parse_seq,
-                              "Sequence lengths S, comma-separated; k = 1024, M = 1024^2", "N[k|M]")
+                              "Sequence lengths S, comma-separated; k = 1024, M = 1024^2, G = 1024^3", "N[k|M|G]")
       ->capture_default_str();
   cmd->add_option("--split", f->split, "Split schemes for work and simulation: " + split_names())
       ->capture_default_str()

@@ -14,17 +14,20 @@
 #include "bench/cli/agreed_options.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/number_flag.hpp"
+#include "bench/cli/option_names.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "bench/sweep/sweep_configurations.hpp"
+#include "bench/sweep/sweep_list.hpp"
 #include "bench/sweep/sweep_pipeline.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
 #include "common/scheme_table.hpp"
 #include "common/strict_number.hpp"
+#include "common/token_count.hpp"
 #include "reports/compare/error_rate.hpp"
 #include "ring/cuda/cuda_options.hpp"
 
@@ -52,6 +55,9 @@ struct RunFlags {
                              {"--kernel", "kernel", false, {}}};
   std::string out = "results";
   std::string dump;
+  bool list = false;  // --list, --dry-run: print the configurations, run nothing
+  // nccl-tests' -b, -e, -f: the seq axis as the range B:E:xF.
+  std::int64_t seq_begin = 0, seq_end = 0, seq_factor = 2;
   std::vector<std::string> only;  // --only: config ids
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
@@ -59,6 +65,7 @@ struct RunFlags {
   int devices = 1;
   int rounds = 3;
   bool no_interleave = false;
+  bool c1_all = false;
   std::string rank_mode = "isolated", launch = "graph", cpu_bind = "ranks";
   std::int64_t full_check_limit = 8192, check_sample = 512;
   double timeout_s = 0, memory_limit_gib = 0;
@@ -164,6 +171,9 @@ void build_pacing(const RunFlags& f, RunOptions& opts) {
                        "and --partner-version");
   }
   if (!paced) return;
+  if (f.list)
+    throw InputError("--list", "given",
+                     "an A/B run measures both builds; list its sweep with `ringbench run ... --list`");
   const std::string fd = std::to_string(f.pace_fd);
   if (world() != nullptr) throw InputError("--pace-fd", fd, "an A/B run paces one process; it cannot pace an MPI job");
   if (f.no_interleave)
@@ -192,15 +202,85 @@ void check_pace_fd(int fd) {
                      "not an open socket this process inherited (`ringbench ab` passes one to each build)");
 }
 
+// A positional argument is a profile when it looks like one (a path: a '/' or a .json name) or names
+// a file; anything else is a value that lost its flag (`run --iters 5`, `run 1024`), named as such
+// rather than as a missing file. A path that does not exist is load_profile's to name.
+void check_profile_argument(const std::string& text) {
+  const bool path_like = text.find('/') != std::string::npos ||
+                         (text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0);
+  std::error_code ec;
+  if (path_like || std::filesystem::exists(text, ec)) return;
+  throw InputError("profile", text, "not a profile (no such file; a profile is a .json path)");
+}
+
+// The flags that apply to one backend or transport (docs/cli.md, "Flags for one backend"), given
+// for another: an error where the run would measure something else than was asked for (a warm L2
+// for --l2-flush, one device for --devices), a warning, returned, where nothing measured changes.
+std::vector<std::string> check_backend_flags(const RunFlags& f, const SweepSpec& spec) {
+  std::vector<std::string> warnings;
+  const std::string backend(to_string(spec.backend)), transport(to_string(spec.transport));
+  if (spec.backend == Backend::cpu) {
+    const std::string cpu = "applies to the cuda backend; ";
+    if (f.given("--devices"))
+      throw InputError("--devices", std::to_string(f.devices),
+                       cpu + "the cpu backend runs every rank as threads of this process (--cp sets how many)");
+    if (f.given("--rank-mode"))
+      throw InputError("--rank-mode", f.rank_mode, cpu + "the cpu backend runs every rank at once, a thread each");
+    if (f.given("--launch"))
+      throw InputError("--launch", f.launch, cpu + "the cpu backend has no CUDA Graph or kernel launch to choose");
+    if (f.given("--l2-flush"))
+      throw InputError("--l2-flush", "given", cpu + "the cpu backend flushes no cache, so the run would not be cold");
+    // The fault injection's throttled samples are the one thing they act on there.
+    if (!f.given("--inject-fault"))
+      for (const char* flag : {"--throttle-threshold", "--throttle-recovery"})
+        if (f.given(flag))
+          warnings.push_back(fmt::format(
+              "{}: applies to the cuda backend (it reads each sample's SM clock); the cpu backend reads none, so it "
+              "changes nothing",
+              flag));
+  } else {
+    if (f.given("--cpu-bind"))
+      warnings.push_back(fmt::format(
+          "--cpu-bind {}: applies to the cpu backend; the {} backend binds no thread, so it changes nothing",
+          f.cpu_bind, backend));
+    if (spec.transport != Transport::local) {
+      const std::string local = fmt::format("applies to the local transport; on {} ", transport);
+      if (f.given("--devices"))
+        throw InputError("--devices", std::to_string(f.devices),
+                         local + "each process drives the GPU its launcher's local rank names");
+      if (f.given("--rank-mode"))
+        throw InputError("--rank-mode", f.rank_mode, local + "every rank runs at once, one a process");
+    }
+  }
+  return warnings;
+}
+
 // Rounds per configuration: --rounds where given, else the profile's, else the flag's default.
 int sweep_rounds(const RunFlags& f, const SweepSpec& spec) {
   return f.given("--rounds") ? f.rounds : spec.rounds.value_or(f.rounds);
+}
+
+// nccl-tests' -b B -e E -f F: the seq axis B, B*F, ... while at most E; E defaults to B, F to 2.
+void build_seq_range(const RunFlags& f, SweepSpec& spec) {
+  const char* given = f.given("--seq-begin")    ? "--seq-begin"
+                      : f.given("--seq-end")    ? "--seq-end"
+                      : f.given("--seq-factor") ? "--seq-factor"
+                                                : nullptr;
+  if (given == nullptr) return;
+  const std::string text = fmt::format("-b {} -e {} -f {}", f.seq_begin, f.given("--seq-end") ? f.seq_end : f.seq_begin,
+                                       f.seq_factor);
+  if (f.given("--seq")) throw InputError(given, "given", "the sizes are --seq or -b/-e/-f (a range), not both");
+  if (!f.given("--seq-begin")) throw InputError(given, "given", "needs -b (--seq-begin), the first S of the range");
+  const std::int64_t end = f.given("--seq-end") ? f.seq_end : f.seq_begin;
+  const std::vector<std::int64_t> values = token_range(f.seq_begin, end, f.seq_factor, true, "-b/-e/-f", text);
+  set_sweep_axis(spec, "seq", nlohmann::json(values), FieldOrigin{"", "-b/-e/-f"});
 }
 
 void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   spec = f.profile.empty() ? SweepSpec{} : load_profile(f.profile);
   for (const auto& a : f.axes)
     if (f.given(a.flag)) set_sweep_axis(spec, a.key, flag_value(a), FieldOrigin{"", a.flag});
+  build_seq_range(f, spec);
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
   if (f.given("--require-power")) {
@@ -250,6 +330,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   if (f.trace) check_output_dir("--trace", std::filesystem::path(f.out) / "traces");
   opts.rounds = sweep_rounds(f, spec);
   opts.interleave = !f.no_interleave;
+  opts.c1_aliases = !f.c1_all;
   opts.rank_mode = ring::parse_cuda_rank_mode(f.rank_mode, "--rank-mode");
   opts.launch = ring::parse_cuda_launch(f.launch, "--launch");
   opts.l2_flush = f.l2_flush;
@@ -265,7 +346,11 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   opts.throttle.recovery_ms = f.throttle_recovery_ms;
   opts.devices = f.devices;
   opts.cupti = !f.no_cupti;
+  opts.console = f.given("--quiet")     ? ConsoleMode::quiet
+                 : f.given("--verbose") ? ConsoleMode::verbose
+                                        : ConsoleMode::normal;
   build_pacing(f, opts);
+  (void)check_backend_flags(f, spec);  // its warnings are run's to print, once
 }
 
 int run(const RunFlags& f) {
@@ -279,6 +364,14 @@ int run(const RunFlags& f) {
   }
   agree_on_input(bad, bad ? "" : canonical(spec, f));
   if (bad) throw *bad;
+  if (is_primary())
+    for (const std::string& w : check_backend_flags(f, spec)) print_quietly(stderr, "ringbench: warning: " + w + "\n");
+  if (f.list) {
+    // Every process lists alike (the memory checks are collectives on an MPI job); rank 0 prints.
+    const std::string text = format_sweep_list(list_sweep(spec, opts));
+    if (is_primary()) print_quietly(stdout, text);
+    return kExitOk;
+  }
   if (opts.pace_fd >= 0) check_pace_fd(opts.pace_fd);
   const SweepOutcome res = run_sweep(spec, opts);
   // A sweep its A/B driver stopped did not measure what it was asked to: not a clean exit.
@@ -305,14 +398,31 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   f->app = sub;
   // The profile, the axes and --causal reach the agreement as the sweep they make.
   agree_on(sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
-               ->check(CLI::ExistingFile),
+               ->each(check_profile_argument),
            Agreement::none);
   auto axis = [&](const char* flag, const std::string& help) {
     for (auto& a : f->axes)
       if (std::string_view(a.flag) == flag) return agree_on(sub->add_option(flag, a.given, help), Agreement::none);
     throw std::logic_error(flag);
   };
-  axis("--seq", "Sequence lengths S (comma-separated, at most 2^40)");
+  axis("--seq",
+       "Sequence lengths S, comma-separated, at most 2^40: counts (4096, 4k, 1M; k, M, G: x 1024, 1024^2, 1024^3) "
+       "or ranges (1k:128k:x2 geometric, 1024:4096:+1024 arithmetic)");
+  // Each reaches the agreement as the sweep it makes, as the axes do.
+  const auto token_flag = [&](const std::string& names, const char* flag, std::int64_t& target, const char* help) {
+    agree_on(add_read_flag<std::int64_t>(
+                 sub, names, target, [flag](const std::string& t) { return parse_token_count(t, flag, kMaxSeq); }, help,
+                 "N"),
+             Agreement::none);
+  };
+  token_flag("-b,--seq-begin", "--seq-begin", f->seq_begin,
+             "nccl-tests' -b: the first S of the range -b B -e E -f F, which is --seq B:E:xF");
+  token_flag("-e,--seq-end", "--seq-end", f->seq_end, "nccl-tests' -e: the largest S of the range (default: -b's)");
+  agree_on(add_read_flag<std::int64_t>(
+               sub, "-f,--seq-factor", f->seq_factor,
+               [](const std::string& t) { return parse_integer(t, "--seq-factor", 2, kMaxSeq); },
+               "nccl-tests' -f: the factor from one S of the range to the next (default 2)", "F"),
+           Agreement::none);
   axis("--cp", "CP degrees c");
   axis("--split", "Split schemes: " + split_names());
   axis("--variant", "Variants: " + variant_names());
@@ -338,6 +448,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
       Agreement::none);
   agree_on(sub->add_option("--dump", f->dump, "Write Q, K, V and O as .npy per configuration into this directory"),
            Agreement::presence);
+  sub->add_flag("--list,--dry-run", f->list,
+                "Print the configurations the sweep would run (S, c, split, variant, memory estimate, id) and those "
+                "it would skip with the reason; run nothing, write nothing");
   sub->add_flag("--skip-invalid", f->skip_invalid,
                 "Record configurations that break a rule as skipped instead of stopping with exit 2");
   sub->add_option("--only", f->only,
@@ -357,6 +470,15 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   sub->add_flag("--no-interleave", f->no_interleave,
                 "Run each configuration's rounds back to back instead of round 1 of every configuration, then "
                 "round 2, ... (interleaved rounds spread a shared machine's bursts over many configurations)");
+  sub->add_flag("--c1-all", f->c1_all,
+                "At c = 1 run every split and variant; by default the first runs and the others, the same "
+                "computation, are recorded as its aliases (alias_of)");
+  // The console (bench/sweep/progress.hpp); only rank 0 prints.
+  auto* quiet =
+      sub->add_flag("--quiet")->description("Print only failed configurations and the summary line on stderr");
+  sub->add_flag("--verbose")
+      ->description("Print a line per round of each configuration as well as the table")
+      ->excludes(quiet);
   sub->add_flag("--trace", f->trace,
                 "Write a Chrome/Perfetto trace of each configuration's median pass to OUT/traces/");
   sub->add_flag("--no-cupti", f->no_cupti,
@@ -437,6 +559,7 @@ void check_run_arguments(const std::vector<std::string>& args) {
   CLI::App app;
   auto f = std::make_shared<RunFlags>();
   f->app = add_run_flags(app, f);
+  check_option_names(*f->app, args, "run options", "neither `ab` nor `run` takes it");
   std::vector<std::string> reversed{args.rbegin(), args.rend()};  // CLI11 takes them last first
   reversed.push_back("run");
   try {

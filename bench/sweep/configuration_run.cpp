@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/sweep/c1_alias.hpp"
 #include "bench/sweep/progress.hpp"
 #include "bench/sweep/result_record.hpp"
 #include "ring/plan/plan.hpp"
@@ -15,7 +16,7 @@ ConfigurationRun::ConfigurationRun(Config cfg, int index, std::string invalid)
     : cfg_(std::move(cfg)), index_(index), invalid_(std::move(invalid)) {}
 
 bool ConfigurationRun::due(int round) const {
-  if (!open()) return false;
+  if (!open() || alias_) return false;
   return rounds_ ? rounds_->due(round) : round == 0;
 }
 
@@ -85,6 +86,13 @@ RecordEntry ConfigurationRun::after_round(int round, const RoundResult& result, 
   open_entry.round = round;
   open_entry.rounds = planned_rounds();
   return open_entry;
+}
+
+RecordEntry ConfigurationRun::alias_of(const RecordEntry& measured, const Config& of) {
+  const RunStatus status = measured.closed.value_or(RunStatus::failed);
+  std::string detail = fmt::format("= {} (c = 1: the same computation)", of.label());
+  if (status != RunStatus::ok) detail += ": " + measured.detail;
+  return close(alias_record(measured.record, cfg_), status, std::move(detail));
 }
 
 RunStatus ConfigurationRun::final_status() const {

@@ -61,6 +61,12 @@ class ConfigurationRun {
   // How it ended; an open configuration (a sweep cut short) stands as its rounds so far.
   RunStatus final_status() const;
 
+  // An alias (c1_alias.hpp) is never due; it closes when the configuration it repeats does, with
+  // that configuration's closing entry under its own config.
+  void make_alias() { alias_ = true; }
+  bool alias() const { return alias_; }
+  RecordEntry alias_of(const RecordEntry& measured, const Config& of);
+
  private:
   RecordEntry close(reports::RunRecord record, RunStatus status, std::string detail, bool append = true);
   RecordEntry keep(const SweepStop& stop);
@@ -70,6 +76,7 @@ class ConfigurationRun {
   std::string invalid_;
   std::unique_ptr<ConfigurationRounds> rounds_;  // from its plan until it is closed
   std::optional<RunStatus> status_;
+  bool alias_ = false;
 };
 
 }  // namespace rb::bench

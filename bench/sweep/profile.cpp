@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "common/token_count.hpp"
 
 namespace rb::bench {
 namespace {
@@ -79,6 +80,27 @@ class FieldReader {
   FieldOrigin origin_;
 };
 
+// The seq axis: each value an integer, or text that is a token count ("4k") or a range
+// ("1k:128k:x2", "1024:4096:+1024", common/token_count.hpp) standing for the values it expands to.
+// What it expands to is then checked like any list (divisibility is checked per configuration).
+std::vector<std::int64_t> seq_values(const FieldReader& rd, const json& val, const std::string& path) {
+  std::vector<std::int64_t> out;
+  auto one = [&](const json& v, const std::string& p) {
+    if (!v.is_string()) {
+      out.push_back(rd.integer(v, p, 1, kMaxSeq));
+      return;
+    }
+    for (const std::int64_t x : parse_token_values(v.get<std::string>(), rd.where(p), kMaxSeq)) out.push_back(x);
+  };
+  if (val.is_array()) {
+    if (val.empty()) rd.fail(path, val, "must not be an empty list");
+    for (std::size_t i = 0; i < val.size(); ++i) one(val[i], rd.item(path, i));
+  } else {
+    one(val, path);
+  }
+  return out;
+}
+
 }  // namespace
 
 void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const FieldOrigin& origin) {
@@ -95,8 +117,7 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     return [&rd, parse](const json& v, const std::string& p) { return parse(rd.string(v, p), rd.where(p)); };
   };
   if (key == "seq")
-    s.seq = rd.list<std::int64_t>(val, path,
-                                  [&](const json& v, const std::string& p) { return rd.integer(v, p, 1, kMaxSeq); });
+    s.seq = seq_values(rd, val, path);
   else if (key == "cp")
     s.cp = rd.list<int>(val, path, as_int(kMaxCp));
   else if (key == "heads")

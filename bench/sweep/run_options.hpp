@@ -42,6 +42,10 @@ FaultSpec parse_fault(const std::string& s);
 // The name --inject-fault spells a kind with ("throw", ...); "" for none.
 std::string_view to_string(FaultKind k);
 
+// How much a sweep prints on stderr (bench/sweep/progress.hpp): --quiet only failures (and run's
+// summary line), normal the table of one row per configuration, --verbose also a line per round.
+enum class ConsoleMode { quiet, normal, verbose };
+
 struct RunOptions {
   std::filesystem::path out_dir = "results";
   std::optional<std::filesystem::path> dump_dir;  // --dump: Q, K, V, O as .npy per configuration
@@ -58,6 +62,9 @@ struct RunOptions {
   // burst on a shared machine hits a round of several configurations, not every round of one.
   // --no-interleave runs each configuration's rounds back to back (one at a time, e.g. under nsys).
   bool interleave = true;
+  // c = 1's splits and variants are one computation, run once, the others recorded as its aliases
+  // (bench/sweep/c1_alias.hpp); --c1-all runs each of them.
+  bool c1_aliases = true;
   bool trace = false;  // --trace: out_dir/traces/<config id>.json, Chrome trace of the median pass
   // CUDA backend (docs/design.md §7): virtual ranks measured one at a time (isolated) or all at once
   // (concurrent); the pass replayed as a CUDA Graph or launched eagerly; L2 flushed before samples.
@@ -77,7 +84,8 @@ struct RunOptions {
   // --throttle-threshold, --throttle-recovery: samples whose SM clock fell under the threshold are
   // dropped from the statistics (bench/sweep/throttle_filter.hpp). cuda only: the CPU reads no clock.
   ThrottleRule throttle;
-  bool primary = true;  // writes outputs (traces, dumps); false on MPI ranks other than 0
+  bool primary = true;                        // writes outputs (traces, dumps); false on MPI ranks other than 0
+  ConsoleMode console = ConsoleMode::normal;  // --quiet, --verbose
   // The sweep's kernel as asked (run_sweep sets it from the spec); each configuration's
   // Config::kernel is what was chosen for it (auto: the record says why).
   Kernel kernel_requested = Kernel::ringbench;

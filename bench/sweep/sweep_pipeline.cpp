@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench/sweep/c1_alias.hpp"
 #include "bench/sweep/configuration_run.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/interrupt.hpp"
@@ -30,6 +31,23 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   std::vector<ConfigurationRun> runs;
   runs.reserve(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) runs.emplace_back(configs[i], static_cast<int>(i), invalid[i]);
+  // c = 1's splits and variants are one computation: each alias is written when the configuration
+  // it repeats closes, and is never scheduled itself.
+  const std::vector<std::optional<std::size_t>> alias = sweep_aliases(configs, invalid, opts);
+  std::vector<std::vector<std::size_t>> aliases_of(configs.size());
+  for (std::size_t j = 0; j < configs.size(); ++j)
+    if (alias[j]) {
+      aliases_of[*alias[j]].push_back(j);
+      runs[j].make_alias();
+    }
+  const auto record = [&](std::size_t i, const RecordEntry& entry) {
+    recorder.record(i, entry);
+    if (!entry.closed) return;
+    for (const std::size_t j : aliases_of[i]) {
+      recorder.start(j, 0, 1);
+      recorder.record(j, runs[j].alias_of(entry, configs[i]));
+    }
+  };
   SweepStop stop;
   // An A/B run's driver lets each pass of rounds start (round_pacing.hpp); a pass is "round r of
   // every configuration", so pacing needs the interleaved schedule, which `run` insists on.
@@ -50,25 +68,26 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     }
     if (round > 0 && stop.stopped()) {
       recorder.start(i, 0, 1);
-      recorder.record(i, run.keep_rounds_run(stop));
+      record(i, run.keep_rounds_run(stop));
       continue;
     }
     if (round == 0) {
       if (const std::string skip = run.plan(opts, budget, stop); !skip.empty()) {
         recorder.start(i, 0, 1);
-        recorder.record(i, run.skip(skip));
+        record(i, run.skip(skip));
         continue;
       }
     }
     recorder.start(i, round, run.planned_rounds());
     const RoundResult result = run.run_round(round, references);
     stop.note(result, run.config());
-    recorder.record(i, run.after_round(round, result, stop));
+    record(i, run.after_round(round, result, stop));
   }
   if (pacer && !stop.stopped()) pacer->done();
   if (pacer && opts.pairing) opts.pairing->first_by_round = pacer->first_by_round();
-  std::vector<RunStatus> ended;
-  for (const auto& run : runs) ended.push_back(run.final_status());
+  std::vector<RunStatus> ended;  // an alias is its configuration's outcome, counted once
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (!alias[i]) ended.push_back(runs[i].final_status());
   SweepOutcome outcome = recorder.finish(ended, stop, spec, opts);
   outcome.stopped = stop.reason;
   return outcome;

@@ -1,4 +1,4 @@
-// results.jsonl and the progress lines during a sweep, results.json and the report after it.
+// results.jsonl and the console's rows during a sweep, results.json and the report after it.
 #include "bench/sweep/sweep_recorder.hpp"
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include "common/error.hpp"
 #include "common/utc_time.hpp"
 #include "reports/html/html_report.hpp"
+#include "reports/results/config_json.hpp"
 
 namespace rb::bench {
 namespace {
@@ -31,12 +32,28 @@ json distributed_info(const ring::World& w) {
           {"ranks", ranks}};
 }
 
+std::vector<std::string> labels_of(const std::vector<Config>& configs) {
+  std::vector<std::string> labels;
+  labels.reserve(configs.size());
+  for (const auto& c : configs) labels.push_back(c.label());
+  return labels;
+}
+
+ProgressOptions progress_options(const std::vector<Config>& configs, const RunOptions& opts) {
+  ProgressOptions p;
+  p.mode = opts.console;
+  p.rounds = opts.rounds;
+  p.interleave = opts.interleave;
+  p.per_gpu = !configs.empty() && configs.front().backend == Backend::cuda;
+  return p;
+}
+
 }  // namespace
 
 SweepRecorder::SweepRecorder(const std::vector<Config>& configs, const RunOptions& opts)
     : configs_(configs),
       started_utc_(utc_now_iso8601()),
-      progress_(static_cast<int>(configs.size()), opts.primary ? stderr : nullptr) {
+      progress_(labels_of(configs), progress_options(configs, opts), opts.primary ? stderr : nullptr) {
   std::optional<InputError> busy;
   if (opts.primary) {
     try {
@@ -50,19 +67,16 @@ SweepRecorder::SweepRecorder(const std::vector<Config>& configs, const RunOption
   if (opts.primary) writer_.emplace(opts.out_dir);
 }
 
-void SweepRecorder::start(std::size_t i, int round, int rounds) {
-  progress_.start(static_cast<int>(i), configs_[i].label(), round, rounds);
-}
+void SweepRecorder::start(std::size_t i, int round, int rounds) { progress_.start(static_cast<int>(i), round, rounds); }
 
 void SweepRecorder::record(std::size_t i, const RecordEntry& entry) {
   if (entry.append && writer_) writer_->append(entry.record);
-  const std::string& label = configs_[i].label();
   if (!entry.closed) {
-    progress_.round(static_cast<int>(i), label, entry.round, entry.rounds, entry.detail);
+    progress_.round(static_cast<int>(i), entry.round, entry.rounds, entry.record);
     return;
   }
   const std::string verdict(*entry.closed == RunStatus::failed ? "FAILED" : to_string(*entry.closed));
-  progress_.finish(static_cast<int>(i), label, verdict, entry.detail);
+  progress_.finish(static_cast<int>(i), verdict, entry.record, entry.detail);
 }
 
 SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const SweepStop& stop, const SweepSpec& spec,
@@ -86,7 +100,9 @@ SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const Sw
               {"stopped", stop.stopped() ? json(stop.reason) : json(nullptr)}};
   if (const ring::World* w = world()) header["distributed"] = distributed_info(*w);
   if (opts.pairing) header["pairing"] = to_json(*opts.pairing);  // an A/B run (round_pacing.hpp)
-  outcome.results_json = writer_->finish(header);
+  std::vector<std::string> order;
+  for (const auto& c : configs_) order.push_back(reports::config_id(c));
+  outcome.results_json = writer_->finish(header, order);
   outcome.results_jsonl = writer_->jsonl_path();
   // The report is a view of what was measured: a problem rendering it never fails the sweep.
   try {

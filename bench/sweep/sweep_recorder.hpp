@@ -40,7 +40,7 @@ class SweepRecorder {
   SweepRecorder(const SweepRecorder&) = delete;
   SweepRecorder& operator=(const SweepRecorder&) = delete;
 
-  // Configuration i's round `round` of `rounds` starts (the live progress line); a configuration
+  // Configuration i's round `round` of `rounds` starts (the live row on a terminal); a configuration
   // that is skipped or closed without running starts as round 0 of 1.
   void start(std::size_t i, int round, int rounds);
   // Writes what configuration i handed back after a step (configuration_run.hpp): appends its

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -422,8 +423,14 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
   for (const auto& spec : checks) {
     CheckResult cr;
     cr.spec = spec;
+    std::set<std::string> matched;
     for (std::size_t i = 0; i < runs.size(); ++i)
-      if (matches(spec.where, configs[i])) cr.outcomes.push_back(outcome_of(spec, runs[i]));
+      if (matches(spec.where, configs[i])) matched.insert(runs[i].config.id);
+    // A c = 1 alias repeats the measurement of the configuration it names: where the check covers
+    // that one too, the alias is the same outcome and counts once (one failure, one cause).
+    for (std::size_t i = 0; i < runs.size(); ++i)
+      if (matches(spec.where, configs[i]) && !(runs[i].alias_of.size() && matched.count(runs[i].alias_of)))
+        cr.outcomes.push_back(outcome_of(spec, runs[i]));
     if (cr.outcomes.empty()) cr.outcomes.push_back(no_match(spec));
     rep.checks.push_back(std::move(cr));
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -351,6 +352,13 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   std::vector<RunRecord> base_runs, new_runs;
   for (const auto& r : base.runs()) base_runs.push_back(read_run_record(r));
   for (const auto& r : neu.runs()) new_runs.push_back(read_run_record(r));
+  std::set<std::string> aliases;
+  for (const auto* runs : {&base_runs, &new_runs})
+    for (const auto& r : *runs)
+      if (!r.alias_of.empty()) aliases.insert(r.config.id);
+  for (auto* runs : {&base_runs, &new_runs})
+    std::erase_if(*runs, [&](const RunRecord& r) { return aliases.count(r.config.id) > 0; });
+  cmp.aliases.assign(aliases.begin(), aliases.end());
   std::map<std::string, std::size_t> new_by_id, base_by_id;
   for (std::size_t i = 0; i < new_runs.size(); ++i) new_by_id.emplace(new_runs[i].config.id, i);
   for (std::size_t i = 0; i < base_runs.size(); ++i) base_by_id.emplace(base_runs[i].config.id, i);
@@ -451,7 +459,7 @@ json Comparison::to_json() const {
   for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
   const Metric& mi = *options.metric;
   return {{"schema", "ringbench.compare"},
-          {"schema_version", "0.3.0"},  // 0.2.0: UNDERPOWERED; 0.3.0: the error rate over the compare, pairs
+          {"schema_version", "0.4.0"},  // 0.2.0: UNDERPOWERED; 0.3.0: the error rate, pairs; 0.4.0: aliases
           {"base", base_path},
           {"new", new_path},
           {"metric",
@@ -471,6 +479,7 @@ json Comparison::to_json() const {
             {"first_level", family.first_level}}},
           {"summary", summary},
           {"regression", regression()},
+          {"aliases", aliases},
           {"runs", rs}};
 }
 

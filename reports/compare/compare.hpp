@@ -109,6 +109,9 @@ struct Comparison {
   std::string repeat_of;            // --repeat-of: the first compare's JSON, whose SLOWER this pair repeats
   FamilyLevel family;               // Benjamini–Hochberg over every pair with samples
   std::vector<RunComparison> runs;  // BASE's order, then runs only in NEW in NEW's order
+  // Ids recorded as a c = 1 alias in either file (results 2.6.0): the same measurement as another
+  // configuration, left out so that it is compared, and counted in the error rate, once.
+  std::vector<std::string> aliases;
   int count(Verdict v) const;
   bool regression() const;
   nlohmann::json to_json() const;

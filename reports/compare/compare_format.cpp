@@ -88,6 +88,12 @@ std::string format_compare_text(const Comparison& cmp) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (!cmp.aliases.empty())
+    out += fmt::format(
+        "note: {} configuration{} at c = 1 repeat{} another's measurement (alias_of) and {} not "
+        "compared again\n",
+        cmp.aliases.size(), cmp.aliases.size() == 1 ? "" : "s", cmp.aliases.size() == 1 ? "s" : "",
+        cmp.aliases.size() == 1 ? "is" : "are");
   out += fmt::format("summary: {}{}\n", summary_line(cmp), cmp.regression() ? "  → REGRESSION" : "");
   return out;
 }

@@ -148,6 +148,8 @@ History build_history(std::vector<DatedResults> files, double threshold) {
     h.commits.push_back(commit_of_file(f.results));
     for (const auto& run : f.results.runs()) {
       const RunRecord record = read_run_record(run);
+      // A c = 1 alias repeats another configuration's measurement: one series, one count.
+      if (!record.alias_of.empty()) continue;
       const std::string& id = record.config.id;
       auto [it, fresh] = index.emplace(id, h.configs.size());
       if (fresh) {
@@ -236,7 +238,7 @@ void set_baseline(History& h, const ResultsFile& baseline) {
     std::vector<ProbeReading> readings;
     for (const auto& run : baseline.runs()) {
       const RunRecord record = read_run_record(run);
-      if (record.status != RunStatus::ok) continue;
+      if (record.status != RunStatus::ok || !record.alias_of.empty()) continue;
       if (const auto p = probe_of(record)) readings.push_back(*p);
     }
     h.probe->baseline = night_probe(readings, h.probe_version);

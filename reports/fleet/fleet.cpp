@@ -66,7 +66,8 @@ NodeRuns node_runs(const ResultsFile& f) {
   NodeRuns n{node_identity(f.doc), f.path.string(), {}};
   for (const json& j : f.runs()) {
     RunRecord r = read_run_record(j);
-    if (r.status == RunStatus::ok) n.runs.emplace(r.config.id, std::move(r));
+    // A c = 1 alias repeats another configuration's measurement: counted once in the medians.
+    if (r.status == RunStatus::ok && r.alias_of.empty()) n.runs.emplace(r.config.id, std::move(r));
   }
   return n;
 }

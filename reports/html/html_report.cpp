@@ -26,6 +26,10 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bott
 nav a{margin-right:14px}.note{color:var(--muted);margin:4px 0 10px}.missing{background:#fff8e1;border-left:4px solid #f9a825;padding:6px 10px}
 .counts span{margin-right:14px}.counts .ok{color:var(--ok)}.counts .failed{color:var(--bad)}.counts .skipped{color:var(--skip)}
 .scroll{overflow:auto;max-height:640px;border:1px solid var(--line)}
+.pin{position:sticky;left:0;z-index:1;background:var(--bg);box-shadow:inset -1px 0 0 var(--line)}thead th.pin{z-index:2;background:#f5f7f8}
+.common{margin:4px 0 8px;font-weight:500}.warn{background:#fff3e0;border-left:4px solid #e65100;padding:6px 10px;margin:6px 0;max-width:780px}
+.with-warn{max-width:540px}table.best{margin:0 0 6px}table.best td.best{font-weight:600;color:var(--ok)}tr.shared td{background:#fff8f0}.warn-mark{color:#e65100;cursor:help}.within{color:var(--muted);font-size:12px}
+details.how{margin:0 0 6px}details.how>summary{cursor:pointer;color:var(--muted)}
 table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;border-bottom:1px solid #eceff1;text-align:left;white-space:nowrap}
 thead th{position:sticky;top:0;background:#f5f7f8;cursor:default}.js table.sortable thead th{cursor:pointer}
 th[aria-sort=ascending]::after{content:" \25B2"}th[aria-sort=descending]::after{content:" \25BC"}
@@ -89,7 +93,12 @@ std::string scalar(const json& obj, const char* key) {
 
 std::string render_report(const ResultsFile& results, const ReportOptions& opt) {
   const json& doc = results.doc;
-  const auto runs = view_runs(results.runs());
+  const json& host = doc.contains("host") ? doc["host"] : json();
+  const std::optional<int> cpu_threads = host.is_object() && host.contains("cpu_threads") &&
+                                                 host["cpu_threads"].is_number_integer()
+                                             ? std::optional<int>(host["cpu_threads"].get<int>())
+                                             : std::nullopt;
+  const auto runs = view_runs(results.runs(), cpu_threads);
   const json profile = doc.contains("profile") ? doc["profile"] : json();
   const json tool = doc.contains("tool") ? doc["tool"] : json();
   const std::string profile_name = scalar(profile, "name");
@@ -120,12 +129,14 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
       runs.size(), ok, failed, skipped, html_escape(scalar(tool, "name")), html_escape(scalar(tool, "version")),
       html_escape(scalar(tool, "git_sha")));
   html +=
-      "<nav><a href=\"#summary\">summary</a><a href=\"#failures\">failures</a><a href=\"#time-vs-seq\">time vs "
+      "<nav><a href=\"#summary\">summary</a><a href=\"#best\">fastest at c</a><a href=\"#failures\">failures</a><a "
+      "href=\"#time-vs-seq\">time vs "
       "S</a><a href=\"#rank-bars\">work per rank</a><a href=\"#overlap\">overlap</a><a "
       "href=\"#timelines\">timelines</a><a href=\"#samples\">samples</a><a href=\"#model\">model</a><a "
       "href=\"#environment\">environment</a></nav>"
       "</header><main>";
   html += section_summary(runs, anchors);
+  html += section_best_at_c(runs);
   html += section_failures(runs);
   html += section_time_vs_seq(runs, opt);
   html += section_rank_bars(runs, opt);

@@ -45,10 +45,64 @@ void style_split(Series& s, const std::string& split) {
 }
 int split_color(const std::string& split) { return split_style(split).color; }
 
+// One c at a shape's largest S: a line against c would be one lonely point per split, so the chart
+// draws bars over the splits instead, one series per metric (measured, planned).
+std::string split_bars(const std::string& id, const std::string& title, const Axis& y,
+                       const std::vector<std::pair<std::string, const std::map<std::string, Series>*>>& metrics,
+                       std::optional<double> reference = std::nullopt, const std::string& reference_label = "") {
+  BarChart b;
+  b.id = id;
+  b.title = title;
+  b.x_label = "split";
+  b.y = y;
+  std::set<std::string> splits;
+  for (const auto& [name, m] : metrics)
+    for (const auto& [split, ser] : *m) splits.insert(split);
+  b.categories.assign(splits.begin(), splits.end());
+  for (const auto& [name, m] : metrics) {
+    if (m->empty()) continue;
+    BarSeries bs{name, {}, -1};
+    for (const auto& split : b.categories) {
+      const auto it = m->find(split);
+      bs.values.push_back(it != m->end() && !it->second.points.empty() ? std::optional<double>(it->second.points[0].y)
+                                                                       : std::nullopt);
+    }
+    b.series.push_back(std::move(bs));
+  }
+  b.reference = reference;
+  b.reference_label = reference_label;
+  b.note = "One c at this S: bars per split instead of a line against c.";
+  return render_bar_chart(b);
+}
+
 std::string omitted(std::size_t n, const char* what) {
   return n ? fmt::format("<p class=\"note\">{} more {} not drawn (cap); the summary table lists every run.</p>", n,
                          what)
            : std::string();
+}
+
+// Median pass time at the one S of a shape: groups by c, a bar per split in the split's colour.
+std::string time_bars(const std::string& id, const std::string& shape, std::int64_t seq,
+                      const std::map<std::pair<int, std::string>, Series>& series) {
+  BarChart b;
+  b.id = id;
+  b.title = shape + " \u2014 S=" + format_tokens(static_cast<double>(seq));
+  b.x_label = "CP degree c";
+  b.y = {"median pass time (ms)"};
+  std::set<int> cps;
+  std::set<std::string> splits;
+  for (const auto& [key, ser] : series) cps.insert(key.first), splits.insert(key.second);
+  for (int c : cps) b.categories.push_back(fmt::format("c={}", c));
+  for (const auto& split : splits) {
+    BarSeries bs{split, {}, split_color(split)};
+    for (int c : cps) {
+      const auto it = series.find({c, split});
+      bs.values.push_back(it != series.end() ? std::optional<double>(it->second.points[0].y) : std::nullopt);
+    }
+    b.series.push_back(std::move(bs));
+  }
+  b.note = "One S in this sweep: bars per c and split instead of lines against S.";
+  return render_bar_chart(b);
 }
 
 }  // namespace
@@ -63,9 +117,11 @@ std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOp
   for (const auto& shape : shapes) {
     std::map<std::pair<int, std::string>, Series> series;
     std::set<int> cps;
+    std::set<std::int64_t> seqs;
     for (const auto* r : shape.runs) cps.insert(r->cp);
     for (const auto* r : shape.runs) {
       if (r->status != "ok" || !r->median_ms) continue;
+      seqs.insert(r->seq);
       auto& ser = series[{r->cp, r->split}];
       if (ser.name.empty()) {
         ser.name = fmt::format("c={} {}", r->cp, r->split);
@@ -78,6 +134,11 @@ std::string section_time_vs_seq(const std::vector<RunView>& runs, const ReportOp
     if (series.empty()) continue;
     if (drawn == opt.max_shape_charts) {
       ++skipped;
+      continue;
+    }
+    if (seqs.size() == 1) {  // one S: bars per c and split, not one lonely point per line
+      s += time_bars(fmt::format("time-chart-{}", drawn), shape.label, *seqs.begin(), series);
+      ++drawn;
       continue;
     }
     LineChart c;
@@ -157,8 +218,13 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
       planned.series.push_back(std::move(w));
       measured.series.push_back(std::move(a));
     }
+    const std::string warn = shared_cpus_warning(
+        group,
+        "Each bar is a rank's time including its waits for a core, not the work it had: the planned bars "
+        "say how the split shares the work.");
     s += "<div class=\"grid pair\">" + render_bar_chart(planned) +
-         (any_measured ? render_bar_chart(measured)
+         (any_measured ? (warn.empty() ? render_bar_chart(measured)
+                                       : "<div class=\"with-warn\">" + render_bar_chart(measured) + warn + "</div>")
                        : not_measured("These runs carry no per-rank attention time (metrics.per_rank)."));
     s += "</div>";
   }
@@ -179,9 +245,13 @@ std::string section_overlap(const std::vector<RunView>& runs) {
     for (const auto* r : shape.runs)
       if (r->status == "ok") smax = std::max(smax, r->seq);
     std::map<std::string, Series> ov, ex, im, wi;
+    std::set<int> cs;
+    std::vector<const RunView*> at_smax;
     for (const auto* r : shape.runs) {
       if (r->status != "ok" || r->seq != smax) continue;
       const double c = r->cp;
+      cs.insert(r->cp);
+      at_smax.push_back(r);
       auto add = [&](std::map<std::string, Series>& m, const std::optional<double>& v, const std::string& suffix,
                      bool planned) {
         if (!v) return;
@@ -203,7 +273,11 @@ std::string section_overlap(const std::vector<RunView>& runs) {
     if (ov.empty() && ex.empty() && im.empty() && wi.empty()) continue;
     if (++shapes_drawn > 4) break;
     const std::string where = fmt::format("S={} {}", format_tokens(static_cast<double>(smax)), shape.label);
+    const bool one_c = cs.size() == 1;
     auto chart = [&](std::map<std::string, Series>& m, const char* id, const std::string& title, Axis y) {
+      if (one_c)
+        return split_bars(fmt::format("{}-{}", id, shapes_drawn - 1),
+                          fmt::format("{} \u2014 c={} {}", title, *cs.begin(), where), y, {{title, &m}});
       LineChart c;
       c.id = fmt::format("{}-{}", id, shapes_drawn - 1);
       c.title = title + " \u2014 " + where;
@@ -221,12 +295,23 @@ std::string section_overlap(const std::vector<RunView>& runs) {
     }
     any_overlap |= !ex.empty();
     if (!ex.empty()) charts += chart(ex, "exposed-chart", "exposed comm", {"exposed comm (ms)"});
+    // The ranks took turns on the cores: say so beside the imbalance they make look worse.
+    const std::string warn = shared_cpus_warning(
+        at_smax, "Measured imbalance at those c includes the turns ranks took on a core, not only the split's work.");
+    if (!warn.empty()) charts += "<div class=\"with-warn\">";
+    if (one_c && !(im.empty() && wi.empty())) {
+      Axis y{"max / mean over ranks"};
+      charts += split_bars(fmt::format("imbalance-chart-{}", shapes_drawn - 1),
+                           fmt::format("imbalance \u2014 c={} {}", *cs.begin(), where), y,
+                           {{"measured", &im}, {"planned", &wi}}, 1.0, "mean (perfect balance)");
+    }
     for (auto& [k, ser] : wi) im[k + " planned"] = std::move(ser);
-    if (!im.empty()) {
+    if (!one_c && !im.empty()) {
       Axis y{"max / mean over ranks"};
       y.include_zero = false;
       charts += chart(im, "imbalance-chart", "imbalance", y);
     }
+    if (!warn.empty()) charts += warn + "</div>";
     charts += "</div>";
   }
   if (!any_overlap)

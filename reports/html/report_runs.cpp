@@ -2,6 +2,8 @@
 #include "reports/html/report_runs.hpp"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,9 +22,23 @@ std::vector<std::optional<double>> by_rank(const std::optional<std::vector<RankV
   return out;
 }
 
+// The CPUs that ran a cpu run's ranks: the distinct bound CPUs of its placement, else (threads the
+// OS placed, or a file before 2.5.0) every CPU of the host.
+int cpus_of(const RunRecord& record, std::optional<int> host_cpu_threads) {
+  if (record.config.backend != "cpu") return 0;
+  std::set<std::pair<std::string, std::string>> bound;
+  bool all_bound = !record.placement.empty();
+  for (const RecordPlacement& p : record.placement) {
+    all_bound &= p.device.rfind("cpu ", 0) == 0;
+    bound.emplace(p.host, p.device);
+  }
+  if (all_bound) return static_cast<int>(bound.size());
+  return host_cpu_threads && *host_cpu_threads > 0 ? *host_cpu_threads : 0;
+}
+
 }  // namespace
 
-RunView view_run(RunRecord record, std::size_t index) {
+RunView view_run(RunRecord record, std::size_t index, std::optional<int> host_cpu_threads) {
   RunView v;
   v.index = index;
   const RecordConfig& cfg = record.config;
@@ -81,15 +97,17 @@ RunView view_run(RunRecord record, std::size_t index) {
       v.imbalance_derived = true;
     }
   }
+  if (v.exposed_comm_ms && v.median_ms && *v.median_ms > 0) v.exposed_share = *v.exposed_comm_ms / *v.median_ms;
   v.has_timeline = record.timeline.has_value();
+  v.cpus = cpus_of(record, host_cpu_threads);
   v.record = std::move(record);
   return v;
 }
 
-std::vector<RunView> view_runs(const nlohmann::json& runs) {
+std::vector<RunView> view_runs(const nlohmann::json& runs, std::optional<int> host_cpu_threads) {
   std::vector<RunView> out;
   out.reserve(runs.size());
-  for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(view_run(read_run_record(runs[i]), i));
+  for (std::size_t i = 0; i < runs.size(); ++i) out.push_back(view_run(read_run_record(runs[i]), i, host_cpu_threads));
   return out;
 }
 

@@ -45,12 +45,19 @@ struct RunView {
   std::optional<double> work_imbalance;                  // plan.work_imbalance
   std::vector<std::optional<double>> rank_attention_ms;  // measured A_r, by rank
   std::vector<std::optional<double>> rank_work;          // plan work (pairs × Hq), by rank
+  std::optional<double> exposed_share;                   // exposed_comm_ms / median_ms: the pass's share
   bool has_timeline = false;
+  // cpu backend: how many CPUs ran the ranks: the distinct (host, "cpu N") of the placement (2.5.0)
+  // when every rank was bound, else the host's cpu_threads; 0: unknown, or not the cpu backend.
+  int cpus = 0;
+  // More ranks than CPUs: ranks took turns on a core, so per-rank times include waiting for one.
+  bool shared_cpus() const { return cpus > 0 && cp > cpus; }
 };
 
-RunView view_run(RunRecord record, std::size_t index);
+// host_cpu_threads: the header's host.cpu_threads, for runs whose threads were not bound to a CPU.
+RunView view_run(RunRecord record, std::size_t index, std::optional<int> host_cpu_threads = std::nullopt);
 // The runs of a results document (its runs[] array), each read once into its RunRecord.
-std::vector<RunView> view_runs(const nlohmann::json& runs);
+std::vector<RunView> view_runs(const nlohmann::json& runs, std::optional<int> host_cpu_threads = std::nullopt);
 
 // A label such as "S=4k c=8 zigzag ring" (plus the shape when `with_shape`).
 std::string run_label(const RunView& r, bool with_shape = false);

@@ -2,6 +2,7 @@
 // reports/: html_report.cpp assembles them into the page.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,13 @@
 
 namespace rb::reports {
 
-// report_tables.cpp
+// report_summary.cpp
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& timeline_anchor);
+
+// report_best.cpp: for each shape and S, which split and variant was fastest at each c, and by how much.
+std::string section_best_at_c(const std::vector<RunView>& runs);
+
+// report_tables.cpp
 std::string section_failures(const std::vector<RunView>& runs);
 std::string section_environment(const nlohmann::json& doc, const std::string& source);
 std::string section_cupti(const std::vector<RunView>& runs);
@@ -35,5 +41,14 @@ std::string section_timelines(const std::vector<RunView>& runs, const ReportOpti
 
 // A paragraph saying what is missing and why, shown instead of a chart.
 std::string not_measured(const std::string& what);
+
+// A numeric table cell: the sort key in data-v (empty when not measured, so those sort last).
+std::string num_cell(const std::optional<double>& v, const std::string& text);
+
+// The warning placed beside a figure that per-rank times mislead when a cpu run had more ranks than
+// CPUs (RunView::shared_cpus): "ranks shared CPUs: c = 8 ranks on 2 CPUs; per-rank times include
+// waiting for a core." and then `consequence`, what it means for that figure. Empty when no run of
+// `runs` shared CPUs.
+std::string shared_cpus_warning(const std::vector<const RunView*>& runs, const std::string& consequence = "");
 
 }  // namespace rb::reports

@@ -1,8 +1,9 @@
-// The report's tables: the summary (one row per configuration, sortable by script, readable without
-// it), failures and skips with their reasons, and the environment the sweep ran in.
+// The report's tables: failures and skips with their reasons, and the environment the sweep ran in.
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -13,16 +14,6 @@ namespace rb::reports {
 namespace {
 
 using nlohmann::json;
-
-std::string cell(const std::string& text, const std::string& cls = "") {
-  return cls.empty() ? "<td>" + text + "</td>" : fmt::format("<td class=\"{}\">{}</td>", cls, text);
-}
-
-// A numeric cell: the sort key in data-v (empty when not measured, so those sort last).
-std::string num_cell(const std::optional<double>& v, const std::string& text) {
-  return v ? fmt::format("<td class=\"n\" data-v=\"{}\">{}</td>", format_number(*v, 8), text)
-           : "<td class=\"n na\" data-v=\"\">\u2014</td>";
-}
 
 std::string scalar_text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -81,66 +72,25 @@ std::string not_measured(const std::string& what) {
   return "<p class=\"missing\"><strong>Not measured.</strong> " + html_escape(what) + "</p>";
 }
 
-std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& anchor) {
-  std::string s =
-      "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. Median time of the timed "
-      "passes \u00b1 their noise (stdev/mean); TFLOP/s per GPU: the plan's causal FLOPs (docs/design.md "
-      "\u00a73) / the GPUs that ran the ranks at once / pass time, what one device sustains, never the sum over ranks; "
-      "slowest rank: the "
-      "lowest "
-      "rank's own FLOPs over its attention time. Comm: transfers executing, mean over ranks (in flight: from issue "
-      "to done, waits included; \u2020 marks comm taken from in-flight spans, where execution was not visible, "
-      "docs/metrics.md); overlap and exposed comm from the measured timeline (docs/design.md \u00a76); imbalance is "
-      "max/mean "
-      "of the per-rank attention time, work imb. the same over the plan's unmasked pairs. Click a heading to sort "
-      "(needs JavaScript).</p><div class=\"scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>";
-  for (const char* h : {"#", "configuration", "S", "c", "split", "variant", "shape", "status", "correct", "median ms",
-                        "\u00b1 noise", "TFLOP/s per GPU", "slowest rank", "comm ms", "in flight ms", "overlap",
-                        "exposed comm ms", "imbalance", "work imb."})
-    s += fmt::format("<th>{}</th>", h);
-  s += "</tr></thead><tbody>";
-  for (const auto& r : runs) {
-    s += fmt::format("<tr class=\"{}\">", html_escape(r.status));
-    s += num_cell(static_cast<double>(r.index), fmt::format("{}", r.index));
-    const std::string id = html_escape(r.id);
-    s += cell(r.index < anchor.size() && !anchor[r.index].empty()
-                  ? fmt::format("<a href=\"#{}\" title=\"timeline\">{}</a>", anchor[r.index], id)
-                  : id,
-              "id");
-    s += num_cell(static_cast<double>(r.seq), html_escape(format_tokens(static_cast<double>(r.seq))));
-    s += num_cell(static_cast<double>(r.cp), fmt::format("{}", r.cp));
-    s += cell(html_escape(r.split)) + cell(html_escape(r.variant));
-    s += cell(html_escape(fmt::format("{}/{}\u00d7{} {}{}", r.heads, r.kv_heads, r.head_dim, r.dtype,
-                                      r.causal ? "" : " full")));
-    s += cell(html_escape(r.status), "st");
-    if (r.correct)
-      s += fmt::format("<td class=\"{}\" data-v=\"{}\">{} {}</td>", *r.correct ? "pass" : "fail",
-                       r.max_abs_err ? format_number(*r.max_abs_err, 8) : "", *r.correct ? "\u2713" : "\u2717",
-                       r.max_abs_err ? format_number(*r.max_abs_err, 2) : "");
-    else
-      s += "<td class=\"na\" data-v=\"\">\u2014</td>";
-    s += num_cell(r.median_ms, r.median_ms ? format_number(*r.median_ms, 4) : "");
-    s += num_cell(r.noise_pct, r.noise_pct ? format_number(*r.noise_pct, 2) + "%" : "");
-    s += num_cell(r.tflops, r.tflops ? format_number(*r.tflops, 3) : "");
-    s += num_cell(r.tflops_slowest, r.tflops_slowest ? format_number(*r.tflops_slowest, 3) : "");
-    const char* dagger = r.comm_basis == "in_flight" || r.comm_basis == "mixed" ? "\u2020" : "";
-    s += num_cell(r.comm_ms, r.comm_ms ? format_number(*r.comm_ms, 3) + dagger : "");
-    s += num_cell(r.comm_in_flight_ms, r.comm_in_flight_ms ? format_number(*r.comm_in_flight_ms, 3) : "");
-    s += num_cell(r.overlap, r.overlap ? format_percent(*r.overlap) : "");
-    s += num_cell(r.exposed_comm_ms, r.exposed_comm_ms ? format_number(*r.exposed_comm_ms, 3) : "");
-    s += num_cell(r.imbalance, r.imbalance ? format_number(*r.imbalance, 3) + (r.imbalance_derived ? "*" : "") : "");
-    s += num_cell(r.work_imbalance, r.work_imbalance ? format_number(*r.work_imbalance, 3) : "");
-    s += "</tr>";
+std::string num_cell(const std::optional<double>& v, const std::string& text) {
+  return v ? fmt::format("<td class=\"n\" data-v=\"{}\">{}</td>", format_number(*v, 8), text)
+           : "<td class=\"n na\" data-v=\"\">\u2014</td>";
+}
+
+std::string shared_cpus_warning(const std::vector<const RunView*>& runs, const std::string& consequence) {
+  std::set<std::pair<int, int>> shared;  // (c, CPUs)
+  for (const RunView* r : runs)
+    if (r->shared_cpus()) shared.emplace(r->cp, r->cpus);
+  if (shared.empty()) return {};
+  std::string s = "<p class=\"warn cpu-shared\" role=\"note\">\u26a0 ranks shared CPUs: ";
+  bool first = true;
+  for (const auto& [c, cpus] : shared) {
+    s += fmt::format("{}c = {} ranks on {} CPU{}", first ? "" : ", ", c, cpus, cpus == 1 ? "" : "s");
+    first = false;
   }
-  s += "</tbody></table></div>";
-  if (std::any_of(runs.begin(), runs.end(), [](const RunView& r) { return r.imbalance_derived; }))
-    s += "<p class=\"note\">* imbalance computed by the report from metrics.per_rank attention times (the record has "
-         "no metrics.imbalance).</p>";
-  if (std::none_of(runs.begin(), runs.end(), [](const RunView& r) { return r.overlap.has_value(); }))
-    s += not_measured(
-        "No run carries metrics.overlap_fraction or metrics.exposed_comm_ms: these results predate the "
-        "measurement layer's metrics (docs/design.md \u00a76), so the overlap and exposed comm columns are empty.");
-  return s + "</section>";
+  s += "; per-rank times include waiting for a core.";
+  if (!consequence.empty()) s += fmt::format(" {}", html_escape(consequence));
+  return s + "</p>";
 }
 
 // CUPTI's figures beside the cost of getting them: the traced pass runs slower than the timed ones

@@ -76,7 +76,7 @@ std::string section_timelines(const std::vector<RunView>& runs, const ReportOpti
     const std::string median = r.median_ms ? fmt::format(" \u2014 median {} ms", format_number(*r.median_ms, 4)) : "";
     body += fmt::format("<details class=\"tl\" id=\"{}\" data-run=\"{}\"{}><summary>{}{}</summary>{}</details>", id,
                         html_escape(r.id), drawn < opt.open_timelines ? " open" : "", html_escape(run_label(r, true)),
-                        html_escape(median), svg);
+                        html_escape(median), shared_cpus_warning({&r}) + svg);
     options += fmt::format("<option value=\"{}\">{}</option>", id, html_escape(run_label(r, true)));
     anchor[r.index] = id;
     ++drawn;

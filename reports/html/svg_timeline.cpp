@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <tuple>
@@ -50,6 +51,25 @@ std::string clipped(std::string s) {
   return s + "\u2026";
 }
 
+// A time in ms to the nanosecond, without trailing zeros: 1.2345 ms, not 1.23 or 1.234500.
+std::string exact_ms(double ms) {
+  std::string s = fmt::format("{:.6f}", ms);
+  while (s.size() > 1 && s.back() == '0') s.pop_back();
+  if (s.back() == '.') s.pop_back();
+  return s == "-0" ? "0" : s;
+}
+
+// The hover text of one bar: what ran, then its exact begin, end and duration, then the bytes moved.
+std::string bar_title(int rank, const std::string& name, const std::string& kind, int step, std::int64_t bytes,
+                      double begin, double end) {
+  std::string s = fmt::format("r{} {}", rank, name);
+  if (!kind.empty() && kind != name) s += fmt::format(" ({})", kind);
+  if (step >= 0) s += fmt::format(", step {}", step);
+  s += fmt::format("\nbegin {} ms, end {} ms, duration {} ms", exact_ms(begin), exact_ms(end), exact_ms(end - begin));
+  if (bytes > 0) s += fmt::format("\n{} bytes", bytes);
+  return s;
+}
+
 }  // namespace
 
 std::string render_timeline_chart(const TimelineChart& c) {
@@ -86,10 +106,11 @@ std::string render_timeline_chart(const TimelineChart& c) {
   for (const auto& [color, bars] : by_color) {
     s += fmt::format("<g class=\"c{}\">", color % 10);
     for (const auto* b : bars) {
+      // A short interval still gets a bar one can see and hover; one near the end grows leftwards.
       const double xa = xmap(b->begin_ms), xb = xmap(b->end_ms);
+      const double w = std::max(kMinTimelineBarPx, xb - xa), x = std::max(x0, std::min(xa, x1 - w));
       s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
-                       px(xa), px(kTop + b->row * c.row_height + 2), px(std::max(0.4, xb - xa)), c.row_height - 4,
-                       html_escape(b->title));
+                       px(x), px(kTop + b->row * c.row_height + 2), px(w), c.row_height - 4, html_escape(b->title));
     }
     s += "</g>";
   }
@@ -106,7 +127,8 @@ bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
   const RecordTimeline& tl = *run.timeline;
   struct Iv {
     int rank, step;
-    std::string lane, name;
+    std::string lane, name, kind;
+    std::int64_t bytes;
     double b, e;
   };
   std::vector<Iv> ivs;
@@ -114,7 +136,8 @@ bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
   const std::size_t usable = tl.intervals.size();
   for (std::size_t i = 0; i < usable && i < kMaxTimelineBars; ++i) {  // the rest counted for the note, not drawn
     const RecordInterval& iv = tl.intervals[i];
-    ivs.push_back({iv.rank, iv.step.value_or(-1), clipped(iv.lane), clipped(iv.name), iv.begin_ms, iv.end_ms});
+    ivs.push_back({iv.rank, iv.step.value_or(-1), clipped(iv.lane), clipped(iv.name), clipped(iv.kind), iv.bytes,
+                   iv.begin_ms, iv.end_ms});
     end_max = std::max(end_max, iv.end_ms);
   }
   if (ivs.empty()) return false;
@@ -135,11 +158,7 @@ bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
     const int color = name_color(x.name, extra);
     legend.emplace(color, x.name);
     c.bars.push_back({row_of[{x.rank, x.lane}], x.b, x.e, color,
-                      x.step >= 0
-                          ? fmt::format("r{} {} step {}: {} ms ({} to {})", x.rank, x.name, x.step,
-                                        format_number(x.e - x.b, 3), format_number(x.b, 4), format_number(x.e, 4))
-                          : fmt::format("r{} {}: {} ms ({} to {})", x.rank, x.name, format_number(x.e - x.b, 3),
-                                        format_number(x.b, 4), format_number(x.e, 4))});
+                      bar_title(x.rank, x.name, x.kind, x.step, x.bytes, x.b, x.e)});
   }
   for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
   c.window_ms = std::max(tl.window_ms.value_or(0), end_max);

@@ -36,6 +36,9 @@ std::string render_timeline_chart(const TimelineChart& chart);
 // What one timeline draws at most: the record's own cap (bench/sweep/result_record.cpp), so only a
 // hand-made or foreign file meets it; the note under the chart says how many were left out.
 inline constexpr std::size_t kMaxTimelineBars = 4096;
+// The narrowest bar drawn, in px at the chart's own width: a 20 µs transfer in a 50 ms pass would be
+// a fifth of a pixel, too thin to see or hover.
+inline constexpr double kMinTimelineBarPx = 2;
 
 // Builds the chart of a run's timeline; returns false (and leaves `out` alone) when the run has no
 // usable timeline. Malformed intervals were left out by the record, not fatal: the report shows what

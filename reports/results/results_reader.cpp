@@ -269,6 +269,7 @@ constexpr FieldType kFieldTypes[] = {
     {"/runs/*/status", kString},
     {"/runs/*/reason", kNull | kString},
     {"/runs/*/trace_error", kString},
+    {"/runs/*/alias_of", kString},
     {"/runs/*/placement", kArray},
     {"/runs/*/placement/*", kObject},
     {"/runs/*/placement/*/rank", kInteger},

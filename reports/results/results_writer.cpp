@@ -1,6 +1,7 @@
 // results.jsonl appending and results.json assembly.
 #include "reports/results/results_writer.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -104,11 +105,25 @@ nlohmann::json assemble_results(const std::filesystem::path& jsonl, const nlohma
   return doc;
 }
 
-std::filesystem::path ResultsWriter::finish(const nlohmann::json& header) {
+std::filesystem::path ResultsWriter::finish(const nlohmann::json& header, const std::vector<std::string>& order) {
   std::fflush(out_);
   const auto path = dir_ / "results.json";
+  nlohmann::json doc = assemble_results(jsonl_, header);
+  // A configuration's first line may come late (a c = 1 alias is written when the configuration it
+  // repeats closes): the sweep's own order puts it back in its place.
+  if (!order.empty()) {
+    std::map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < order.size(); ++i) at.emplace(order[i], i);
+    const auto rank = [&](const nlohmann::json& run) {
+      const auto it = at.find(run.at("config").value("id", std::string()));
+      return it == at.end() ? order.size() : it->second;
+    };
+    auto& runs = doc["runs"];
+    std::stable_sort(runs.begin(), runs.end(),
+                     [&](const nlohmann::json& a, const nlohmann::json& b) { return rank(a) < rank(b); });
+  }
   // Readers never see a half-written results.json: it is written beside and renamed.
-  write_output_file("--out", path, json_text(assemble_results(jsonl_, header), 1) + "\n");
+  write_output_file("--out", path, json_text(doc, 1) + "\n");
   return path;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,7 @@ namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "2.5.0";
+inline constexpr const char* kResultsSchemaVersion = "2.6.0";
 // The oldest major version readers still take, converted on read (reports/results/results_upgrade.hpp).
 inline constexpr int kResultsOldestMajor = 0;
 
@@ -31,8 +32,9 @@ class ResultsWriter {
 
   // Appends one run as a line (run_record_writer.hpp) and flushes it to the kernel before returning.
   void append(const RunRecord& run);
-  // Writes results.json: `header` (tool, host, profile, ...) plus every run in results.jsonl.
-  std::filesystem::path finish(const nlohmann::json& header);
+  // Writes results.json: `header` (tool, host, profile, ...) plus every run in results.jsonl, in
+  // the order of `order`'s ids where given (the sweep's), else in the order of their first lines.
+  std::filesystem::path finish(const nlohmann::json& header, const std::vector<std::string>& order = {});
 
   const std::filesystem::path& jsonl_path() const { return jsonl_; }
   int runs_written() const { return runs_; }

@@ -408,6 +408,7 @@ RunRecord read_run_record(const json& run) {
                                  .end = read_gpu_devices(member(g, "end"))};
   if (const json& c = member(run, "sm_clock"); c.is_object()) r.sm_clock = read_sm_clock(c);
   r.trace_error = text(run, "trace_error");
+  r.alias_of = text(run, "alias_of");
   if (const json& places = member(run, "placement"); places.is_array())
     for (const json& p : places)
       if (p.is_object()) r.placement.push_back({integer(p, "rank").value_or(0), text(p, "host"), text(p, "device")});

@@ -71,6 +71,9 @@ struct RunRecord {
   std::optional<RecordSmClock> sm_clock;    // where samples carry a clock
   std::string trace_error;                  // why the --trace files were not written; empty when they were
   std::vector<RecordPlacement> placement;   // by rank; empty where the executor was never made
+  // The configuration whose measurement this record repeats (2.6.0): at c = 1 a split or variant
+  // computes what the first one did and is not run again (bench/sweep/c1_alias.hpp); empty: measured.
+  std::string alias_of;
 
   // What the record says about GPU throttling (gpu_state_reader.hpp).
   GpuThrottle throttle() const;

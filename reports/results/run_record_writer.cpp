@@ -300,6 +300,7 @@ json to_json(const RunRecord& r) {
          {"cupti", to_json(r.cupti)}};
   if (r.kernel_choice) j["kernel_choice"] = to_json(*r.kernel_choice);
   if (!r.trace_error.empty()) j["trace_error"] = r.trace_error;
+  if (!r.alias_of.empty()) j["alias_of"] = r.alias_of;
   if (r.gpu_state) j["gpu_state"] = {{"start", to_json(r.gpu_state->start)}, {"end", to_json(r.gpu_state->end)}};
   if (r.sm_clock) j["sm_clock"] = to_json(*r.sm_clock);
   if (!r.placement.empty()) {

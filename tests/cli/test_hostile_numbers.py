@@ -14,10 +14,10 @@ TINY = ["--seq", "64", "--cp", "1", "--heads", "2", "--kv-heads", "1", "--head-d
 
 # Every flag that takes a number (or a name or a number), per command.
 NUMERIC = {
-    "run": ["--seq", "--cp", "--heads", "--kv-heads", "--head-dim", "--seed", "--repeats", "--warmup", "--link-gbps",
-            "--full-check-limit", "--check-rows", "--rounds", "--devices", "--require-power", "--max-noise",
-            "--min-samples", "--max-time", "--throttle-threshold", "--throttle-recovery", "--timeout",
-            "--memory-limit"],
+    "run": ["--seq", "--seq-begin", "--seq-end", "--seq-factor", "--cp", "--heads", "--kv-heads", "--head-dim",
+            "--seed", "--repeats", "--warmup", "--link-gbps", "--full-check-limit", "--check-rows", "--rounds",
+            "--devices", "--require-power", "--max-noise", "--min-samples", "--max-time", "--throttle-threshold",
+            "--throttle-recovery", "--timeout", "--memory-limit"],
     "model": ["--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--tp", "--pp", "--micro-batch", "--cp",
               "--seq", "--link", "--latency-us", "--peak", "--efficiency"],
     "analyze": ["--max-trace-mb"],

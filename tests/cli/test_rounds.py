@@ -5,7 +5,7 @@ carries is found exactly, though passes that can no longer be the median are dro
 import os
 import unittest
 
-from ringbench_test import read_json, read_jsonl, run, tempdir
+from ringbench_test import console_rows, read_json, read_jsonl, run, tempdir
 
 # Two configurations, 7 repeats over 3 rounds: 3, 2 and 2 passes, so every record so far holds an
 # odd number of samples (3, 5, 7) and its median is one of them.
@@ -38,9 +38,9 @@ class Rounds(unittest.TestCase):
                 self.assertEqual(b["timing"]["samples_ms"][:3], a["timing"]["samples_ms"])
                 self.assertEqual(c["timing"]["samples_ms"][:5], b["timing"]["samples_ms"])
                 self.assertEqual([len(x["timing"]["machine_probe_ms"]) for x in (a, b, c)], [1, 2, 4])
-            # Progress: a line for each earlier round, then the verdict.
-            self.assertEqual(sum(1 for l in p.stderr.splitlines() if "] r1/3 " in l), 2)
-            self.assertEqual(sum(1 for l in p.stderr.splitlines() if "] ok " in l), 2)
+            # Progress (not a terminal): no line per round, one row per configuration with its verdict.
+            self.assertNotIn("] r1/3 ", p.stderr)
+            self.assertEqual([r["status"] for r in console_rows(p.stderr)], ["ok", "ok"])
 
     def test_the_timeline_is_the_median_pass(self):
         with tempdir() as d:
@@ -127,17 +127,17 @@ class NoiseBasedStopping(unittest.TestCase):
 
     def test_an_unreachable_target_stops_at_the_time_limit(self):
         with tempdir() as d:
-            p, doc, _ = sweep(d, "--max-noise", "0.000001", "--max-time", "0.5")
+            p, doc, _ = sweep(d, "--max-noise", "0.000001", "--max-time", "0.5", "--verbose")
             self.assertEqual(p.returncode, 0, p.stderr)
             for r in doc["runs"]:
                 t = r["timing"]
                 self.assertTrue(t["stopped_by"].startswith("max-time 0.5 s (noise "), t["stopped_by"])
                 self.assertGreaterEqual(t["rounds"], 3)
                 self.assertEqual(t["count"], 2 * t["rounds"])  # every round the same size
-            # The progress lines count rounds without promising the 1000-round cap.
+            # The --verbose round lines count rounds without promising the 1000-round cap.
             round_lines = [l for l in p.stderr.splitlines() if "] r1 " in l]
             self.assertEqual(len(round_lines), len(doc["runs"]), p.stderr)
-            self.assertNotIn("/1000", p.stderr)
+            self.assertNotRegex(p.stderr, r"r\d+/1000|round \d+/1000")
 
     def test_fixed_repeats_say_so_too(self):
         with tempdir() as d:

@@ -4,7 +4,7 @@ import json
 import os
 import unittest
 
-from ringbench_test import SOURCE_DIR, read_json, read_jsonl, run, tempdir
+from ringbench_test import SOURCE_DIR, console_rows, read_json, read_jsonl, run, tempdir
 
 
 class RunCli(unittest.TestCase):
@@ -17,12 +17,18 @@ class RunCli(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("results: " + os.path.abspath(os.path.join(out, "results.json")), p.stdout)
             lines = read_jsonl(os.path.join(out, "results.jsonl"))
-            # Two repeats make two rounds (one pass each): a line per configuration per round.
-            self.assertEqual(len(lines), 2 * (2 * 3 * 2 * 2))
+            # Two repeats make two rounds (one pass each): a line per measured configuration per
+            # round. At c = 1 the four splits x variants are one computation: one is measured, the
+            # other three of each S are its aliases, written once (docs/design.md, "c = 1 runs once").
+            measured, aliases = 2 * (2 * 2 * 2 + 1), 2 * 3
+            self.assertEqual(len(lines), 2 * measured + aliases)
             doc = read_json(os.path.join(out, "results.json"))
             self.assertEqual(doc["schema"], "ringbench.results")
             self.assertRegex(doc["schema_version"], r"^\d+\.\d+\.\d+$")
-            self.assertEqual(doc["runs"], lines[len(lines) // 2:])  # the second round's lines are the records
+            self.assertEqual(len(doc["runs"]), 2 * 3 * 2 * 2)  # every configuration has its record
+            self.assertEqual(sum("alias_of" in r for r in doc["runs"]), aliases)
+            last = {r["config"]["id"]: r for r in lines}  # the last line of each id is its record
+            self.assertEqual(last, {r["config"]["id"]: r for r in doc["runs"]})
             seen = set()
             for r in doc["runs"]:
                 self.assertEqual(r["status"], "ok", r.get("reason"))
@@ -41,8 +47,8 @@ class RunCli(unittest.TestCase):
             r = next(r for r in doc["runs"] if r["config"]["cp"] == 4 and r["config"]["seq"] == 192
                      and r["config"]["split"] == "contiguous")
             self.assertAlmostEqual(r["plan"]["work_imbalance"], (2 * 192 - 48 + 1) / 193, places=12)
-            # Progress: one line per configuration on stderr with its verdict.
-            self.assertEqual(sum(1 for l in p.stderr.splitlines() if "] ok " in l), 24)
+            # Progress: one row per configuration on stderr with its verdict.
+            self.assertEqual([r["status"] for r in console_rows(p.stderr)], ["ok"] * 24)
 
     def test_auto_kernel_on_the_cpu_backend_runs_ringbench_and_says_why(self):
         with tempdir() as d:

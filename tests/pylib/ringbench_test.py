@@ -8,6 +8,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -58,10 +59,11 @@ def report_sweep(out_dir):
     return sweep(out_dir, repeats=2, extra=("--skip-invalid",), shape=REPORT_SWEEP, warmup=None)
 
 
-def start_and_wait_for_lines(out, lines, stdout=subprocess.DEVNULL, timeout=300):
+def start_and_wait_for_lines(out, lines, stdout=subprocess.DEVNULL, timeout=300, env=None):
     """Starts LONG_SWEEP writing to `out` and returns the Popen once results.jsonl has `lines` lines
     (or the sweep ended, or the timeout passed)."""
-    proc = subprocess.Popen([BIN, *LONG_SWEEP, "--out", out], stdout=stdout, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([BIN, *LONG_SWEEP, "--out", out], stdout=stdout, stderr=subprocess.PIPE, text=True,
+                            env=env)
     jsonl = os.path.join(out, "results.jsonl")
     deadline = time.time() + timeout
     while time.time() < deadline and proc.poll() is None:
@@ -71,6 +73,30 @@ def start_and_wait_for_lines(out, lines, stdout=subprocess.DEVNULL, timeout=300)
                     break
         time.sleep(0.05)
     return proc
+
+
+# A row of `run`'s console table (bench/sweep/progress.hpp, docs/cli.md "The console"): the counter
+# [k/N], the ETA, the configuration's label (single spaces inside, two or more after), the status,
+# then its figures or its reason.
+CONSOLE_ROW = re.compile(r"^\[\s*(\d+)/(\d+)\]\s+(\S+)\s+(S=\S+(?: \S+)*?)\s{2,}(ok|FAILED|skipped|round \d+(?:/\d+)?)"
+                         r"(?:\s+(.*))?$")
+
+
+def console_lines(stderr):
+    """stderr as the lines a log shows: split at line ends and at the live row's return-and-erase (text
+    mode reads that return as a line end)."""
+    return [l for l in (part.removeprefix("\x1b[K") for part in re.split(r"\r\n|\r|\n", stderr)) if l]
+
+
+def console_rows(stderr):
+    """The table rows in stderr, as dicts: k, n, eta, label, status, rest (figures or reason)."""
+    rows = []
+    for line in console_lines(stderr):
+        m = CONSOLE_ROW.match(line)
+        if m:
+            rows.append({"k": int(m[1]), "n": int(m[2]), "eta": m[3], "label": m[4], "status": m[5],
+                         "rest": m[6] or "", "line": line})
+    return rows
 
 
 def read_json(path):

@@ -17,12 +17,13 @@ import unittest
 
 from ringbench_test import BIN, run, tempdir
 
-# 2 S x 2 c x 2 splits = 8 configurations; 12 rounds of one sample a side, the smoke profile's
+# 2 S x 2 c x 2 splits = 8 configurations (c = 1's two splits both measured, --c1-all, so that each
+# is a comparison of its own); 12 rounds of one sample a side, the smoke profile's
 # layout: the pair is tested round by round, and over 8 configurations that takes 10 rounds
 # (docs/profiles.md).
 SHAPE = ["--seq", "256,512", "--cp", "1,2", "--split", "zigzag,contiguous", "--variant", "ring", "--heads", "4",
          "--kv-heads", "2", "--head-dim", "32", "--dtype", "float32", "--repeats", "12", "--rounds", "12",
-         "--warmup", "1", "--require-power", "0.01"]
+         "--warmup", "1", "--require-power", "0.01", "--c1-all"]
 CONFIGS = 8
 PAIRS = 5
 

@@ -288,5 +288,26 @@ TEST(AcceptNode, AnOlderHeaderSaysWhatItDoesNotRecord) {
   EXPECT_NE(format_accept_text(evaluate_checks("p", checks, cuda)).find("GPUs   not recorded\n"), std::string::npos);
 }
 
+// A c = 1 alias (results 2.6.0) repeats the measurement of the configuration it names: a check that
+// covers both counts it once; a check that names only the alias still judges it.
+TEST(AcceptEvaluate, AnAliasOfAFailedRunIsTheSameFailure) {
+  const std::string reason = "correctness: 4 elements over tolerance";
+  const auto measured = failed_with_plan(config(512, 1, "zigzag"), 1.0, reason);
+  auto alias = failed_with_plan(config(512, 1, "contiguous"), 1.0, reason);
+  alias["alias_of"] = measured["config"]["id"];
+  const auto res = results("r.json", {measured, alias});
+  const auto checks = parse_checks(json::parse(R"([
+      {"name": "correctness", "metric": "correctness"},
+      {"name": "contiguous only", "metric": "correctness", "where": {"split": "contiguous"}}])"),
+                                   "p");
+  const auto rep = evaluate_checks("p", checks, res);
+  ASSERT_EQ(rep.checks[0].outcomes.size(), 1u);
+  EXPECT_EQ(rep.checks[0].outcomes[0].run_id, measured["config"]["id"]);
+  EXPECT_EQ(rep.checks[0].failures(), 1);
+  ASSERT_EQ(rep.checks[1].outcomes.size(), 1u);
+  EXPECT_EQ(rep.checks[1].outcomes[0].run_id, alias["config"]["id"]);
+  EXPECT_EQ(rep.checks[1].failures(), 1);
+}
+
 }  // namespace
 }  // namespace rb::reports
