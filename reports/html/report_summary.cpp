@@ -142,7 +142,12 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
                                  : shown_id;
     s += fmt::format("<td class=\"id pin\" title=\"{}{}\">{}</td>", id,
                      r.index < anchor.size() && !anchor[r.index].empty() ? " (click: its timeline)" : "", link);
-    s += cell(html_escape(r.status), "st");
+    // A c = 1 alias (results 2.6.0) shows its status as the measurement it repeats, and says so.
+    if (!r.record.alias_of.empty())
+      s += fmt::format("<td class=\"st alias\" title=\"c = 1: the same computation as {}, measured once\">{} =</td>",
+                       html_escape(r.record.alias_of), html_escape(r.status));
+    else
+      s += cell(html_escape(r.status), "st");
     if (r.correct)
       s += fmt::format("<td class=\"{}\" data-v=\"{}\">{} {}</td>", *r.correct ? "pass" : "fail",
                        r.max_abs_err ? format_number(*r.max_abs_err, 8) : "", *r.correct ? "\u2713" : "\u2717",

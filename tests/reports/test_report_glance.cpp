@@ -193,6 +193,10 @@ TEST(ReportGlance, BestAtEachCNamesTheFastestSplitAndItsMargins) {
   const std::string c2 = part(t4k, "<tr data-c=\"2\"", "</tr>");
   EXPECT_NE(c2.find("<td class=\"best\">contiguous ring</td>"), std::string::npos) << c2;
   EXPECT_NE(c2.find("+2 ms (+16.7%)"), std::string::npos) << c2;
+  // The summary marks the alias's row: its figures are the measured one's.
+  EXPECT_NE(render(runs).find("<td class=\"st alias\" title=\"c = 1: the same computation as "
+                              "s4096-c1-contiguous-ring, measured once\">ok =</td>"),
+            std::string::npos);
   const std::string c1 = part(t4k, "<tr data-c=\"1\"", "</tr>");
   EXPECT_NE(c1.find("the other 1 are the same computation at c = 1"), std::string::npos) << c1;
   const std::string t2k = part(best, "S=2k", "</table>");
