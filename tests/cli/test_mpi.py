@@ -48,6 +48,10 @@ class MpiMatchesLocal(unittest.TestCase):
                 self.assertEqual(r["status"], "ok", r["reason"])
                 self.assertTrue(r["correctness"]["passed"])
                 self.assertEqual(r["config"]["transport"], "mpi")
+                # Each process names its own rank's device; rank 0 records all of them (2.5.0).
+                self.assertEqual([p["rank"] for p in r["placement"]], list(range(np_)))
+                self.assertTrue(all(p["device"].startswith("cpu") for p in r["placement"]), r["placement"])
+                self.assertEqual([p["host"] for p in r["placement"]], [h["host"] for h in res["distributed"]["ranks"]])
                 # Every rank's intervals reach rank 0's results, on one clock inside the pass window.
                 tl = r["timeline"]
                 self.assertEqual({iv["rank"] for iv in tl["intervals"]}, set(range(np_)))
