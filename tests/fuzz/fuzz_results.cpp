@@ -9,6 +9,7 @@
 
 #include "common/error.hpp"
 #include "common/json_input.hpp"
+#include "reports/results/node_identity.hpp"
 #include "reports/results/results_reader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -19,6 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     rb::reports::validate_results(doc, "fuzz.json");
     auto converted = doc;
     rb::reports::convert_results(converted, "fuzz.json");
+    // What accept and fleet read of a validated header: the node's identity, never a throw.
+    (void)rb::reports::to_json(rb::reports::node_identity(converted));
     auto as_jsonl = doc;  // runs without a version read as 0.x, as from a results.jsonl
     rb::reports::convert_results(as_jsonl, "fuzz.jsonl", 0);
   } catch (const rb::InputError&) {
