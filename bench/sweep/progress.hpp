@@ -67,6 +67,10 @@ class Progress {
   // and a note, or the reason).
   void finish(int index, const std::string& verdict, const reports::RunRecord& rec, const std::string& detail);
 
+  // Configuration `index` will close in one step without rounds of its own (a c = 1 alias,
+  // bench/sweep/c1_alias.hpp): the counter plans one step for it from the start, not `rounds`.
+  void closes_in_one_step(int index) { set_planned(index, 1); }
+
   // The counter: configuration-rounds done, and planned (revised as configurations are skipped,
   // fail, or sample on under --max-noise).
   std::int64_t done() const { return done_total_; }

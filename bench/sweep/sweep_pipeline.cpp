@@ -39,6 +39,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     if (alias[j]) {
       aliases_of[*alias[j]].push_back(j);
       runs[j].make_alias();
+      recorder.expect_alias(j);
     }
   const auto record = [&](std::size_t i, const RecordEntry& entry) {
     recorder.record(i, entry);

@@ -43,6 +43,8 @@ class SweepRecorder {
   // Configuration i's round `round` of `rounds` starts (the live row on a terminal); a configuration
   // that is skipped or closed without running starts as round 0 of 1.
   void start(std::size_t i, int round, int rounds);
+  // Configuration i is an alias: it is written once, when the configuration it repeats closes.
+  void expect_alias(std::size_t i) { progress_.closes_in_one_step(static_cast<int>(i)); }
   // Writes what configuration i handed back after a step (configuration_run.hpp): appends its
   // record to results.jsonl, flushed, and prints its round's or its closing line.
   void record(std::size_t i, const RecordEntry& entry);

@@ -4,6 +4,7 @@ same measurement and their own plans; `--c1-all` measures all six; compare, tren
 own totals count an alias once."""
 import json
 import os
+import re
 import unittest
 
 from ringbench_test import read_json, run, tempdir
@@ -54,6 +55,11 @@ class C1Alias(unittest.TestCase):
         self.assertEqual(order, sorted(order), ids)  # all of c = 1 before c = 2, as the sweep lists them
         self.assertIn("ringbench: 7 ok, 0 failed, 0 skipped", self.p.stderr)
         self.assertIn("(c = 1: the same computation)", self.p.stderr)
+        # The counter plans one step per alias from the start: 7 measured x 3 rounds + 5 aliases.
+        counters = re.findall(r"^\[\s*(\d+)/(\d+)\]", self.p.stderr, re.M)
+        self.assertTrue(counters)
+        self.assertEqual({n for _, n in counters}, {"26"}, counters)
+        self.assertEqual(counters[-1], ("26", "26"))
 
     def test_c1_all_measures_every_split_and_variant(self):
         with tempdir() as t:
