@@ -311,6 +311,13 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     }
     rep.metrics.push_back(std::move(mr));
   }
+  // No figure shared by every node (every run failed somewhere, or the nodes ran different sweeps
+  // under one profile name): nothing was compared, which is N/A, never a PASS.
+  if (rep.metrics.empty() && rep.judged) {
+    rep.judged = false;
+    rep.na_reason = fmt::format("no configuration ran ok on every one of the {} nodes: nothing to compare",
+                                nodes.size());
+  }
 
   // Each node's standing: its worst figure over metrics and GPUs, and one line per outlier figure.
   std::map<std::string, std::size_t> index;

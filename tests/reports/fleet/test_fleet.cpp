@@ -121,6 +121,16 @@ TEST(Fleet, FewerThanTheMinimumIsNotJudged) {
   EXPECT_EQ(r.outlier_count(), 0);
 }
 
+TEST(Fleet, NothingSharedIsNotAPass) {
+  auto files = fleet_of(6);
+  files[2].doc["runs"][0]["status"] = "failed";  // the one configuration is ok on five nodes only
+  const FleetReport r = judge_fleet(files, {});
+  EXPECT_FALSE(r.judged);
+  EXPECT_EQ(r.na_reason, "no configuration ran ok on every one of the 6 nodes: nothing to compare");
+  EXPECT_NE(format_fleet_text(r).find("N/A: no configuration ran ok"), std::string::npos);
+  EXPECT_EQ(format_fleet_text(r).find("PASS"), std::string::npos);
+}
+
 TEST(Fleet, MixedProfilesAreRefusedNamingBothFiles) {
   auto files = fleet_of(5);
   files.push_back(node("other", 10, 10, 10, "nightly"));
