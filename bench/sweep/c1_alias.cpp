@@ -4,6 +4,7 @@
 #include <map>
 
 #include "bench/sweep/result_record.hpp"
+#include "bench/sweep/sweep_configurations.hpp"
 #include "reports/results/config_json.hpp"
 #include "reports/results/record_config.hpp"
 #include "ring/plan/plan.hpp"
@@ -32,6 +33,14 @@ std::vector<std::optional<std::size_t>> sweep_aliases(const std::vector<Config>&
   for (std::size_t j = 0; j < configs.size(); ++j)
     if (opts.fault.kind != FaultKind::none && opts.fault.aims_at(static_cast<int>(j))) alias[j].reset();
   return alias;
+}
+
+SweepConfigurations sweep_configurations(const SweepSpec& spec, const RunOptions& opts) {
+  SweepConfigurations s;
+  s.configs = select_configurations(expand_configurations(spec), opts.only_ids);
+  s.invalid = validate_configurations(s.configs, opts);
+  s.alias = sweep_aliases(s.configs, s.invalid, opts);
+  return s;
 }
 
 reports::RunRecord alias_record(const reports::RunRecord& measured, const Config& alias) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
 #include "common/config.hpp"
 #include "reports/results/run_record.hpp"
@@ -27,6 +28,15 @@ std::vector<std::optional<std::size_t>> c1_aliases(const std::vector<Config>& co
 // that --inject-fault aims at (it is measured, so that the fault happens where it was aimed).
 std::vector<std::optional<std::size_t>> sweep_aliases(const std::vector<Config>& configs,
                                                       const std::vector<std::string>& invalid, const RunOptions& opts);
+
+// The stages a sweep and its listing (`run --list`) share, before anything is written: the
+// configurations in sweep order (expanded, --only applied), why each cannot run, and the aliases.
+struct SweepConfigurations {
+  std::vector<Config> configs;
+  std::vector<std::string> invalid;
+  std::vector<std::optional<std::size_t>> alias;
+};
+SweepConfigurations sweep_configurations(const SweepSpec& spec, const RunOptions& opts);
 
 // The record of `alias`: `measured`'s (its status, reason, timing, metrics, ...) under the alias's
 // own config, with alias_of naming the configuration that ran.

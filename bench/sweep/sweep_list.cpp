@@ -33,12 +33,13 @@ SweepList list_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   RunOptions opts = opts_in;
   opts.primary = is_primary();
   opts.kernel_requested = spec.kernel;
-  const std::vector<Config> configs = select_configurations(expand_configurations(spec), opts.only_ids);
-  const std::vector<std::string> invalid = validate_configurations(configs, opts);
+  const SweepConfigurations planned = sweep_configurations(spec, opts);
+  const std::vector<Config>& configs = planned.configs;
+  const std::vector<std::string>& invalid = planned.invalid;
   SweepList out;
   out.budget = memory_budget(opts);
   out.budget_given = opts.memory_limit_bytes > 0;
-  const std::vector<std::optional<std::size_t>> alias = sweep_aliases(configs, invalid, opts);
+  const std::vector<std::optional<std::size_t>>& alias = planned.alias;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     ListedConfiguration row;
     row.config = configs[i];

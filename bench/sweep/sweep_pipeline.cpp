@@ -22,8 +22,9 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   RunOptions opts = opts_in;
   opts.primary = is_primary();
   opts.kernel_requested = spec.kernel;
-  const std::vector<Config> configs = select_configurations(expand_configurations(spec), opts.only_ids);
-  const std::vector<std::string> invalid = validate_configurations(configs, opts);
+  const SweepConfigurations planned = sweep_configurations(spec, opts);
+  const std::vector<Config>& configs = planned.configs;
+  const std::vector<std::string>& invalid = planned.invalid;
   SweepRecorder recorder(configs, opts);  // from here on the output folder is locked
   InterruptGuard interrupts;
   const MemoryBudget budget = memory_budget(opts);
@@ -33,7 +34,7 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
   for (std::size_t i = 0; i < configs.size(); ++i) runs.emplace_back(configs[i], static_cast<int>(i), invalid[i]);
   // c = 1's splits and variants are one computation: each alias is written when the configuration
   // it repeats closes, and is never scheduled itself.
-  const std::vector<std::optional<std::size_t>> alias = sweep_aliases(configs, invalid, opts);
+  const std::vector<std::optional<std::size_t>>& alias = planned.alias;
   std::vector<std::vector<std::size_t>> aliases_of(configs.size());
   for (std::size_t j = 0; j < configs.size(); ++j)
     if (alias[j]) {
