@@ -1,8 +1,12 @@
 // `ringbench ab BASE_BIN [PROFILE.json] [run flags] --out DIR`: an A/B run. BASE_BIN (another
 // ringbench build) and this build run the same sweep as two `run` children, DIR/base and DIR/new,
-// and take turns one pass of rounds at a time (bench/sweep/round_pacing.hpp), counterbalanced:
-// round 1 base then new, round 2 new then base, ... So only one build measures at any moment, and a
-// burst or a drift on the machine lands on both alike. Each results.json records the pairing.
+// and take turns (bench/sweep/round_pacing.hpp): one configuration's round at a time (--pace
+// configuration, the default), or one pass of rounds (--pace pass, and with a base from before
+// turns by configuration), counterbalanced ABBA. So only one build measures at any moment, and a
+// burst or a drift on the machine lands on both alike; by configuration, the two builds' round k of
+// a configuration are milliseconds apart, closer than the machine's speed drifts on a shared host
+// (docs/compare.md). Each results.json records the pairing.
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -37,6 +41,7 @@ namespace fs = std::filesystem;
 
 struct AbFlags {
   std::string base_bin, out, inject_fault_new;
+  std::string pace = "configuration";
   std::vector<std::string> run_args;  // everything else: passed to both builds' `run`
 };
 
@@ -45,8 +50,8 @@ struct Build {
 };
 
 // What `ab` passes to each build itself; given among the run options they would clash.
-constexpr std::string_view kOwnFlags[] = {"--pace-fd", "--pair-role", "--pair-id", "--partner-sha",
-                                          "--partner-version"};
+constexpr std::string_view kOwnFlags[] = {"--pace-fd", "--pace-unit",   "--pair-role",
+                                          "--pair-id", "--partner-sha", "--partner-version"};
 
 // Where the refusal of an older build names a flag `ab` passed: it predates A/B runs.
 bool names_own_flag(const std::string& line) {
@@ -162,19 +167,43 @@ std::string random_pair_id() {
 
 enum class State { ready, done, ended };
 
+// Where a build's sweep stands: the turn it waits for (pass 1-based; turn 0 under unit pass, else
+// the turn's place in its pass, 1-based).
+struct Position {
+  int pass = 0, turn = 0;
+};
+
 // One build's child and where it stands.
 struct Side {
   std::unique_ptr<PacedChild> child;
-  State state = State::ready;  // ready: it waits for the pass the driver is at
-  int status = 0;              // its exit status, once done or ended
-  std::string ended;           // how it ended, when it ended before its last pass
+  State state = State::ready;  // ready: it waits at `at` for the driver's go
+  Position at;
+  int status = 0;     // its exit status, once done or ended
+  std::string ended;  // how it ended, when it ended before its last turn
+  double pass_s = 0;  // time its turns of the pass being reported took
 };
 
-// Files what a child said before pass `next` (1-based): ready for it, done, or gone (any other
-// line, a pass out of turn included, ends it).
-void take(Side& s, const PaceLine& line, int next) {
-  if (line.kind == PaceLine::Kind::line && line.text == fmt::format("ready {}", next)) return;
-  if (line.kind == PaceLine::Kind::line && line.text == "done" && next > 1) {
+// `ready R` (unit pass) or `ready R I` (unit configuration) naming the turn right after `at`: the
+// next pass, or under unit configuration the next turn of this pass.
+bool next_ready(const std::string& text, PaceUnit unit, Position at, Position& next) {
+  int pass = 0, turn = 0;
+  char tail = 0;
+  const int n = std::sscanf(text.c_str(), "ready %d %d%c", &pass, &turn, &tail);
+  const std::string want = unit == PaceUnit::pass ? fmt::format("ready {}", pass)
+                                                  : fmt::format("ready {} {}", pass, turn);
+  if (text != want || n != (unit == PaceUnit::pass ? 1 : 2)) return false;
+  const bool after = unit == PaceUnit::pass ? pass == at.pass + 1
+                                            : (pass == at.pass && turn == at.turn + 1) || (pass > at.pass && turn == 1);
+  if (!after) return false;
+  next = {pass, turn};
+  return true;
+}
+
+// Files what a child said after its turn: ready for the next one, done, or gone (any other line, a
+// turn out of order included, ends it).
+void take(Side& s, const PaceLine& line, PaceUnit unit) {
+  if (line.kind == PaceLine::Kind::line && next_ready(line.text, unit, s.at, s.at)) return;
+  if (line.kind == PaceLine::Kind::line && line.text == "done" && s.at.pass > 0) {
     s.state = State::done;
     s.status = s.child->wait();  // it writes results.json first: nothing else runs meanwhile
     return;
@@ -189,12 +218,43 @@ void take(Side& s, const PaceLine& line, int next) {
 
 std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
 
-// Stops a child that waits for its next pass, with the reason its results.json records.
+// Stops a child that waits for its next turn, with the reason its results.json records.
 void stop(Side& s, const std::string& reason) {
   if (s.state != State::ready) return;
   s.child->send("stop " + reason);
   s.status = s.child->wait();
   s.state = State::ended;
+}
+
+// The builds that run the next turn, in order. Both when both wait in the same pass, counterbalanced
+// (ABBA): base first in odd passes' odd turns and even passes' even ones, so that neither build
+// always follows the other, in a pass or in a configuration's rounds. Else the one behind, alone: a
+// build whose sweep has fewer configurations (an older build's) finishes its pass first.
+std::vector<Side*> next_turn(Side& b, Side& n) {
+  const bool br = b.state == State::ready, nr = n.state == State::ready;
+  if (br && nr && b.at.pass == n.at.pass) {
+    const bool base_first = (b.at.pass + std::max(b.at.turn - 1, 0)) % 2 == 1;
+    return base_first ? std::vector<Side*>{&b, &n} : std::vector<Side*>{&n, &b};
+  }
+  if (br && nr) return {b.at.pass < n.at.pass ? &b : &n};
+  if (br) return {&b};
+  if (nr) return {&n};
+  return {};
+}
+
+// The pass the next turn belongs to, or 0 when no build waits.
+int pass_ahead(const Side& b, const Side& n) {
+  int p = 0;
+  for (const Side* s : {&b, &n})
+    if (s->state == State::ready && (p == 0 || s->at.pass < p)) p = s->at.pass;
+  return p;
+}
+
+// Starts a build's child and files its first line.
+void start(Side& s, const std::string& role, const std::vector<std::string>& argv, const fs::path& log, PaceUnit unit) {
+  s = Side{};
+  s.child = std::make_unique<PacedChild>(role, argv, log);
+  take(s, s.child->next(), unit);
 }
 
 int ab(const AbFlags& f) {
@@ -209,21 +269,26 @@ int ab(const AbFlags& f) {
   const Build self{RINGBENCH_VERSION, tool_git_sha()};
   const std::string pair_id = random_pair_id();
   const fs::path out(f.out);
-  auto run_args = [&](const std::string& role, const Build& partner) {
+  auto run_args = [&](const std::string& role, const Build& partner, PaceUnit unit) {
     std::vector<std::string> args = f.run_args;
     for (const std::string& a :
          {std::string("--out"), (out / role).string(), std::string("--pace-fd"), std::string("3"),
           std::string("--pair-role"), role, std::string("--pair-id"), pair_id, std::string("--partner-sha"),
           partner.git_sha, std::string("--partner-version"), partner.version})
       args.push_back(a);
+    // Unit pass is what builds before --pace-unit did, so it is not named: such a base still runs.
+    if (unit == PaceUnit::configuration) {
+      args.push_back("--pace-unit");
+      args.push_back(to_string(unit));
+    }
     if (role == "new" && !f.inject_fault_new.empty()) {
       args.push_back("--inject-fault");
       args.push_back(f.inject_fault_new);
     }
     return args;
   };
-  const std::vector<std::string> base_args = run_args("base", self), new_args = run_args("new", base);
-  check_run_arguments(new_args);  // this build's rules: bad input is exit 2 before either starts
+  PaceUnit unit = f.pace == "pass" ? PaceUnit::pass : PaceUnit::configuration;
+  check_run_arguments(run_args("new", base, unit));  // this build's rules: bad input is exit 2 before either starts
   for (const char* name : {"base.log", "new.log"}) check_output_file("--out", out / name);
   const bool made_out = !fs::exists(out);
   make_output_dir("--out", out);
@@ -233,11 +298,19 @@ int ab(const AbFlags& f) {
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   };
-  InterruptGuard interrupts;  // a signal ends the pair after the round that runs, both files written
+  InterruptGuard interrupts;  // a signal ends the pair after the turn that runs, both files written
   // One at a time from the start: each build's start-up (profile, plans) is work on the machine too.
   Side b;
-  b.child = std::make_unique<PacedChild>("base", command(f.base_bin, base_args), out / "base.log");
-  take(b, b.child->next(), 1);
+  start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
+  if (b.state != State::ready && b.status == kExitBadInput && unit == PaceUnit::configuration &&
+      last_line_of(out / "base.log").find("--pace-unit") != std::string::npos) {
+    // A base from before --pace-unit: both builds take turns a pass at a time, as it can.
+    print_quietly(stderr, fmt::format("ringbench ab: the base build ({}) predates taking turns by configuration; "
+                                      "the builds take turns one pass of rounds at a time\n",
+                                      base.git_sha));
+    unit = PaceUnit::pass;
+    start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
+  }
   if (b.state != State::ready) {
     const std::string last = last_line_of(out / "base.log");
     if (b.status == kExitBadInput) {
@@ -258,8 +331,7 @@ int ab(const AbFlags& f) {
   }
   const fs::path self_bin = fs::read_symlink("/proc/self/exe");
   Side n;
-  n.child = std::make_unique<PacedChild>("new", command(self_bin.string(), new_args), out / "new.log");
-  take(n, n.child->next(), 1);
+  start(n, "new", command(self_bin.string(), run_args("new", base, unit)), out / "new.log", unit);
   if (n.state != State::ready) {
     stop(b, "the new build did not start");
     if (n.status == kExitBadInput)  // its own input was checked above: what is left is the output folder
@@ -270,29 +342,41 @@ int ab(const AbFlags& f) {
   }
 
   std::string failure;
-  int round = 1;
-  while (failure.empty() && interrupt_signal() == 0 && (b.state == State::ready || n.state == State::ready)) {
-    // ABBA: base first in odd rounds, new first in even ones, so neither build always follows the other.
-    std::vector<Side*> turn;
-    for (Side* s : round % 2 == 1 ? std::vector<Side*>{&b, &n} : std::vector<Side*>{&n, &b})
-      if (s->state == State::ready) turn.push_back(s);
+  int passes = 0;
+  // Under unit configuration a pass is many turns: its line is printed once no build waits in it.
+  auto report_pass = [&](int pass) {
+    if (unit == PaceUnit::pass) return;
+    std::vector<std::string> took;
+    for (Side* s : {&b, &n})
+      if (s->pass_s > 0) took.push_back(fmt::format("{} {:.1f} s", s->child->role(), s->pass_s));
+    if (!took.empty())
+      print_quietly(stderr,
+                    fmt::format("ringbench ab: round {}: {} (turns by configuration)\n", pass, fmt::join(took, ", ")));
+    b.pass_s = n.pass_s = 0;
+  };
+  while (failure.empty() && interrupt_signal() == 0) {
+    const std::vector<Side*> turn = next_turn(b, n);
+    if (turn.empty()) break;
+    const int pass = turn.front()->at.pass;
+    passes = std::max(passes, pass);
     const std::string first = turn.front()->child->role();
     std::vector<std::string> took;
-    // A signal to the driver ends the pair at the end of this round, so both builds keep as many.
+    // A signal to the driver ends the pair at the end of this turn, so both builds keep as many.
     for (Side* s : turn) {
-      const auto start = std::chrono::steady_clock::now();
+      const auto started = std::chrono::steady_clock::now();
       s->child->send("go " + first);
-      take(*s, s->child->next(), round + 1);
-      const std::chrono::duration<double> took_s = std::chrono::steady_clock::now() - start;
+      take(*s, s->child->next(), unit);
+      const std::chrono::duration<double> took_s = std::chrono::steady_clock::now() - started;
+      s->pass_s += took_s.count();
       took.push_back(fmt::format("{} {:.1f} s", s->child->role(), took_s.count()));
       if (s->state == State::ended) {
-        failure = fmt::format("the {} build ended in round {} ({})", s->child->role(), round, s->ended);
+        failure = fmt::format("the {} build ended in round {} ({})", s->child->role(), pass, s->ended);
         break;
       }
     }
-    if (!took.empty())
-      print_quietly(stderr, fmt::format("ringbench ab: round {}: {}\n", round, fmt::join(took, ", then ")));
-    ++round;
+    if (unit == PaceUnit::pass && !took.empty())
+      print_quietly(stderr, fmt::format("ringbench ab: round {}: {}\n", pass, fmt::join(took, ", then ")));
+    if (const int ahead = pass_ahead(b, n); unit == PaceUnit::configuration && ahead != pass) report_pass(pass);
   }
   if (const int sig = interrupt_signal(); sig != 0) {
     for (Side* s : {&b, &n}) stop(*s, fmt::format("the A/B run was interrupted by {}", signal_text(sig)));
@@ -305,7 +389,7 @@ int ab(const AbFlags& f) {
     throw Error(fmt::format("{}; the other build was stopped; what was measured is in {} and {}", failure,
                             (out / "base").string(), (out / "new").string()));
   }
-  print_quietly(stderr, fmt::format("ringbench ab: {} rounds; base {} ({}) against new {} ({}), pair {}\n", round - 1,
+  print_quietly(stderr, fmt::format("ringbench ab: {} rounds; base {} ({}) against new {} ({}), pair {}\n", passes,
                                     base.version, base.git_sha, self.version, self.git_sha, pair_id));
   for (const Side* s : {&b, &n})
     print_quietly(stdout, fmt::format("{}: {}\n", s->child->role(),
@@ -329,6 +413,11 @@ void add_ab_command(CLI::App& app, CommandAction& action) {
   sub->add_option("--out", f->out,
                   "Output folder: OUT/base and OUT/new (each a run's --out), OUT/base.log, OUT/new.log")
       ->required();
+  sub->add_option("--pace", f->pace,
+                  "What one turn is: `configuration` (the builds' round k of one configuration back to back) or "
+                  "`pass` (round k of every configuration); a base build from before `configuration` gets `pass`")
+      ->check(CLI::IsMember({"configuration", "pass"}))
+      ->capture_default_str();
   sub->add_option("--inject-fault-new", f->inject_fault_new,
                   "Testing: `run --inject-fault` for the new build only (a planted regression)")
       ->group("");

@@ -76,6 +76,7 @@ struct RunFlags {
   std::string inject_fault;
   // An A/B run's child (`ringbench ab`): the pacing socket and how this build is paired.
   int pace_fd = -1;
+  std::string pace_unit = "pass";
   std::string pair_role, pair_id, partner_sha, partner_version;
   std::vector<std::string> argv;
   CLI::App* app = nullptr;
@@ -170,6 +171,12 @@ void build_pacing(const RunFlags& f, RunOptions& opts) {
                        "an A/B pair is recorded with all of --pair-role, --pair-id, --partner-sha "
                        "and --partner-version");
   }
+  if (f.given("--pace-unit") && !paced)
+    throw InputError("--pace-unit", f.pace_unit, "paces an A/B run, which needs --pace-fd");
+  if (f.pace_unit != "pass" && f.pace_unit != "configuration")
+    throw InputError("--pace-unit", f.pace_unit, "must be configuration or pass");
+  if (f.given("--pair-role") && f.pair_role != "base" && f.pair_role != "new")
+    throw InputError("--pair-role", f.pair_role, "must be base or new");
   if (!paced) return;
   if (f.list)
     throw InputError("--list", "given",
@@ -185,12 +192,14 @@ void build_pacing(const RunFlags& f, RunOptions& opts) {
                      "an A/B run alternates the builds round by round, "
                      "so both must run the same fixed rounds");
   opts.pace_fd = f.pace_fd;
+  opts.pace_unit = f.pace_unit == "configuration" ? PaceUnit::configuration : PaceUnit::pass;
   if (!paired) return;
   opts.pairing = Pairing{f.pair_role,
                          pairing_token("--partner-sha", f.partner_sha),
                          pairing_token("--partner-version", f.partner_version),
                          pairing_token("--pair-id", f.pair_id),
-                         {}};
+                         {},
+                         opts.pace_unit};
 }
 
 // The pacing socket must be one this process inherited; checked where it will be used, not while
@@ -535,9 +544,11 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   add_integer_flag(sub, "--pace-fd", f->pace_fd, 3, 1 << 20,
                    "A/B runs: before each pass of rounds, wait for the driver's go on this inherited socket")
       ->group("");
-  sub->add_option("--pair-role", f->pair_role, "A/B runs: this build's role in the pair")
-      ->check(CLI::IsMember({"base", "new"}))
+  // Their values are checked in build_pacing: CLI11 leaves a hidden option's name out of its error.
+  sub->add_option("--pace-unit", f->pace_unit,
+                  "A/B runs: what one turn is, one configuration's round or a pass of rounds")
       ->group("");
+  sub->add_option("--pair-role", f->pair_role, "A/B runs: this build's role in the pair")->group("");
   sub->add_option("--pair-id", f->pair_id, "A/B runs: the id both builds' results record")->group("");
   sub->add_option("--partner-sha", f->partner_sha, "A/B runs: the other build's git sha")->group("");
   sub->add_option("--partner-version", f->partner_version, "A/B runs: the other build's version")->group("");

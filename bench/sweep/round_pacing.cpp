@@ -24,6 +24,8 @@ std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGT
 
 }  // namespace
 
+const char* to_string(PaceUnit u) { return u == PaceUnit::pass ? "pass" : "configuration"; }
+
 nlohmann::json to_json(const Pairing& p) {
   nlohmann::json order = nlohmann::json::array();
   for (const auto& f : p.first_by_round) order.push_back(f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f));
@@ -31,7 +33,8 @@ nlohmann::json to_json(const Pairing& p) {
           {"partner_git_sha", p.partner_git_sha},
           {"partner_version", p.partner_version},
           {"first_by_round", order},
-          {"pair_id", p.pair_id}};
+          {"pair_id", p.pair_id},
+          {"unit", to_string(p.unit)}};
 }
 
 PaceLine read_pace_line(int fd, bool stop_on_signal) {
@@ -72,13 +75,25 @@ bool write_pace_line(int fd, std::string_view line) {
   return true;
 }
 
-RoundPacer::RoundPacer(int fd) : fd_(fd) {}
+RoundPacer::RoundPacer(int fd, PaceUnit unit) : fd_(fd), unit_(unit) {}
 
 RoundPacer::~RoundPacer() { ::close(fd_); }
 
-PaceAnswer RoundPacer::before_pass(int round) {
+PaceAnswer RoundPacer::before_round(int round) {
+  if (round > pass_) {
+    pass_ = round;
+    turn_ = 0;
+  } else if (unit_ == PaceUnit::pass) {
+    return {};
+  }
+  if (unit_ == PaceUnit::pass) return ask(fmt::format("ready {}", round), round);
+  ++turn_;
+  return ask(fmt::format("ready {} {}", round, turn_), round);
+}
+
+PaceAnswer RoundPacer::ask(const std::string& ready, int round) {
   const std::string channel = "the A/B driver";
-  if (!write_pace_line(fd_, fmt::format("ready {}", round)))
+  if (!write_pace_line(fd_, ready))
     return {fmt::format("{} is gone (its pacing socket closed before round {})", channel, round), 0};
   const PaceLine answer = read_pace_line(fd_, true);
   switch (answer.kind) {
@@ -92,7 +107,7 @@ PaceAnswer RoundPacer::before_pass(int round) {
   }
   const std::string& line = answer.text;
   if (line == "go" || line == "go base" || line == "go new") {
-    first_.push_back(line == "go" ? "" : line.substr(3));
+    if (unit_ == PaceUnit::pass || turn_ == 1) first_.push_back(line == "go" ? "" : line.substr(3));
     return {};
   }
   if (line.rfind("stop ", 0) == 0) return {fmt::format("stopped by {}: {}", channel, line.substr(5)), 0};

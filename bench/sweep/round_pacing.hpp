@@ -1,10 +1,13 @@
-// The pacing of an A/B run (`ringbench ab`, docs/cli.md): two builds' sweeps take turns, one pass
-// of rounds at a time, so that only one build measures at any moment and a burst on the machine
-// lands on both alike. Each sweep (`run --pace-fd N`) talks to the driver over an inherited
-// socket, one line at a time:
-//   sweep → driver   `ready R`      before pass R (1-based: round R of every configuration)
-//                    `done`         after the last pass, before it writes results.json
-//   driver → sweep   `go [FIRST]`   run pass R; FIRST (`base` or `new`) is the build that runs first in it
+// The pacing of an A/B run (`ringbench ab`, docs/cli.md): two builds' sweeps take turns, so that
+// only one build measures at any moment and a burst on the machine lands on both alike. The turn is
+// one configuration's round (unit `configuration`, the default: the two builds' round k of one
+// configuration run back to back, milliseconds apart) or one pass of rounds (unit `pass`: round k of
+// every configuration; what builds before the unit existed speak). Each sweep (`run --pace-fd N
+// [--pace-unit U]`) talks to the driver over an inherited socket, one line at a time:
+//   sweep → driver   `ready R`      unit pass: before pass R (1-based: round R of every configuration)
+//                    `ready R I`    unit configuration: before the I-th configuration (1-based) of pass R
+//                    `done`         after the last turn, before it writes results.json
+//   driver → sweep   `go [FIRST]`   run the turn; FIRST (`base` or `new`) is the build that runs first in it
 //                    `stop REASON`  stop now; REASON is recorded as why the sweep stopped
 // A closed socket or any other line stops the sweep too, with what it was recorded as the reason;
 // what was measured stays. The driver's side is bench/cli/paced_child.hpp.
@@ -18,13 +21,19 @@
 
 namespace rb::bench {
 
-// How one build of an A/B pair is recorded (results.json's `pairing`, format 2.3.0).
+// What one turn of an A/B run is (run --pace-unit).
+enum class PaceUnit { pass, configuration };
+const char* to_string(PaceUnit u);
+
+// How one build of an A/B pair is recorded (results.json's `pairing`, format 2.3.0; `unit` 2.7.0).
 struct Pairing {
   std::string role;  // "base" or "new"
   std::string partner_git_sha, partner_version;
   std::string pair_id;  // the same in both builds' files
-  // Which build ran first in each pass, as the driver said (null where it did not say).
+  // Which build ran first in each pass (unit configuration: in the pass's first turn), as the driver
+  // said (null where it did not say).
   std::vector<std::string> first_by_round;
+  PaceUnit unit = PaceUnit::pass;
 };
 nlohmann::json to_json(const Pairing& p);
 
@@ -49,20 +58,27 @@ struct PaceAnswer {
 // The sweep's side. Owns the socket from construction and closes it when destroyed.
 class RoundPacer {
  public:
-  explicit RoundPacer(int fd);
+  explicit RoundPacer(int fd, PaceUnit unit = PaceUnit::pass);
   ~RoundPacer();
   RoundPacer(const RoundPacer&) = delete;
   RoundPacer& operator=(const RoundPacer&) = delete;
 
-  // Before pass `round` (1-based): says it is ready and waits for the driver's answer.
-  PaceAnswer before_pass(int round);
-  // After the last pass.
+  // Before each configuration's round `round` (1-based) in the interleaved schedule's order: where a
+  // turn starts (unit pass: the pass's first round; unit configuration: every round), says it is
+  // ready and waits for the driver's answer; elsewhere answers at once, to run.
+  PaceAnswer before_round(int round);
+  // After the last turn.
   void done();
-  // The FIRST of every `go` received, in order ("" where a `go` named none).
+  // For each pass, the FIRST of the first `go` received in it ("" where that `go` named none).
   const std::vector<std::string>& first_by_round() const { return first_; }
 
  private:
+  PaceAnswer ask(const std::string& ready, int round);
+
   int fd_;
+  PaceUnit unit_;
+  int pass_ = 0;  // the pass of the last turn the driver let start
+  int turn_ = 0;  // unit configuration: that turn's place in its pass, 1-based
   std::vector<std::string> first_;
 };
 

@@ -89,9 +89,11 @@ struct RunOptions {
   // The sweep's kernel as asked (run_sweep sets it from the spec); each configuration's
   // Config::kernel is what was chosen for it (auto: the record says why).
   Kernel kernel_requested = Kernel::ringbench;
-  // An A/B run (`ringbench ab`): the inherited socket its driver paces the passes of rounds over
-  // (round_pacing.hpp), -1 for none; and how this build is paired, recorded in results.json.
+  // An A/B run (`ringbench ab`): the inherited socket its driver paces the turns over
+  // (round_pacing.hpp), -1 for none; what a turn is; and how this build is paired, recorded in
+  // results.json.
   int pace_fd = -1;
+  PaceUnit pace_unit = PaceUnit::pass;
   std::optional<Pairing> pairing;
 };
 

@@ -51,18 +51,17 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     }
   };
   SweepStop stop;
-  // An A/B run's driver lets each pass of rounds start (round_pacing.hpp); a pass is "round r of
-  // every configuration", so pacing needs the interleaved schedule, which `run` insists on.
+  // An A/B run's driver lets each turn start (round_pacing.hpp): a configuration's round, or a pass
+  // ("round r of every configuration"); either way the builds' turns line up only in the interleaved
+  // schedule, which `run` insists on.
   std::optional<RoundPacer> pacer;
-  if (opts.pace_fd >= 0) pacer.emplace(opts.pace_fd);
-  int paced = 0;  // the last pass the driver let start, 1-based
+  if (opts.pace_fd >= 0) pacer.emplace(opts.pace_fd, opts.pace_unit);
   RoundSchedule schedule(configs.size(), opts.interleave, [&](std::size_t i, int round) { return runs[i].due(round); });
   while (const std::optional<ScheduledRound> at = schedule.next()) {
     const auto [i, round] = *at;
     ConfigurationRun& run = runs[i];
-    if (pacer && !stop.stopped() && round + 1 > paced) {
-      paced = round + 1;
-      const PaceAnswer answer = pacer->before_pass(paced);
+    if (pacer && !stop.stopped()) {
+      const PaceAnswer answer = pacer->before_round(round + 1);
       if (answer.signal != 0)
         stop.note(RoundResult{"", false, answer.signal}, run.config());
       else if (!answer.stop.empty())

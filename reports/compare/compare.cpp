@@ -166,9 +166,16 @@ void test_pair(RunComparison& rc, bool paired) {
   const std::size_t rounds = std::min(rc.base.rounds.size(), rc.neu.rounds.size());
   if (paired && rounds > 0) {
     std::vector<double> differences;
+    bool ratios = true;  // every difference a log ratio: the change can be read off them
     for (std::size_t k = 0; k < rounds; ++k)
-      if (!rc.base.rounds[k].empty() && !rc.neu.rounds[k].empty())
-        differences.push_back(round_difference(median_of(rc.base.rounds[k]), median_of(rc.neu.rounds[k])));
+      if (!rc.base.rounds[k].empty() && !rc.neu.rounds[k].empty()) {
+        const double bk = median_of(rc.base.rounds[k]), nk = median_of(rc.neu.rounds[k]);
+        ratios = ratios && bk > 0 && nk > 0;
+        differences.push_back(round_difference(bk, nk));
+      }
+    // The change is the paired one too: the pooled medians of two builds move with whichever
+    // rounds a burst hit on one side only, the rounds side by side do not.
+    if (ratios && !differences.empty()) rc.change = std::expm1(hodges_lehmann(differences));
     const UTestResult u = signed_rank_test(differences);
     rc.p_value = u.p_value;
     rc.method = u.method;
@@ -273,7 +280,8 @@ void decide(RunComparison& rc, const CompareOptions& opts, const FamilyLevel& fa
     rc.verdict = Verdict::same;
     return;
   }
-  const bool up = *rc.neu.value > *rc.base.value;
+  // The change's sign, which in an A/B pair is the rounds' and may differ from the pooled values'.
+  const bool up = rc.change ? *rc.change > 0 : *rc.neu.value > *rc.base.value;
   const Verdict direction = (up == mi.lower_is_better) ? Verdict::slower : Verdict::faster;
   if (!rc.p_value) {
     // A single-valued metric has no distribution to test: the threshold alone decides.
@@ -459,7 +467,8 @@ json Comparison::to_json() const {
   for (Verdict v : kVerdicts) summary[std::string(to_string(v))] = count(v);
   const Metric& mi = *options.metric;
   return {{"schema", "ringbench.compare"},
-          {"schema_version", "0.4.0"},  // 0.2.0: UNDERPOWERED; 0.3.0: the error rate, pairs; 0.4.0: aliases
+          // 0.2.0: UNDERPOWERED; 0.3.0: the error rate, pairs; 0.4.0: aliases; 0.5.0: a pair's change is paired
+          {"schema_version", "0.5.0"},
           {"base", base_path},
           {"new", new_path},
           {"metric",

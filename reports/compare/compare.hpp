@@ -82,7 +82,8 @@ struct RunComparison {
   std::string id, label;
   std::string base_status, new_status;  // "ok", "failed", "skipped", or "" when absent
   MetricValue base, neu;
-  std::optional<double> change;  // (new − base) / base
+  // (new − base) / base; when `paired`, exp(Hodges-Lehmann over the rounds' log ratios) − 1
+  std::optional<double> change;
   std::optional<double> p_value;
   std::optional<double> min_p;  // the smallest p the test could give with these samples
   bool paired = false;          // tested round by round, as an A/B pair

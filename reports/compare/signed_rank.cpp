@@ -18,6 +18,23 @@ double round_difference(double base, double neu) {
   return neu - base;
 }
 
+double hodges_lehmann(std::span<const double> differences) {
+  std::vector<double> d;
+  for (const double x : differences)
+    if (std::isfinite(x)) d.push_back(x);
+  if (d.empty()) return std::nan("");
+  std::vector<double> walsh;
+  walsh.reserve(d.size() * (d.size() + 1) / 2);
+  for (std::size_t i = 0; i < d.size(); ++i)
+    for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+  const std::size_t mid = walsh.size() / 2;
+  std::nth_element(walsh.begin(), walsh.begin() + static_cast<std::ptrdiff_t>(mid), walsh.end());
+  const double upper = walsh[mid];
+  if (walsh.size() % 2 == 1) return upper;
+  const double lower = *std::max_element(walsh.begin(), walsh.begin() + static_cast<std::ptrdiff_t>(mid));
+  return (lower + upper) / 2;
+}
+
 double signed_rank_min_p(int rounds) {
   if (rounds < 1) return 1.0;
   return std::min(1.0, 2.0 * std::pow(0.5, rounds));

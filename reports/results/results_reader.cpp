@@ -241,6 +241,7 @@ constexpr FieldType kFieldTypes[] = {
     {"/pairing/first_by_round", kArray},
     {"/pairing/first_by_round/*", kNull | kString},
     {"/pairing/pair_id", kString},
+    {"/pairing/unit", kString},
     {"/profile", kObject},
     {"/profile/name", kString},
     {"/profile/description", kString},

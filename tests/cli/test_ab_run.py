@@ -1,5 +1,6 @@
-"""`ringbench ab BASE_BIN ...`: two builds' sweeps taking turns one pass of rounds at a time (ABBA), each
-writing its own results with the pairing (format 2.3.0). BASE_BIN is this same binary (an A/A pair)
+"""`ringbench ab BASE_BIN ...`: two builds' sweeps taking turns (ABBA), one configuration's round at a time
+or one pass of rounds at a time, each writing its own results with the pairing (format 2.3.0; the
+turn's unit 2.7.0). BASE_BIN is this same binary (an A/A pair)
 on a tiny sweep; the refusals use small shell scripts as older or foreign builds. Nothing here
 asserts a measured time: alternation is seen from the outside, by watching both results.jsonl files
 grow, and from the order each file records."""
@@ -93,7 +94,7 @@ class AbRun(unittest.TestCase):
     def test_the_builds_take_turns_round_by_round_and_record_the_pair(self):
         with tempdir() as d:
             out = os.path.join(d, "ab")
-            stdout, stderr, seen = watch(start_ab(out), out)
+            stdout, stderr, seen = watch(start_ab(out, "--pace", "pass"), out)
             self.assertEqual(stdout.splitlines(), [f"base: {out}/base/results.json", f"new: {out}/new/results.json"],
                              stderr)
 
@@ -114,13 +115,14 @@ class AbRun(unittest.TestCase):
             for role, doc in docs.items():
                 with self.subTest(role):
                     jsonschema.validate(doc, schema)
-                    self.assertEqual(doc["schema_version"], "2.6.0")
+                    self.assertEqual(doc["schema_version"], "2.7.0")
                     self.assertIsNone(doc["stopped"])
                     pairing = doc["pairing"]
                     self.assertEqual(pairing["role"], role)
                     self.assertEqual(pairing["partner_git_sha"], sha)  # the same binary on both sides
                     self.assertEqual(pairing["partner_version"], doc["tool"]["version"])
                     self.assertEqual(pairing["first_by_round"], ["base", "new", "base"])
+                    self.assertEqual(pairing["unit"], "pass")
                     self.assertEqual(len(doc["runs"]), CONFIGS)
                     for r in doc["runs"]:
                         self.assertEqual(r["status"], "ok", r["reason"])
@@ -139,6 +141,50 @@ class AbRun(unittest.TestCase):
             again = read_json(os.path.join(d, "ab2", "new", "results.json"))["pairing"]
             self.assertNotEqual(again["pair_id"], docs["new"]["pairing"]["pair_id"])
             self.assertEqual(again["first_by_round"], ["base", "new"])
+
+    def test_by_default_the_builds_take_turns_one_configurations_round_at_a_time(self):
+        with tempdir() as d:
+            out = os.path.join(d, "ab")
+            stdout, stderr, seen = watch(start_ab(out), out)
+            self.assertEqual(stdout.splitlines(), [f"base: {out}/base/results.json", f"new: {out}/new/results.json"],
+                             stderr)
+            # Seen from outside: each turn adds one configuration's round to one file, so neither
+            # build is ever more than one round of one configuration ahead of the other.
+            self.assertEqual(seen[-1], (3 * CONFIGS, 3 * CONFIGS), seen)
+            for b, n in seen:
+                self.assertLessEqual(abs(b - n), 1, f"({b}, {n}) is not a state of turns by configuration: {seen}")
+            self.assertGreaterEqual(len(seen), 2 * CONFIGS, seen)
+            rounds = re.findall(r"^ringbench ab: round (\d): base [\d.]+ s, new [\d.]+ s \(turns by configuration\)$",
+                                stderr, re.M)
+            self.assertEqual(rounds, ["1", "2", "3"], stderr)
+            docs = {role: read_json(os.path.join(out, role, "results.json")) for role in ("base", "new")}
+            schema = read_json(SCHEMA)
+            for role, doc in docs.items():
+                with self.subTest(role):
+                    jsonschema.validate(doc, schema)
+                    self.assertEqual(doc["pairing"]["unit"], "configuration")
+                    # The first turn of each round: base in round 1, new in round 2, ...
+                    self.assertEqual(doc["pairing"]["first_by_round"], ["base", "new", "base"])
+                    self.assertEqual([r["timing"]["rounds"] for r in doc["runs"]], [3] * CONFIGS)
+                    self.assertIn("--pace-unit configuration", doc["tool"]["command_line"])
+
+    def test_a_base_from_before_turns_by_configuration_is_paced_by_pass(self):
+        with tempdir() as d:
+            # A stand-in for a build of 2.6.0's time: it refuses --pace-unit as that build's `run` did.
+            older = script(d, "older", 'for a in "$@"; do if [ "$a" = --pace-unit ]; then echo "ringbench: error: '
+                                       'run: value --pace-unit is invalid: unknown option" >&2; exit 2; fi; done\n'
+                                       f'exec "{BIN}" "$@"\n')
+            out = os.path.join(d, "ab")
+            p = run("ab", older, *SMALL, "--repeats", "2", "--rounds", "2", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("predates taking turns by configuration; the builds take turns one pass of rounds at a time",
+                          p.stderr)
+            self.assertRegex(p.stderr, r"ringbench ab: round 2: new [\d.]+ s, then base [\d.]+ s")
+            for role in ("base", "new"):
+                doc = read_json(os.path.join(out, role, "results.json"))
+                self.assertEqual(doc["pairing"]["unit"], "pass", role)
+                self.assertNotIn("--pace-unit", doc["tool"]["command_line"])
+                self.assertEqual([r["status"] for r in doc["runs"]], ["ok", "ok"])
 
     def test_a_fault_planted_in_the_new_build_alone_fails_the_pair(self):
         with tempdir() as d:
@@ -215,6 +261,8 @@ class AbRun(unittest.TestCase):
                 (BIN, ["--no-interleave"], "--no-interleave", "interleaved schedule"),
                 (BIN, ["--max-noise", "2"], "--max-noise", "same fixed rounds"),
                 (BIN, ["--pace-fd", "3"], "--pace-fd", "`ab` passes it to each build itself"),
+                (BIN, ["--pace-unit", "pass"], "--pace-unit", "`ab` passes it to each build itself"),
+                (BIN, ["--pace", "round"], "--pace", "configuration"),
                 (BIN, ["--frob"], "run options", "neither `ab` nor `run` takes it"),
                 (BIN, ["--seq", "0"], "--seq", "positive integer"),
             ]
@@ -240,6 +288,10 @@ class AbRun(unittest.TestCase):
                 (["--pair-role", "new"], "--pair-role", "needs --pace-fd"),
                 (["--pace-fd", "5", "--pair-role", "new"], "--pair-id", "all of --pair-role"),
                 (["--pace-fd", "5", "--no-interleave"], "--no-interleave", "interleaved schedule"),
+                (["--pace-unit", "configuration"], "--pace-unit", "needs --pace-fd"),
+                (["--pace-fd", "5", "--pace-unit", "round"], "--pace-unit", "must be configuration or pass"),
+                (["--pace-fd", "5", "--pair-role", "judge", "--pair-id", "p1", "--partner-sha", "0123abc",
+                  "--partner-version", "0.1.0"], "--pair-role", "must be base or new"),
             ]
             for extra, field, rule in cases:
                 with self.subTest(extra=extra):

@@ -38,7 +38,7 @@ TEXT = {
     "compare": ["--metric", "--json-out", "--html", "--repeat-of"],
     "accept": ["--results", "--out", "--junit", "--kernel"],
     "trend": ["--out", "--title", "--compare", "--baseline", "--metric"],
-    "ab": ["--out"],
+    "ab": ["--out", "--pace"],
     "fleet": ["--json-out", "--junit", "--html"],
 }
 # A hex, an overflowing, a subnormal and a trailing-garbage value.

@@ -99,19 +99,23 @@ class Schema(unittest.TestCase):
         # (every plain run, and every older file) stays valid.
         self.assertNotIn("pairing", self.doc)
         pairing = {"role": "new", "partner_git_sha": "93fcd57697f0", "partner_version": "0.1.0",
-                   "first_by_round": ["base", "new", None], "pair_id": "dff9fdea1c446dd3"}
+                   "first_by_round": ["base", "new", None], "pair_id": "dff9fdea1c446dd3", "unit": "configuration"}
         doc = copy.deepcopy(self.doc)
         doc["pairing"] = pairing
         self.assertEqual(errors(self.v, doc), [])
         older = copy.deepcopy(self.doc)
         older["schema_version"] = "2.2.0"
         self.assertEqual(errors(self.v, older), [])
+        before_unit = copy.deepcopy(doc)  # a pair of 2.3.0-2.6.0 took turns by pass and says nothing
+        del before_unit["pairing"]["unit"]
+        self.assertEqual(errors(self.v, before_unit), [])
         breakages = {
             "unknown role": lambda p: p.__setitem__("role", "candidate"),
             "no partner sha": lambda p: p.pop("partner_git_sha"),
             "empty pair id": lambda p: p.__setitem__("pair_id", ""),
             "a round first by neither build": lambda p: p["first_by_round"].__setitem__(0, "both"),
             "order not a list": lambda p: p.__setitem__("first_by_round", "base,new"),
+            "a turn of an unknown unit (2.7.0)": lambda p: p.__setitem__("unit", "sample"),
         }
         for name, breakage in breakages.items():
             with self.subTest(name):

@@ -1,5 +1,6 @@
 // The A/B pacing protocol over a real socketpair: the sweep's side says `ready R` before each pass
-// and runs it only on `go`; `stop REASON`, any other line, a closed socket or a signal stop it with
+// (unit pass) or `ready R I` before each configuration's round (unit configuration) and runs it only
+// on `go`; `stop REASON`, any other line, a closed socket or a signal stop it with
 // a reason; the order the driver names is what the pairing records.
 #include <chrono>
 #include <csignal>
@@ -44,7 +45,7 @@ TEST(RoundPacing, APassRunsOnGoAndTheOrderNamedIsKept) {
   const char* answers[] = {"go base", "go new", "go"};
   for (int round = 1; round <= 3; ++round) {
     ASSERT_TRUE(write_pace_line(ch.driver(), answers[round - 1]));  // answered before asked: it must still wait
-    const PaceAnswer a = pacer.before_pass(round);
+    const PaceAnswer a = pacer.before_round(round);
     EXPECT_EQ(a.stop, "") << round;
     EXPECT_EQ(a.signal, 0);
     EXPECT_EQ(ch.heard(), "ready " + std::to_string(round));
@@ -52,6 +53,48 @@ TEST(RoundPacing, APassRunsOnGoAndTheOrderNamedIsKept) {
   pacer.done();
   EXPECT_EQ(ch.heard(), "done");
   EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"base", "new", ""}));
+}
+
+TEST(RoundPacing, UnderUnitPassOnlyAPassesFirstRoundWaits) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep(), PaceUnit::pass);
+  ASSERT_TRUE(write_pace_line(ch.driver(), "go new"));
+  ASSERT_TRUE(write_pace_line(ch.driver(), "go base"));
+  // Round 1 of three configurations, then round 2 of two: two lines asked, two answers taken.
+  for (const int round : {1, 1, 1, 2, 2}) EXPECT_EQ(pacer.before_round(round).stop, "") << round;
+  pacer.done();
+  EXPECT_EQ(ch.heard(), "ready 1");
+  EXPECT_EQ(ch.heard(), "ready 2");
+  EXPECT_EQ(ch.heard(), "done");
+  EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"new", "base"}));
+}
+
+TEST(RoundPacing, UnderUnitConfigurationEveryRoundIsATurnNumberedInItsPass) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep(), PaceUnit::configuration);
+  const int rounds[] = {1, 1, 1, 2, 2, 3};
+  const char* answers[] = {"go base", "go new", "go base", "go new", "go base", "go"};
+  for (int k = 0; k < 6; ++k) {
+    ASSERT_TRUE(write_pace_line(ch.driver(), answers[k]));
+    const PaceAnswer a = pacer.before_round(rounds[k]);
+    EXPECT_EQ(a.stop, "") << k;
+  }
+  for (const char* said : {"ready 1 1", "ready 1 2", "ready 1 3", "ready 2 1", "ready 2 2", "ready 3 1"})
+    EXPECT_EQ(ch.heard(), said);
+  // The pairing keeps each pass's first turn's order: one entry a pass, as under unit pass.
+  EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"base", "new", ""}));
+}
+
+TEST(RoundPacing, ATurnStoppedMidPassSaysWhichRound) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep(), PaceUnit::configuration);
+  ASSERT_TRUE(write_pace_line(ch.driver(), "go base"));
+  ASSERT_TRUE(write_pace_line(ch.driver(), "stop the base build ended in round 2 (exit 1)"));
+  EXPECT_EQ(pacer.before_round(2).stop, "");
+  const PaceAnswer a = pacer.before_round(2);
+  EXPECT_EQ(a.stop, "stopped by the A/B driver: the base build ended in round 2 (exit 1)");
+  EXPECT_EQ(ch.heard(), "ready 2 1");
+  EXPECT_EQ(ch.heard(), "ready 2 2");
 }
 
 TEST(RoundPacing, ThePassWaitsForTheDriver) {
@@ -63,7 +106,7 @@ TEST(RoundPacing, ThePassWaitsForTheDriver) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     write_pace_line(ch.driver(), "go new");
   });
-  const PaceAnswer a = pacer.before_pass(1);
+  const PaceAnswer a = pacer.before_round(1);
   driver.join();
   EXPECT_EQ(a.stop, "");
   // Only a lower bound: it returned after the driver's answer, however slow the machine.
@@ -91,7 +134,7 @@ TEST(RoundPacing, EveryOtherAnswerStopsTheSweepWithItsReason) {
       ASSERT_TRUE(write_pace_line(ch.driver(), c.answer));
     else
       ch.close_driver();
-    const PaceAnswer a = pacer.before_pass(1);
+    const PaceAnswer a = pacer.before_round(1);
     EXPECT_NE(a.stop.find(c.reason), std::string::npos) << a.stop;
     EXPECT_EQ(a.signal, 0);
     EXPECT_TRUE(pacer.first_by_round().empty());
@@ -102,7 +145,7 @@ TEST(RoundPacing, ALineWithoutEndIsRefusedOnceTooLong) {
   Channel ch;
   RoundPacer pacer(ch.sweep());
   ASSERT_TRUE(write_pace_line(ch.driver(), std::string(5000, 'g')));
-  const PaceAnswer a = pacer.before_pass(1);
+  const PaceAnswer a = pacer.before_round(1);
   EXPECT_NE(a.stop.find("a line of over 1024 bytes"), std::string::npos) << a.stop;
 }
 
@@ -110,7 +153,7 @@ TEST(RoundPacing, ADriverGoneBeforeTheSweepAsksStopsIt) {
   Channel ch;
   ch.close_driver();
   RoundPacer pacer(ch.sweep());
-  const PaceAnswer a = pacer.before_pass(2);
+  const PaceAnswer a = pacer.before_round(2);
   EXPECT_NE(a.stop.find("before round 2"), std::string::npos) << a.stop;
 }
 
@@ -124,7 +167,7 @@ TEST(RoundPacing, ASignalWhileWaitingStopsTheSweepAsInterrupted) {
       EXPECT_EQ(ch.heard(), "ready 1");
       std::raise(SIGTERM);  // the guard's handler notes it; the wait sees it within its poll interval
     });
-    a = pacer.before_pass(1);
+    a = pacer.before_round(1);
     signaller.join();
   }
   InterruptGuard reset;  // a guard starts with no signal noted: later tests in this process see none
@@ -133,9 +176,12 @@ TEST(RoundPacing, ASignalWhileWaitingStopsTheSweepAsInterrupted) {
 }
 
 TEST(RoundPacing, ThePairingIsRecordedAsTheFormatSays) {
-  Pairing p{"new", "0123456789ab", "0.1.0", "feedbeef", {"base", "", "base"}};
+  Pairing p{"new", "0123456789ab", "0.1.0", "feedbeef", {"base", "", "base"}, PaceUnit::configuration};
   EXPECT_EQ(to_json(p), nlohmann::json::parse(R"({"role": "new", "partner_git_sha": "0123456789ab",
-      "partner_version": "0.1.0", "first_by_round": ["base", null, "base"], "pair_id": "feedbeef"})"));
+      "partner_version": "0.1.0", "first_by_round": ["base", null, "base"], "pair_id": "feedbeef",
+      "unit": "configuration"})"));
+  p.unit = PaceUnit::pass;
+  EXPECT_EQ(to_json(p).at("unit"), "pass");
 }
 
 }  // namespace

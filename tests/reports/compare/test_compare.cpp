@@ -276,6 +276,44 @@ TEST(Compare, AnABPairSeesAChangeThatRoundsOfDifferentSpeedHide) {
   EXPECT_FALSE(compare_results(as_pair(base, "base"), other, {}).paired);
 }
 
+// A pair's change is read off its rounds side by side (Hodges-Lehmann over the log ratios), not
+// off the pooled medians. Rounds 5-7 ran while the machine was slow, for both builds; round 4 was
+// slow on NEW's side alone. `factor` is NEW's time over BASE's in the other rounds.
+std::pair<ResultsFile, ResultsFile> burst_on_one_side(double factor) {
+  const std::vector<double> levels{10, 10, 10, 10, 20, 20, 20};
+  std::vector<std::vector<double>> b_rounds, n_rounds;
+  for (std::size_t r = 0; r < levels.size(); ++r) {
+    const auto s = samples(levels[r], 0.001, 3, 70 + static_cast<unsigned>(r));
+    b_rounds.push_back(s);
+    n_rounds.push_back(scaled(s, r == 3 ? 2.2 : factor));
+  }
+  return {results("b", {in_rounds(kCfgA, b_rounds)}), results("n", {in_rounds(kCfgA, n_rounds)})};
+}
+
+// NEW is 10% slower in every round: SLOWER by 10%, where the pooled medians say +120%.
+TEST(Compare, AnABPairsChangeIsTheRoundsSideBySideNotThePooledMedians) {
+  const auto [base, neu] = burst_on_one_side(1.10);
+  const auto pair = compare_results(as_pair(base, "base"), as_pair(neu, "new"), {});
+  ASSERT_TRUE(pair.runs[0].change);
+  EXPECT_NEAR(*pair.runs[0].change, 0.10, 0.002);
+  EXPECT_EQ(only_verdict(pair), Verdict::slower) << pair.runs[0].note;
+  EXPECT_NEAR(pair.to_json()["runs"][0]["change"].get<double>(), 0.10, 0.002);
+  // Measured apart, the change stays the ratio of the medians.
+  const auto apart = compare_results(base, neu, {});
+  EXPECT_NEAR(*apart.runs[0].change, *apart.runs[0].neu.value / *apart.runs[0].base.value - 1, 1e-12);
+  EXPECT_GT(*apart.runs[0].change, 1.0);
+}
+
+// NEW is 8% faster in six rounds of seven; pooled it looks 84% slower. The change and its direction
+// are the rounds': -8%; one round of seven against it leaves p too large to say FASTER.
+TEST(Compare, AnABPairsDirectionIsTheRounds) {
+  const auto [base, neu] = burst_on_one_side(0.92);
+  const auto pair = compare_results(as_pair(base, "base"), as_pair(neu, "new"), {});
+  EXPECT_GT(*pair.runs[0].neu.value / *pair.runs[0].base.value, 1.5);
+  EXPECT_NEAR(*pair.runs[0].change, -0.08, 0.002);
+  EXPECT_EQ(only_verdict(pair), Verdict::noisy) << pair.runs[0].note;
+}
+
 TEST(Compare, ChangeWithinThresholdIsSameEvenWhenSignificant) {
   const auto s = samples(10.0, 0.001, 20, 4);  // tiny noise: a 3% change is highly significant
   const auto cmp = compare_results(results("b", {ok_run(kCfgA, s)}), results("n", {ok_run(kCfgA, scaled(s, 1.03))}),

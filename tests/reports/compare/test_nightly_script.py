@@ -214,7 +214,8 @@ class NightlyScript(unittest.TestCase):
             self.assertEqual(tonight["pairing"]["role"], "new")
             self.assertEqual(tonight["pairing"]["partner_git_sha"], c1[:12])
             self.assertEqual(read_json(os.path.join(out, "ab", "base", "results.json"))["pairing"]["role"], "base")
-            self.assertIn("ringbench ab: round 2: new", p.stderr)  # the pair ran, round by round
+            # The pair ran, round by round, taking turns by configuration (tonight's build and the baseline both can).
+            self.assertRegex(p.stderr, r"ringbench ab: round 2: base [\d.]+ s, new [\d.]+ s \(turns by configuration\)")
 
             # Night 2: the cached build says c1: no build.
             p, out, first = night(2, c1)

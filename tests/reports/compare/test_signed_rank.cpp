@@ -100,5 +100,36 @@ TEST(SignedRank, RoundDifferenceIsALogRatioOfPositiveTimes) {
   EXPECT_DOUBLE_EQ(round_difference(-1, 1), 2);
 }
 
+// The Hodges-Lehmann estimate against its definition, sorted out by hand: every Walsh average
+// listed, its median taken.
+TEST(SignedRank, HodgesLehmannIsTheMedianOfTheWalshAverages) {
+  std::mt19937_64 gen(5);
+  std::normal_distribution<double> noise(0.1, 0.3);
+  for (int n = 1; n <= 9; ++n) {
+    std::vector<double> d(static_cast<std::size_t>(n));
+    for (auto& x : d) x = noise(gen);
+    std::vector<double> walsh;
+    for (int i = 0; i < n; ++i)
+      for (int j = i; j < n; ++j) walsh.push_back((d[i] + d[j]) / 2);
+    std::sort(walsh.begin(), walsh.end());
+    const std::size_t m = walsh.size();
+    const double want = m % 2 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2;
+    EXPECT_DOUBLE_EQ(hodges_lehmann(d), want) << n;
+  }
+  EXPECT_DOUBLE_EQ(hodges_lehmann(std::vector<double>{0.3}), 0.3);
+  EXPECT_TRUE(std::isnan(hodges_lehmann(std::vector<double>{})));
+  EXPECT_DOUBLE_EQ(hodges_lehmann(std::vector<double>{0.1, std::nan(""), 0.1}), 0.1);
+}
+
+// What it is for: two rounds of twelve hit by a burst on one side move it by little, where the
+// mean moves by a sixth of the burst.
+TEST(SignedRank, HodgesLehmannHoldsAgainstRoundsABurstHit) {
+  std::vector<double> d(12, 0.14);
+  for (std::size_t k = 0; k < d.size(); ++k) d[k] += 0.002 * static_cast<double>(k % 3);
+  d[2] = 0.9;
+  d[7] = -0.5;
+  EXPECT_NEAR(hodges_lehmann(d), 0.142, 0.003);
+}
+
 }  // namespace
 }  // namespace rb::reports
