@@ -85,17 +85,26 @@ class AbNoise(unittest.TestCase):
             self.assertFalse([v for v in verdicts if v[2] == "UNDERPOWERED"], "the layout can decide")
 
     def test_a_planted_slowdown_in_the_new_build_is_found(self):
+        # Judged at 0.01 as the A/A pairs are: a four-times slowdown in all 12 rounds gives the
+        # smallest p, 2/2^12, far below the level, while an unplanted configuration that one process
+        # ran a few percent slow for its whole life does not pass it as easily. On a loaded CI machine,
+        # judged at 0.05, one did: s512-c1-contiguous SLOWER +14% at p = 0.0068 (level 0.019 after the
+        # two true discoveries). The gate's promise is the repeat's: an unplanted SLOWER is measured
+        # again as a fresh pair, as scripts/nightly.sh does, and may not be SLOWER there too.
         with tempdir() as d:
-            cmp = pair(os.path.join(d, "planted"), "--inject-fault-new", "slow:300@0,4")
+            cmp = pair(os.path.join(d, "planted"), "--inject-fault-new", "slow:300@0,4", alpha="0.01")
             by_index = {i: r for i, r in enumerate(cmp["runs"])}
             for i in (0, 4):
                 self.assertEqual(by_index[i]["verdict"], "SLOWER", by_index[i])
-            # The two true discoveries raise the false-discovery level for the rest (to 2·alpha/8 and
-            # up), and a burst shorter than a round moved one unplanted configuration −48% once beside
-            # a full build: FASTER is no regression, and the nightly repeats a SLOWER before failing.
             others = [r for i, r in by_index.items() if i not in (0, 4)]
-            self.assertFalse([r for r in others if r["verdict"] == "SLOWER"], others)
-
+            slower = [r["id"] for r in others if r["verdict"] == "SLOWER"]
+            if slower:
+                first = os.path.join(d, "first.json")
+                with open(first, "w") as f:
+                    json.dump(cmp, f)
+                again = pair(os.path.join(d, "again"), alpha="0.01", only=slower, repeat_of=first)
+                confirmed = [r for r in again["runs"] if r["regression"]]
+                self.assertFalse(confirmed, "an unplanted configuration was SLOWER in a pair and in its repeat")
 
 if __name__ == "__main__":
     unittest.main()
