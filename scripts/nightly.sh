@@ -85,10 +85,10 @@ if [ -n "$ab_commit" ]; then
 fi
 mkdir -p "$history" "$out" || exit 2
 
-# The commit a ringbench binary was configured at: its --version `git:` line (tool.git_sha), or "".
+# The commit a ringbench binary was built from: its --version `git:` line (tool.git_sha), or "".
 binary_commit() { "$1" --version 2>/dev/null | sed -n 's/^git: //p' | head -n 1; }
-# Whether binary $1 says it was built from the full sha $2. Never trusted from a folder's name: the
-# sha is taken when the build is configured, so a build folder can lag its checkout.
+# Whether binary $1 says it was built from the full sha $2. Never trusted from a folder's name: a
+# checkout moved under a build folder, or a folder copied, leaves a binary of another commit there.
 built_from() {
   local short
   short="$(binary_commit "$1")"

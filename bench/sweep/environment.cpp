@@ -10,9 +10,6 @@
 #include "bench/sweep/gpu_state.hpp"
 #include "ring/library_versions.hpp"
 
-#ifndef RINGBENCH_GIT_SHA
-#define RINGBENCH_GIT_SHA "unknown"
-#endif
 #ifndef RINGBENCH_BUILD_TYPE
 #define RINGBENCH_BUILD_TYPE "unknown"
 #endif
@@ -50,8 +47,6 @@ void set_command_line(int argc, const char* const* argv) {
 }
 
 const std::vector<std::string>& command_line() { return typed(); }
-
-const char* tool_git_sha() { return RINGBENCH_GIT_SHA; }
 
 nlohmann::json tool_info(const std::vector<std::string>& argv) {
   std::string cmd;

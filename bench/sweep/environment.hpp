@@ -11,7 +11,8 @@
 namespace rb::bench {
 
 nlohmann::json tool_info(const std::vector<std::string>& argv);
-// The commit this build was configured at (`git rev-parse --short=12 HEAD`), "unknown" outside git.
+// The commit this build was made from (`git rev-parse --short=12 HEAD` at build time), "unknown" outside
+// git. Defined in the build folder's git_sha.cpp, which cmake/write_git_sha.cmake writes.
 const char* tool_git_sha();
 
 // The process's whole command line as typed, which main records before parsing, so a results file
