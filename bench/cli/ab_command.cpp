@@ -287,7 +287,7 @@ int ab(const AbFlags& f) {
     }
     return args;
   };
-  PaceUnit unit = f.pace == "pass" ? PaceUnit::pass : PaceUnit::configuration;
+  PaceUnit unit = parse_pace_unit(f.pace, "--pace");
   check_run_arguments(run_args("new", base, unit));  // this build's rules: bad input is exit 2 before either starts
   for (const char* name : {"base.log", "new.log"}) check_output_file("--out", out / name);
   const bool made_out = !fs::exists(out);
@@ -345,7 +345,6 @@ int ab(const AbFlags& f) {
   int passes = 0;
   // Under unit configuration a pass is many turns: its line is printed once no build waits in it.
   auto report_pass = [&](int pass) {
-    if (unit == PaceUnit::pass) return;
     std::vector<std::string> took;
     for (Side* s : {&b, &n})
       if (s->pass_s > 0) took.push_back(fmt::format("{} {:.1f} s", s->child->role(), s->pass_s));

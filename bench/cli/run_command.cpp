@@ -173,8 +173,7 @@ void build_pacing(const RunFlags& f, RunOptions& opts) {
   }
   if (f.given("--pace-unit") && !paced)
     throw InputError("--pace-unit", f.pace_unit, "paces an A/B run, which needs --pace-fd");
-  if (f.pace_unit != "pass" && f.pace_unit != "configuration")
-    throw InputError("--pace-unit", f.pace_unit, "must be configuration or pass");
+  const PaceUnit unit = parse_pace_unit(f.pace_unit, "--pace-unit");
   if (f.given("--pair-role") && f.pair_role != "base" && f.pair_role != "new")
     throw InputError("--pair-role", f.pair_role, "must be base or new");
   if (!paced) return;
@@ -192,7 +191,7 @@ void build_pacing(const RunFlags& f, RunOptions& opts) {
                      "an A/B run alternates the builds round by round, "
                      "so both must run the same fixed rounds");
   opts.pace_fd = f.pace_fd;
-  opts.pace_unit = f.pace_unit == "configuration" ? PaceUnit::configuration : PaceUnit::pass;
+  opts.pace_unit = unit;
   if (!paired) return;
   opts.pairing = Pairing{f.pair_role,
                          pairing_token("--partner-sha", f.partner_sha),

@@ -26,6 +26,12 @@ std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGT
 
 const char* to_string(PaceUnit u) { return u == PaceUnit::pass ? "pass" : "configuration"; }
 
+PaceUnit parse_pace_unit(std::string_view s, std::string_view field) {
+  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration})
+    if (s == to_string(u)) return u;
+  throw InputError(std::string(field), std::string(s), "must be configuration or pass");
+}
+
 nlohmann::json to_json(const Pairing& p) {
   nlohmann::json order = nlohmann::json::array();
   for (const auto& f : p.first_by_round) order.push_back(f.empty() ? nlohmann::json(nullptr) : nlohmann::json(f));

@@ -24,6 +24,8 @@ namespace rb::bench {
 // What one turn of an A/B run is (run --pace-unit).
 enum class PaceUnit { pass, configuration };
 const char* to_string(PaceUnit u);
+// "pass" or "configuration"; anything else is an InputError naming `field`.
+PaceUnit parse_pace_unit(std::string_view s, std::string_view field);
 
 // How one build of an A/B pair is recorded (results.json's `pairing`, format 2.3.0; `unit` 2.7.0).
 struct Pairing {

@@ -14,6 +14,7 @@
 
 #include "bench/sweep/interrupt.hpp"
 #include "bench/sweep/round_pacing.hpp"
+#include "common/error.hpp"
 
 namespace rb::bench {
 namespace {
@@ -182,6 +183,18 @@ TEST(RoundPacing, ThePairingIsRecordedAsTheFormatSays) {
       "unit": "configuration"})"));
   p.unit = PaceUnit::pass;
   EXPECT_EQ(to_json(p).at("unit"), "pass");
+}
+
+TEST(RoundPacing, APaceUnitIsReadByItsNameAndAnythingElseNamesTheFlag) {
+  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration})
+    EXPECT_EQ(parse_pace_unit(to_string(u), "--pace"), u);
+  try {
+    parse_pace_unit("round", "--pace-unit");
+    FAIL() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--pace-unit"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("round"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
