@@ -1,11 +1,11 @@
 // `ringbench ab BASE_BIN [PROFILE.json] [run flags] --out DIR`: an A/B run. BASE_BIN (another
 // ringbench build) and this build run the same sweep as two `run` children, DIR/base and DIR/new,
-// and take turns (bench/sweep/round_pacing.hpp): one configuration's round at a time (--pace
-// configuration, the default), or one pass of rounds (--pace pass, and with a base from before
-// turns by configuration), counterbalanced ABBA. So only one build measures at any moment, and a
-// burst or a drift on the machine lands on both alike; by configuration, the two builds' round k of
-// a configuration are milliseconds apart, closer than the machine's speed drifts on a shared host
-// (docs/compare.md). Each results.json records the pairing.
+// and take turns (bench/sweep/round_pacing.hpp): one timed pass at a time (--pace sample, the
+// default), one configuration's round at a time (--pace configuration), or one pass of rounds (--pace
+// pass), counterbalanced ABBA; a base that predates the unit asked for gets the finest it speaks. So
+// only one build measures at any moment, and a burst or a drift on the machine lands on both alike;
+// by sample, the two builds' passes are next to each other, closer than the machine's speed drifts
+// on a shared host (docs/compare.md). Each results.json records the pairing.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -41,7 +41,7 @@ namespace fs = std::filesystem;
 
 struct AbFlags {
   std::string base_bin, out, inject_fault_new;
-  std::string pace = "configuration";
+  std::string pace = "sample";
   std::vector<std::string> run_args;  // everything else: passed to both builds' `run`
 };
 
@@ -168,9 +168,11 @@ std::string random_pair_id() {
 enum class State { ready, done, ended };
 
 // Where a build's sweep stands: the turn it waits for (pass 1-based; turn 0 under unit pass, else
-// the turn's place in its pass, 1-based).
+// the turn's place in its pass, 1-based; step, unit sample only: 0 before the round, else the timed
+// pass).
 struct Position {
-  int pass = 0, turn = 0;
+  int pass = 0, turn = 0, step = 0;
+  auto operator<=>(const Position&) const = default;
 };
 
 // One build's child and where it stands.
@@ -183,19 +185,30 @@ struct Side {
   double pass_s = 0;  // time its turns of the pass being reported took
 };
 
-// `ready R` (unit pass) or `ready R I` (unit configuration) naming the turn right after `at`: the
-// next pass, or under unit configuration the next turn of this pass.
+// `ready R` (unit pass), `ready R I` (unit configuration) or `ready R I S` (unit sample) naming the
+// turn right after `at`: the next pass; under unit configuration the next turn of this pass; under
+// unit sample the next timed pass of this round, or the start of the next round (a round that failed
+// or was skipped ends early).
 bool next_ready(const std::string& text, PaceUnit unit, Position at, Position& next) {
-  int pass = 0, turn = 0;
+  int pass = 0, turn = 0, step = 0;
   char tail = 0;
-  const int n = std::sscanf(text.c_str(), "ready %d %d%c", &pass, &turn, &tail);
-  const std::string want = unit == PaceUnit::pass ? fmt::format("ready {}", pass)
-                                                  : fmt::format("ready {} {}", pass, turn);
-  if (text != want || n != (unit == PaceUnit::pass ? 1 : 2)) return false;
-  const bool after = unit == PaceUnit::pass ? pass == at.pass + 1
-                                            : (pass == at.pass && turn == at.turn + 1) || (pass > at.pass && turn == 1);
+  const int n = std::sscanf(text.c_str(), "ready %d %d %d%c", &pass, &turn, &step, &tail);
+  const int fields = unit == PaceUnit::pass ? 1 : unit == PaceUnit::configuration ? 2 : 3;
+  const std::string want = fields == 1   ? fmt::format("ready {}", pass)
+                           : fields == 2 ? fmt::format("ready {} {}", pass, turn)
+                                         : fmt::format("ready {} {} {}", pass, turn, step);
+  if (text != want || n != fields) return false;
+  const bool next_round = (pass == at.pass && turn == at.turn + 1) || (pass > at.pass && turn == 1);
+  bool after = false;
+  switch (unit) {
+    case PaceUnit::pass: after = pass == at.pass + 1; break;
+    case PaceUnit::configuration: after = next_round; break;
+    case PaceUnit::sample:
+      after = (next_round && step == 0) || (pass == at.pass && turn == at.turn && step == at.step + 1);
+      break;
+  }
   if (!after) return false;
-  next = {pass, turn};
+  next = {pass, turn, fields == 3 ? step : 0};
   return true;
 }
 
@@ -216,6 +229,16 @@ void take(Side& s, const PaceLine& line, PaceUnit unit) {
   s.ended = fmt::format("{}{}{}", s.child->how(), said, last.empty() ? "" : ": " + elide(last, 200));
 }
 
+// What one turn is, for the driver's lines.
+const char* turn_phrase(PaceUnit unit) {
+  switch (unit) {
+    case PaceUnit::pass: return "one pass of rounds at a time";
+    case PaceUnit::configuration: return "one configuration's round at a time";
+    case PaceUnit::sample: return "one timed pass at a time";
+  }
+  return "?";
+}
+
 std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
 
 // Stops a child that waits for its next turn, with the reason its results.json records.
@@ -226,17 +249,20 @@ void stop(Side& s, const std::string& reason) {
   s.state = State::ended;
 }
 
-// The builds that run the next turn, in order. Both when both wait in the same pass, counterbalanced
-// (ABBA): base first in odd passes' odd turns and even passes' even ones, so that neither build
-// always follows the other, in a pass or in a configuration's rounds. Else the one behind, alone: a
-// build whose sweep has fewer configurations (an older build's) finishes its pass first.
-std::vector<Side*> next_turn(Side& b, Side& n) {
+// The builds that run the next turn, in order. Both when both wait in the same pass (unit sample: at
+// the same step of the same round), counterbalanced (ABBA): base first in odd passes' odd turns and
+// even passes' even ones (unit sample: odd steps swap that), so that neither build always follows
+// the other, in a pass, in a configuration's rounds or in a round's passes. Else the one behind,
+// alone: a build whose sweep has fewer configurations (an older build's) finishes its pass first,
+// and one whose round failed leaves it early.
+std::vector<Side*> next_turn(Side& b, Side& n, PaceUnit unit) {
   const bool br = b.state == State::ready, nr = n.state == State::ready;
-  if (br && nr && b.at.pass == n.at.pass) {
-    const bool base_first = (b.at.pass + std::max(b.at.turn - 1, 0)) % 2 == 1;
+  const bool together = unit == PaceUnit::sample ? b.at == n.at : b.at.pass == n.at.pass;
+  if (br && nr && together) {
+    const bool base_first = (b.at.pass + std::max(b.at.turn - 1, 0) + b.at.step) % 2 == 1;
     return base_first ? std::vector<Side*>{&b, &n} : std::vector<Side*>{&n, &b};
   }
-  if (br && nr) return {b.at.pass < n.at.pass ? &b : &n};
+  if (br && nr) return {b.at < n.at ? &b : &n};
   if (br) return {&b};
   if (nr) return {&n};
   return {};
@@ -277,7 +303,7 @@ int ab(const AbFlags& f) {
           partner.git_sha, std::string("--partner-version"), partner.version})
       args.push_back(a);
     // Unit pass is what builds before --pace-unit did, so it is not named: such a base still runs.
-    if (unit == PaceUnit::configuration) {
+    if (unit != PaceUnit::pass) {
       args.push_back("--pace-unit");
       args.push_back(to_string(unit));
     }
@@ -302,13 +328,15 @@ int ab(const AbFlags& f) {
   // One at a time from the start: each build's start-up (profile, plans) is work on the machine too.
   Side b;
   start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
-  if (b.state != State::ready && b.status == kExitBadInput && unit == PaceUnit::configuration &&
-      last_line_of(out / "base.log").find("--pace-unit") != std::string::npos) {
-    // A base from before --pace-unit: both builds take turns a pass at a time, as it can.
-    print_quietly(stderr, fmt::format("ringbench ab: the base build ({}) predates taking turns by configuration; "
-                                      "the builds take turns one pass of rounds at a time\n",
-                                      base.git_sha));
-    unit = PaceUnit::pass;
+  // A base from before the unit asked for (it refuses the value, or before --pace-unit the flag):
+  // both builds take the finest turns it can.
+  while (b.state != State::ready && b.status == kExitBadInput && unit != PaceUnit::pass &&
+         last_line_of(out / "base.log").find("--pace-unit") != std::string::npos) {
+    const PaceUnit coarser = unit == PaceUnit::sample ? PaceUnit::configuration : PaceUnit::pass;
+    print_quietly(stderr, fmt::format("ringbench ab: the base build ({}) predates taking turns by {}; the builds take "
+                                      "turns {}\n",
+                                      base.git_sha, to_string(unit), turn_phrase(coarser)));
+    unit = coarser;
     start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
   }
   if (b.state != State::ready) {
@@ -349,12 +377,12 @@ int ab(const AbFlags& f) {
     for (Side* s : {&b, &n})
       if (s->pass_s > 0) took.push_back(fmt::format("{} {:.1f} s", s->child->role(), s->pass_s));
     if (!took.empty())
-      print_quietly(stderr,
-                    fmt::format("ringbench ab: round {}: {} (turns by configuration)\n", pass, fmt::join(took, ", ")));
+      print_quietly(stderr, fmt::format("ringbench ab: round {}: {} (turns by {})\n", pass, fmt::join(took, ", "),
+                                        to_string(unit)));
     b.pass_s = n.pass_s = 0;
   };
   while (failure.empty() && interrupt_signal() == 0) {
-    const std::vector<Side*> turn = next_turn(b, n);
+    const std::vector<Side*> turn = next_turn(b, n, unit);
     if (turn.empty()) break;
     const int pass = turn.front()->at.pass;
     passes = std::max(passes, pass);
@@ -375,7 +403,7 @@ int ab(const AbFlags& f) {
     }
     if (unit == PaceUnit::pass && !took.empty())
       print_quietly(stderr, fmt::format("ringbench ab: round {}: {}\n", pass, fmt::join(took, ", then ")));
-    if (const int ahead = pass_ahead(b, n); unit == PaceUnit::configuration && ahead != pass) report_pass(pass);
+    if (const int ahead = pass_ahead(b, n); unit != PaceUnit::pass && ahead != pass) report_pass(pass);
   }
   if (const int sig = interrupt_signal(); sig != 0) {
     for (Side* s : {&b, &n}) stop(*s, fmt::format("the A/B run was interrupted by {}", signal_text(sig)));
@@ -413,9 +441,10 @@ void add_ab_command(CLI::App& app, CommandAction& action) {
                   "Output folder: OUT/base and OUT/new (each a run's --out), OUT/base.log, OUT/new.log")
       ->required();
   sub->add_option("--pace", f->pace,
-                  "What one turn is: `configuration` (the builds' round k of one configuration back to back) or "
-                  "`pass` (round k of every configuration); a base build from before `configuration` gets `pass`")
-      ->check(CLI::IsMember({"configuration", "pass"}))
+                  "What one turn is: `sample` (one timed pass; both builds hold the configuration's buffers through "
+                  "its round), `configuration` (the builds' round k of one configuration back to back) or `pass` "
+                  "(round k of every configuration); a base build that predates the unit gets the finest it speaks")
+      ->check(CLI::IsMember({"sample", "configuration", "pass"}))
       ->capture_default_str();
   sub->add_option("--inject-fault-new", f->inject_fault_new,
                   "Testing: `run --inject-fault` for the new build only (a planted regression)")

@@ -545,7 +545,7 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
       ->group("");
   // Their values are checked in build_pacing: CLI11 leaves a hidden option's name out of its error.
   sub->add_option("--pace-unit", f->pace_unit,
-                  "A/B runs: what one turn is, one configuration's round or a pass of rounds")
+                  "A/B runs: what one turn is: a timed pass, one configuration's round or a pass of rounds")
       ->group("");
   sub->add_option("--pair-role", f->pair_role, "A/B runs: this build's role in the pair")->group("");
   sub->add_option("--pair-id", f->pair_id, "A/B runs: the id both builds' results record")->group("");

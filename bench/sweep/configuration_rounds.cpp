@@ -38,7 +38,8 @@ ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts
     metrics_in_.flops_per_rank.push_back(4.0 * cfg_.head_dim * static_cast<double>(plan_.work(rp.rank)));
 }
 
-void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::ProcessGroup* group) {
+void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::ProcessGroup* group,
+                                    const SampleGate& gate) {
   if (finished()) throw Error(fmt::format("{}: every round has run", cfg_.label()));
   const auto started = std::chrono::steady_clock::now();
   const int round = done_;
@@ -101,7 +102,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   // A fresh executor per round: one instance can keep a fast or a slow mode for its whole life, so
   // one instance's samples understate the spread between runs (docs/performance.md, Rounds).
   const int n = adaptive() ? chunk_ : passes_in_round(cfg_.repeats, planned_, round);
-  TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz);
+  TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz, gate);
   for (auto& p : timed.passes) {
     samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));

@@ -46,9 +46,10 @@ class ConfigurationRounds {
   // one configuration's buffers at a time). The first round also makes the checked pass against
   // `reference` (and the dump); the last also probes the machine once more and makes the
   // CUPTI-traced pass. The watchdog gets what is left of --timeout after the earlier rounds. With a
-  // distributed transport every process of `group` calls this in step. Throws on an error of
-  // execution; a run that threw is not continued.
-  void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group);
+  // distributed transport every process of `group` calls this in step. `gate` is asked before each
+  // timed pass (an A/B run's unit sample); a round it cuts throws RoundCut and keeps nothing. Throws
+  // on an error of execution; a run that threw is not continued.
+  void run_round(const ReferenceProvider& reference, ring::ProcessGroup* group, const SampleGate& gate = {});
 
   // How the configuration stands after the rounds so far (round_stages.hpp, standing_of); record()
   // writes the same.

@@ -38,8 +38,8 @@ std::string ConfigurationRun::plan(const RunOptions& opts, const MemoryBudget& b
   return skip;
 }
 
-RoundResult ConfigurationRun::run_round(int round, ReferenceCache& references) {
-  return execute_round(*rounds_, round, references);
+RoundResult ConfigurationRun::run_round(int round, ReferenceCache& references, const SampleGate& gate) {
+  return execute_round(*rounds_, round, references, gate);
 }
 
 RecordEntry ConfigurationRun::close(reports::RunRecord record, RunStatus status, std::string detail, bool append) {
@@ -65,6 +65,7 @@ RecordEntry ConfigurationRun::keep_rounds_run(const SweepStop& stop) { return ke
 RecordEntry ConfigurationRun::after_round(int round, const RoundResult& result, const SweepStop& stop) {
   const ConfigurationRounds& run = *rounds_;
   const int done = run.rounds_done();
+  if (result.cut) return done > 0 ? keep(stop) : skip(fmt::format("not run: {}", stop.reason));
   // The signal cut this round short, not a fault of the configuration: its earlier rounds stand.
   if (!result.failure.empty() && result.signal != 0 && done > 0) return keep(stop);
   if (!result.failure.empty()) {

@@ -46,8 +46,8 @@ class ConfigurationRun {
   // fit, agreed over an MPI job), or "" once its plan and rounds are made.
   std::string plan(const RunOptions& opts, const MemoryBudget& budget, const SweepStop& stop);
   // The run stage of round `round`, which must be due; every process of a distributed
-  // configuration calls it in step.
-  RoundResult run_round(int round, ReferenceCache& references);
+  // configuration calls it in step. `gate`: before each timed pass (an A/B run's unit sample).
+  RoundResult run_round(int round, ReferenceCache& references, const SampleGate& gate = {});
 
   // The entries that end it or follow a round:
   RecordEntry skip(const std::string& reason);  // not run
@@ -55,7 +55,9 @@ class ConfigurationRun {
   RecordEntry keep_rounds_run(const SweepStop& stop);
   // After round `round` ended with `result`: a failure closes it as failed (a later round keeps the
   // earlier rounds' timing beside its reason), and so does a signal that cut the round short,
-  // keeping the earlier rounds as they are; otherwise the record so far, closed after its last round.
+  // keeping the earlier rounds as they are; a round the A/B driver cut (`stop` says why) keeps the
+  // earlier rounds, or without any leaves it not run; otherwise the record so far, closed after its
+  // last round.
   RecordEntry after_round(int round, const RoundResult& result, const SweepStop& stop);
 
   // How it ended; an open configuration (a sweep cut short) stands as its rounds so far.

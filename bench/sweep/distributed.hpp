@@ -44,6 +44,9 @@ struct RoundResult {
   std::string failure;  // "" when the round succeeded; else the first process's own failure ("rank k: ...")
   bool fatal = false;   // a device-fatal error somewhere: the sweep stops
   int signal = 0;       // SIGINT or SIGTERM arrived somewhere: the sweep stops
+  // An A/B run's driver (or a signal while waiting for it) stopped the sweep inside the round, before
+  // a timed pass: the round's samples are not kept. One process only: a paced sweep is never an MPI job.
+  bool cut = false;
 };
 // Every process brings its outcome of a round and all leave with the same result. The cause named
 // is the first rank whose failure was its own, not a peer's echo. A collective.

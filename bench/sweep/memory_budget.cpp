@@ -28,7 +28,10 @@ std::string gib_text(std::int64_t bytes) {
 }
 
 std::string budget_text(const MemoryBudget& budget) {
-  return fmt::format("{:.2f} GiB may be used", static_cast<double>(budget.host_bytes) / 1073741824.0);
+  return fmt::format("{:.2f} GiB may be used{}", static_cast<double>(budget.host_bytes) / 1073741824.0,
+                     budget.holders > 1 ? " (this build's share: the other build of an A/B run by sample holds its "
+                                          "buffers at the same time)"
+                                        : "");
 }
 
 // A small vector's heap block: glibc's chunk header and rounding around one or a few elements.
@@ -88,7 +91,9 @@ MemoryBudget memory_budget(const RunOptions& opts) {
   ring::World* w = world();
   const int on_host = w ? w->ranks_on_this_host() : 1;
   MemoryBudget b;
-  b.host_bytes = opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes : available_memory_bytes() / 10 * 9 / on_host;
+  b.holders = opts.pace_fd >= 0 && opts.pace_unit == PaceUnit::sample ? 2 : 1;
+  b.host_bytes = opts.memory_limit_bytes > 0 ? opts.memory_limit_bytes
+                                             : available_memory_bytes() / 10 * 9 / on_host / b.holders;
   if (w) b.host_bytes = w->min(b.host_bytes);  // every rank skips the same configurations
   b.local_devices = local_cuda_devices(opts);
   return b;
@@ -104,9 +109,14 @@ std::string memory_skip_reason(const ring::Plan& plan, const RunOptions& opts, c
       return fmt::format("needs an estimated {} of host memory ({} for the state of its {} ranks); {}", gib_text(need),
                          gib_text(scale), cfg.cp, budget_text(budget));
   }
+  // By sample, the other build may hold its buffers of the same configuration already, or may still
+  // make them: each build asks for room for both, so that neither runs out half-way through a round.
+  // Near the limit the build that plans second sees the first's buffers gone from the free memory
+  // and may skip what the first ran; compare then leaves the configuration out.
   if (const auto device = device_memory(plan, budget.local_devices);
-      device && device->needed_bytes > device->free_bytes / 10 * 9)
-    return fmt::format("needs an estimated {} of device memory; {:.2f} GiB are free", gib_text(device->needed_bytes),
+      device && device->needed_bytes * budget.holders > device->free_bytes / 10 * 9)
+    return fmt::format("needs an estimated {} of device memory{}; {:.2f} GiB are free", gib_text(device->needed_bytes),
+                       budget.holders > 1 ? ", twice over for the two builds of an A/B run by sample" : "",
                        static_cast<double>(device->free_bytes) / 1073741824.0);
   return "";
 }

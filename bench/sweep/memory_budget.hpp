@@ -18,11 +18,14 @@ namespace rb::bench {
 struct MemoryBudget {
   std::int64_t host_bytes = 0;  // per process; 0: not checked (MemAvailable unknown)
   int local_devices = 1;        // cuda, local transport: the GPUs the virtual ranks are dealt over
+  // Builds whose buffers are held at once: 2 for one build of an A/B run by sample (`run --pace-unit
+  // sample`), whose partner holds the same configuration's buffers through the same round.
+  int holders = 1;
 };
 
-// --memory-limit, or else 90% of MemAvailable shared by this host's processes of the job; on an MPI
-// job the smallest over every process, so all skip the same configurations. A collective there:
-// every process calls it at the same point.
+// --memory-limit, or else 90% of MemAvailable shared by this host's processes of the job (and, by
+// sample, with the other build of the pair); on an MPI job the smallest over every process, so all
+// skip the same configurations. A collective there: every process calls it at the same point.
 MemoryBudget memory_budget(const RunOptions& opts);
 
 // Host memory that grows with the ranks rather than with S, which the buffers' estimate
@@ -47,7 +50,7 @@ RankScale rank_scale(const Config& cfg, const RunOptions& opts);
 std::string scale_skip_reason(const Config& cfg, const RunOptions& opts, const MemoryBudget& budget);
 
 // Why the plan's configuration does not fit ("" where it does): host memory first (buffers,
-// reference and rank state), then device.
+// reference and rank state), then device, where each of the budget's holders needs the estimate.
 std::string memory_skip_reason(const ring::Plan& plan, const RunOptions& opts, const MemoryBudget& budget);
 
 // A distributed configuration on an MPI job: every process leaves with the first process's reason to

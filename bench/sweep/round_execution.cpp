@@ -55,7 +55,7 @@ const std::vector<double>& ReferenceCache::rows(const Config& cfg, const ring::C
   return value_;
 }
 
-RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache& references) {
+RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache& references, const SampleGate& gate) {
   ring::World* w = world();
   const Config& cfg = rounds.config();
   const bool distributed = is_distributed(cfg.transport);
@@ -70,7 +70,12 @@ RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache
     nvtx::ScopedRange range(fmt::format("{} {} round {}", nvtx::kRangeConfig, cfg.label(), round + 1));
     rounds.run_round([&](const ring::CheckRows& rows)
                          -> const std::vector<double>& { return references.rows(cfg, rows, group.get()); },
-                     group.get());
+                     group.get(), gate);
+  } catch (const RoundCut& e) {
+    // Not a fault of the configuration: the sweep stops, and the rounds before this one stand.
+    RoundResult cut{e.what(), false, interrupt_signal()};
+    cut.cut = true;
+    return cut;
   } catch (const FatalError& e) {
     mine.fatal = true;
     failed_here(fmt::format("fatal: {}", e.what()));

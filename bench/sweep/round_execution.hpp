@@ -34,8 +34,10 @@ class ReferenceCache {
 };
 
 // Runs round `round` (0-based, the next one) of `rounds`; a distributed configuration opens a
-// process group for it, and every process must call this in step.
-RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache& references);
+// process group for it, and every process must call this in step. A round that `gate` cut
+// (RoundCut) comes back with `cut` set and its reason as the failure.
+RoundResult execute_round(ConfigurationRounds& rounds, int round, ReferenceCache& references,
+                          const SampleGate& gate = {});
 
 // Why the rest of a sweep is not run: the first device-fatal error or signal. Empty while it goes on.
 struct SweepStop {

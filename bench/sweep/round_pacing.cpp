@@ -24,12 +24,19 @@ std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGT
 
 }  // namespace
 
-const char* to_string(PaceUnit u) { return u == PaceUnit::pass ? "pass" : "configuration"; }
+const char* to_string(PaceUnit u) {
+  switch (u) {
+    case PaceUnit::pass: return "pass";
+    case PaceUnit::configuration: return "configuration";
+    case PaceUnit::sample: return "sample";
+  }
+  return "?";
+}
 
 PaceUnit parse_pace_unit(std::string_view s, std::string_view field) {
-  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration})
+  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration, PaceUnit::sample})
     if (s == to_string(u)) return u;
-  throw InputError(std::string(field), std::string(s), "must be configuration or pass");
+  throw InputError(std::string(field), std::string(s), "must be configuration, pass or sample");
 }
 
 nlohmann::json to_json(const Pairing& p) {
@@ -94,7 +101,15 @@ PaceAnswer RoundPacer::before_round(int round) {
   }
   if (unit_ == PaceUnit::pass) return ask(fmt::format("ready {}", round), round);
   ++turn_;
+  step_ = 0;
+  if (unit_ == PaceUnit::sample) return ask(fmt::format("ready {} {} 0", round, turn_), round);
   return ask(fmt::format("ready {} {}", round, turn_), round);
+}
+
+PaceAnswer RoundPacer::before_sample(int sample) {
+  if (unit_ != PaceUnit::sample) return {};
+  step_ = sample;
+  return ask(fmt::format("ready {} {} {}", pass_, turn_, sample), pass_);
 }
 
 PaceAnswer RoundPacer::ask(const std::string& ready, int round) {
@@ -113,7 +128,7 @@ PaceAnswer RoundPacer::ask(const std::string& ready, int round) {
   }
   const std::string& line = answer.text;
   if (line == "go" || line == "go base" || line == "go new") {
-    if (unit_ == PaceUnit::pass || turn_ == 1) first_.push_back(line == "go" ? "" : line.substr(3));
+    if (unit_ == PaceUnit::pass || (turn_ == 1 && step_ == 0)) first_.push_back(line == "go" ? "" : line.substr(3));
     return {};
   }
   if (line.rfind("stop ", 0) == 0) return {fmt::format("stopped by {}: {}", channel, line.substr(5)), 0};

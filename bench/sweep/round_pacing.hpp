@@ -1,11 +1,15 @@
 // The pacing of an A/B run (`ringbench ab`, docs/cli.md): two builds' sweeps take turns, so that
 // only one build measures at any moment and a burst on the machine lands on both alike. The turn is
-// one configuration's round (unit `configuration`, the default: the two builds' round k of one
-// configuration run back to back, milliseconds apart) or one pass of rounds (unit `pass`: round k of
-// every configuration; what builds before the unit existed speak). Each sweep (`run --pace-fd N
-// [--pace-unit U]`) talks to the driver over an inherited socket, one line at a time:
+// one timed pass (unit `sample`: both builds hold the configuration's executor through its round and
+// alternate single passes, so their samples are one pass apart), one configuration's round (unit
+// `configuration`, the default: the two builds' round k of one configuration run back to back) or
+// one pass of rounds (unit `pass`: round k of every configuration; what builds before the units
+// existed speak). Each sweep (`run --pace-fd N [--pace-unit U]`) talks to the driver over an
+// inherited socket, one line at a time:
 //   sweep → driver   `ready R`      unit pass: before pass R (1-based: round R of every configuration)
 //                    `ready R I`    unit configuration: before the I-th configuration (1-based) of pass R
+//                    `ready R I S`  unit sample: S = 0 before that configuration's round (its executor,
+//                                   checked pass and warm-up), S >= 1 before its S-th timed pass
 //                    `done`         after the last turn, before it writes results.json
 //   driver → sweep   `go [FIRST]`   run the turn; FIRST (`base` or `new`) is the build that runs first in it
 //                    `stop REASON`  stop now; REASON is recorded as why the sweep stopped
@@ -22,9 +26,9 @@
 namespace rb::bench {
 
 // What one turn of an A/B run is (run --pace-unit).
-enum class PaceUnit { pass, configuration };
+enum class PaceUnit { pass, configuration, sample };
 const char* to_string(PaceUnit u);
-// "pass" or "configuration"; anything else is an InputError naming `field`.
+// "pass", "configuration" or "sample"; anything else is an InputError naming `field`.
 PaceUnit parse_pace_unit(std::string_view s, std::string_view field);
 
 // How one build of an A/B pair is recorded (results.json's `pairing`, format 2.3.0; `unit` 2.7.0).
@@ -32,8 +36,8 @@ struct Pairing {
   std::string role;  // "base" or "new"
   std::string partner_git_sha, partner_version;
   std::string pair_id;  // the same in both builds' files
-  // Which build ran first in each pass (unit configuration: in the pass's first turn), as the driver
-  // said (null where it did not say).
+  // Which build ran first in each pass (units configuration and sample: in the pass's first turn), as
+  // the driver said (null where it did not say).
   std::vector<std::string> first_by_round;
   PaceUnit unit = PaceUnit::pass;
 };
@@ -69,6 +73,9 @@ class RoundPacer {
   // turn starts (unit pass: the pass's first round; unit configuration: every round), says it is
   // ready and waits for the driver's answer; elsewhere answers at once, to run.
   PaceAnswer before_round(int round);
+  // Unit sample: before timed pass `sample` (1-based) of the round before_round let start, says it is
+  // ready and waits; other units answer at once, to run.
+  PaceAnswer before_sample(int sample);
   // After the last turn.
   void done();
   // For each pass, the FIRST of the first `go` received in it ("" where that `go` named none).
@@ -80,7 +87,8 @@ class RoundPacer {
   int fd_;
   PaceUnit unit_;
   int pass_ = 0;  // the pass of the last turn the driver let start
-  int turn_ = 0;  // unit configuration: that turn's place in its pass, 1-based
+  int turn_ = 0;  // units configuration and sample: that turn's place in its pass, 1-based
+  int step_ = 0;  // unit sample: 0 for the round's start, else the timed pass it waits for
   std::vector<std::string> first_;
 };
 

@@ -124,12 +124,14 @@ int passes_in_round(int repeats, int rounds, int round) {
 }
 
 TimedSamples timed_samples(const PassFn& pass, int warmup, int n, ThrottleFilter& throttle,
-                           std::optional<double> clock_mhz) {
+                           std::optional<double> clock_mhz, const SampleGate& gate) {
   // Warm-up belongs to the round's own executor: a fresh instance's first passes fault in its
   // buffers and (cuda) upload its graphs.
   for (int i = 0; i < warmup; ++i) (void)pass(false);
   TimedSamples out;
   for (int i = 0; i < n; ++i) {
+    if (gate)
+      if (std::string why = gate(i + 1); !why.empty()) throw RoundCut(std::move(why));
     nvtx::ScopedRange replay(nvtx::kRangeReplay, static_cast<std::int64_t>(throttle.taken()));
     ring::PassRecord p = pass(true);
     const double ms = static_cast<double>(p.wall_ns) / 1e6;

@@ -17,6 +17,7 @@
 #include "bench/sweep/stopping_rule.hpp"
 #include "bench/sweep/throttle_filter.hpp"
 #include "common/config.hpp"
+#include "common/error.hpp"
 #include "common/run_status.hpp"
 #include "ring/check/reference.hpp"
 #include "ring/executor/executor.hpp"
@@ -84,11 +85,20 @@ struct TimedSamples {
   std::vector<ring::PassRecord> passes;
   int dropped = 0;  // taken, but under the throttle threshold
 };
+// Asked before each timed pass (1-based) whether to take it: "" to take it, else why the sweep
+// stops there. An A/B run's unit `sample` waits on it for the driver's turn (round_pacing.hpp).
+using SampleGate = std::function<std::string(int sample)>;
+// A round its gate stopped before one of its timed passes. Its samples are not kept: the other
+// build's of the same round were not all taken, so the round has no pair.
+class RoundCut : public Error {
+ public:
+  using Error::Error;
+};
 // `warmup` untimed passes, then `n` timed ones, each offered to `throttle`; a dropped sample waits
 // the rule's recovery time before the next. `clock_mhz` replaces every pass's own clock reading
-// (an injected fault).
+// (an injected fault). A `gate` that answers a reason throws RoundCut with it.
 TimedSamples timed_samples(const PassFn& pass, int warmup, int n, ThrottleFilter& throttle,
-                           std::optional<double> clock_mhz);
+                           std::optional<double> clock_mhz, const SampleGate& gate = {});
 
 // How a configuration stands: failed, with why, when the check failed or the throttle filter
 // dropped more than half its samples; else ok. The check's verdict wins: a wrong output is the

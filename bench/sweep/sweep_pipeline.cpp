@@ -6,6 +6,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "bench/sweep/c1_alias.hpp"
 #include "bench/sweep/configuration_run.hpp"
 #include "bench/sweep/distributed.hpp"
@@ -51,11 +53,20 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
     }
   };
   SweepStop stop;
-  // An A/B run's driver lets each turn start (round_pacing.hpp): a configuration's round, or a pass
-  // ("round r of every configuration"); either way the builds' turns line up only in the interleaved
-  // schedule, which `run` insists on.
+  // An A/B run's driver lets each turn start (round_pacing.hpp): a timed pass, a configuration's
+  // round, or a pass ("round r of every configuration"); either way the builds' turns line up only in
+  // the interleaved schedule, which `run` insists on.
   std::optional<RoundPacer> pacer;
   if (opts.pace_fd >= 0) pacer.emplace(opts.pace_fd, opts.pace_unit);
+  // Unit sample: the driver's answer that cut a round before one of its timed passes.
+  PaceAnswer cut_by;
+  SampleGate gate;
+  if (pacer && opts.pace_unit == PaceUnit::sample)
+    gate = [&](int sample) {
+      cut_by = pacer->before_sample(sample);
+      if (cut_by.signal != 0) return fmt::format("the sweep was interrupted by signal {}", cut_by.signal);
+      return cut_by.stop;
+    };
   RoundSchedule schedule(configs.size(), opts.interleave, [&](std::size_t i, int round) { return runs[i].due(round); });
   while (const std::optional<ScheduledRound> at = schedule.next()) {
     const auto [i, round] = *at;
@@ -80,7 +91,11 @@ SweepOutcome run_sweep(const SweepSpec& spec, const RunOptions& opts_in) {
       }
     }
     recorder.start(i, round, run.planned_rounds());
-    const RoundResult result = run.run_round(round, references);
+    const RoundResult result = run.run_round(round, references, gate);
+    if (result.cut && cut_by.signal != 0)
+      stop.note(RoundResult{"", false, cut_by.signal}, run.config());
+    else if (result.cut)
+      stop.reason = cut_by.stop;
     stop.note(result, run.config());
     record(i, run.after_round(round, result, stop));
   }

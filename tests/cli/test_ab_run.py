@@ -1,9 +1,9 @@
-"""`ringbench ab BASE_BIN ...`: two builds' sweeps taking turns (ABBA), one configuration's round at a time
-or one pass of rounds at a time, each writing its own results with the pairing (format 2.3.0; the
-turn's unit 2.7.0). BASE_BIN is this same binary (an A/A pair)
+"""`ringbench ab BASE_BIN ...`: two builds' sweeps taking turns (ABBA), one timed pass, one configuration's
+round or one pass of rounds at a time, each writing its own results with the pairing (format 2.3.0;
+the turn's unit 2.7.0, unit sample 2.8.0). BASE_BIN is this same binary (an A/A pair)
 on a tiny sweep; the refusals use small shell scripts as older or foreign builds. Nothing here
 asserts a measured time: alternation is seen from the outside, by watching both results.jsonl files
-grow, and from the order each file records."""
+grow, by listening to the base build's pacing socket, and from the order each file records."""
 import os
 import re
 import signal
@@ -82,6 +82,39 @@ def alternating(state, rounds):
     return False
 
 
+# A base build that is this binary behind a tap on its pacing socket: every line the sweep and the
+# driver trade is relayed and logged ("sweep: ready 1 1 0", "driver: go base").
+TAP = r"""#!/usr/bin/env python3
+import os, socket, subprocess, sys, threading
+BIN, LOG = {bin!r}, {log!r}
+if sys.argv[1:2] != ["run"]:
+    os.execv(BIN, [BIN] + sys.argv[1:])
+driver = socket.socket(fileno=os.dup(3))
+mine, theirs = socket.socketpair()
+os.dup2(theirs.fileno(), 3)
+os.set_inheritable(3, True)
+child = subprocess.Popen([BIN] + sys.argv[1:], pass_fds=(3,))
+os.close(3)
+theirs.close()
+log = open(LOG, "w", buffering=1)
+lock = threading.Lock()
+def relay(src, dst, who):
+    f = src.makefile("rb")
+    for line in f:
+        with lock:
+            log.write(who + ": " + line.decode().rstrip("\n") + "\n")
+        dst.sendall(line)
+    dst.shutdown(socket.SHUT_WR)
+t = threading.Thread(target=relay, args=(driver, mine, "driver"), daemon=True)
+t.start()
+try:
+    relay(mine, driver, "sweep")
+except OSError:
+    pass
+sys.exit(child.wait())
+"""
+
+
 def script(folder, name, body):
     path = os.path.join(folder, name)
     with open(path, "w") as f:
@@ -115,7 +148,7 @@ class AbRun(unittest.TestCase):
             for role, doc in docs.items():
                 with self.subTest(role):
                     jsonschema.validate(doc, schema)
-                    self.assertEqual(doc["schema_version"], "2.7.0")
+                    self.assertEqual(doc["schema_version"], "2.8.0")
                     self.assertIsNone(doc["stopped"])
                     pairing = doc["pairing"]
                     self.assertEqual(pairing["role"], role)
@@ -142,10 +175,10 @@ class AbRun(unittest.TestCase):
             self.assertNotEqual(again["pair_id"], docs["new"]["pairing"]["pair_id"])
             self.assertEqual(again["first_by_round"], ["base", "new"])
 
-    def test_by_default_the_builds_take_turns_one_configurations_round_at_a_time(self):
+    def test_by_configuration_the_builds_take_turns_one_round_at_a_time(self):
         with tempdir() as d:
             out = os.path.join(d, "ab")
-            stdout, stderr, seen = watch(start_ab(out), out)
+            stdout, stderr, seen = watch(start_ab(out, "--pace", "configuration"), out)
             self.assertEqual(stdout.splitlines(), [f"base: {out}/base/results.json", f"new: {out}/new/results.json"],
                              stderr)
             # Seen from outside: each turn adds one configuration's round to one file, so neither
@@ -168,6 +201,63 @@ class AbRun(unittest.TestCase):
                     self.assertEqual([r["timing"]["rounds"] for r in doc["runs"]], [3] * CONFIGS)
                     self.assertIn("--pace-unit configuration", doc["tool"]["command_line"])
 
+    def test_by_default_the_builds_alternate_single_timed_passes_of_a_round_both_hold(self):
+        with tempdir() as d:
+            log = os.path.join(d, "tap.log")
+            tap = os.path.join(d, "tap")
+            with open(tap, "w") as f:
+                f.write(TAP.format(bin=BIN, log=log))
+            os.chmod(tap, 0o755)
+            out = os.path.join(d, "ab")
+            # 2 configurations, 2 rounds of 3 timed passes.
+            p = run("ab", tap, *SMALL, "--repeats", "6", "--rounds", "2", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            rounds = re.findall(r"^ringbench ab: round (\d): base [\d.]+ s, new [\d.]+ s \(turns by sample\)$",
+                                p.stderr, re.M)
+            self.assertEqual(rounds, ["1", "2"], p.stderr)
+            with open(log) as f:
+                heard = f.read().splitlines()
+            # The base build asks before each round (step 0) and before each of its timed passes,
+            # and each ask is answered by one go naming who goes first at that step.
+            asks = [line[len("sweep: ready "):] for line in heard if line.startswith("sweep: ready ")]
+            want = [f"{r} {c} {s}" for r in (1, 2) for c in (1, 2) for s in range(4)]
+            self.assertEqual(asks, want, heard)
+            self.assertEqual(heard[-1], "sweep: done", heard)
+            firsts = [line[len("driver: go "):] for line in heard if line.startswith("driver: go ")]
+            self.assertEqual(len(firsts), len(want), heard)
+            # Counterbalanced step by step: who goes first swaps at every step of a round and from one
+            # configuration's round to the next, so neither build always follows the other.
+            for ask, first in zip(want, firsts):
+                r, c, s = map(int, ask.split())
+                self.assertEqual(first, "base" if (r + c - 1 + s) % 2 == 1 else "new", (ask, heard))
+            docs = {role: read_json(os.path.join(out, role, "results.json")) for role in ("base", "new")}
+            for role, doc in docs.items():
+                with self.subTest(role):
+                    jsonschema.validate(doc, read_json(SCHEMA))
+                    self.assertEqual(doc["pairing"]["unit"], "sample")
+                    self.assertEqual(doc["pairing"]["first_by_round"], ["base", "new"])
+                    self.assertIn("--pace-unit sample", doc["tool"]["command_line"])
+                    for r in doc["runs"]:
+                        self.assertEqual(r["status"], "ok", r["reason"])
+                        self.assertEqual(r["timing"]["round_counts"], [3, 3])
+
+    def test_a_base_from_before_turns_by_sample_takes_turns_by_configuration(self):
+        with tempdir() as d:
+            # A stand-in for a build of 2.7.0's time: it knows units configuration and pass only.
+            older = script(d, "older", 'prev=; for a in "$@"; do if [ "$prev" = --pace-unit ] && [ "$a" = sample ]; '
+                                       'then echo "ringbench: error: --pace-unit: sample: must be configuration or '
+                                       'pass" >&2; exit 2; fi; prev=$a; done\n'
+                                       f'exec "{BIN}" "$@"\n')
+            out = os.path.join(d, "ab")
+            p = run("ab", older, *SMALL, "--repeats", "2", "--rounds", "2", "--pace", "sample", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("predates taking turns by sample; the builds take turns one configuration's round at a time",
+                          p.stderr)
+            for role in ("base", "new"):
+                doc = read_json(os.path.join(out, role, "results.json"))
+                self.assertEqual(doc["pairing"]["unit"], "configuration", role)
+                self.assertEqual([r["status"] for r in doc["runs"]], ["ok", "ok"])
+
     def test_a_base_from_before_turns_by_configuration_is_paced_by_pass(self):
         with tempdir() as d:
             # A stand-in for a build of 2.6.0's time: it refuses --pace-unit as that build's `run` did.
@@ -177,6 +267,9 @@ class AbRun(unittest.TestCase):
             out = os.path.join(d, "ab")
             p = run("ab", older, *SMALL, "--repeats", "2", "--rounds", "2", "--out", out)
             self.assertEqual(p.returncode, 0, p.stderr)
+            # Asked by sample (the default), it steps down twice.
+            self.assertIn("predates taking turns by sample; the builds take turns one configuration's round at a time",
+                          p.stderr)
             self.assertIn("predates taking turns by configuration; the builds take turns one pass of rounds at a time",
                           p.stderr)
             self.assertRegex(p.stderr, r"ringbench ab: round 2: new [\d.]+ s, then base [\d.]+ s")
@@ -199,29 +292,32 @@ class AbRun(unittest.TestCase):
             self.assertNotIn("inject-fault", base["tool"]["command_line"])
 
     def test_a_build_killed_mid_run_stops_the_other_and_what_was_measured_stays(self):
-        with tempdir() as d:
-            out = os.path.join(d, "ab")
-            proc = start_ab(out, rounds=5)
-            jsonl = os.path.join(out, "new", "results.jsonl")
-            deadline = time.time() + 300
-            while lines_in(jsonl) < CONFIGS + 1 and proc.poll() is None and time.time() < deadline:
-                time.sleep(0.005)
-            pid = pid_of(out, "new")
-            self.assertIsNotNone(pid, "the new build's process was not found mid-run")
-            os.kill(pid, signal.SIGKILL)
-            stdout, stderr = proc.communicate(timeout=300)
-            self.assertEqual(proc.returncode, 1, stderr)
-            last = stderr.strip().splitlines()[-1]
-            self.assertRegex(last, r"^ringbench: failed: the new build ended in round \d \(killed by signal 9")
-            self.assertIn("the other build was stopped", last)
-            # The base build wrote its results with the reason; the new one's rounds stay in its jsonl.
-            base = read_json(os.path.join(out, "base", "results.json"))
-            self.assertRegex(base["stopped"], r"^stopped by the A/B driver: the new build ended in round \d")
-            self.assertTrue(all(r["status"] == "ok" and r["timing"]["rounds"] < 5 for r in base["runs"]), base["runs"])
-            self.assertEqual(base["pairing"]["role"], "base")
-            self.assertGreaterEqual(lines_in(jsonl), CONFIGS + 1)
-            self.assertFalse(os.path.exists(os.path.join(out, "new", "results.json")))
-            self.assertIsNone(pid_of(out, "base"), "the base build outlived the pair")
+        # By sample the base build is most often stopped inside a round (before one of its timed
+        # passes): that round is not kept, the rounds before it are.
+        for unit in ("configuration", "sample"):
+            with self.subTest(unit), tempdir() as d:
+                out = os.path.join(d, "ab")
+                proc = start_ab(out, "--pace", unit, rounds=5)
+                jsonl = os.path.join(out, "new", "results.jsonl")
+                deadline = time.time() + 300
+                while lines_in(jsonl) < CONFIGS + 1 and proc.poll() is None and time.time() < deadline:
+                    time.sleep(0.005)
+                pid = pid_of(out, "new")
+                self.assertIsNotNone(pid, "the new build's process was not found mid-run")
+                os.kill(pid, signal.SIGKILL)
+                stdout, stderr = proc.communicate(timeout=300)
+                self.assertEqual(proc.returncode, 1, stderr)
+                last = stderr.strip().splitlines()[-1]
+                self.assertRegex(last, r"^ringbench: failed: the new build ended in round \d \(killed by signal 9")
+                self.assertIn("the other build was stopped", last)
+                # The base build wrote its results with the reason; the new one's rounds stay in its jsonl.
+                base = read_json(os.path.join(out, "base", "results.json"))
+                self.assertRegex(base["stopped"], r"^stopped by the A/B driver: the new build ended in round \d")
+                self.assertTrue(all(r["status"] == "ok" and r["timing"]["rounds"] < 5 for r in base["runs"]), base["runs"])
+                self.assertEqual(base["pairing"]["role"], "base")
+                self.assertGreaterEqual(lines_in(jsonl), CONFIGS + 1)
+                self.assertFalse(os.path.exists(os.path.join(out, "new", "results.json")))
+                self.assertIsNone(pid_of(out, "base"), "the base build outlived the pair")
 
     def test_a_driver_that_dies_stops_both_builds_with_their_results_written(self):
         with tempdir() as d:
@@ -289,7 +385,7 @@ class AbRun(unittest.TestCase):
                 (["--pace-fd", "5", "--pair-role", "new"], "--pair-id", "all of --pair-role"),
                 (["--pace-fd", "5", "--no-interleave"], "--no-interleave", "interleaved schedule"),
                 (["--pace-unit", "configuration"], "--pace-unit", "needs --pace-fd"),
-                (["--pace-fd", "5", "--pace-unit", "round"], "--pace-unit", "must be configuration or pass"),
+                (["--pace-fd", "5", "--pace-unit", "round"], "--pace-unit", "must be configuration, pass or sample"),
                 (["--pace-fd", "5", "--pair-role", "judge", "--pair-id", "p1", "--partner-sha", "0123abc",
                   "--partner-version", "0.1.0"], "--pair-role", "must be base or new"),
             ]

@@ -115,7 +115,7 @@ class Schema(unittest.TestCase):
             "empty pair id": lambda p: p.__setitem__("pair_id", ""),
             "a round first by neither build": lambda p: p["first_by_round"].__setitem__(0, "both"),
             "order not a list": lambda p: p.__setitem__("first_by_round", "base,new"),
-            "a turn of an unknown unit (2.7.0)": lambda p: p.__setitem__("unit", "sample"),
+            "a turn of an unknown unit (2.8.0)": lambda p: p.__setitem__("unit", "round"),
         }
         for name, breakage in breakages.items():
             with self.subTest(name):
@@ -123,6 +123,9 @@ class Schema(unittest.TestCase):
                 doc["pairing"] = copy.deepcopy(pairing)
                 breakage(doc["pairing"])
                 self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
+        by_sample = copy.deepcopy(doc)  # 2.8.0: turns of one timed pass
+        by_sample["pairing"] = dict(pairing, unit="sample")
+        self.assertEqual(errors(self.v, by_sample), [])
 
     def test_cpu_runs_say_how_their_threads_were_bound(self):
         # 2.4.0: every cpu run says whether its ranks' compute threads were bound (the default) or

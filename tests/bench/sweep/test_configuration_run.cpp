@@ -121,6 +121,44 @@ TEST(ConfigurationRun, AStoppedSweepKeepsTheRoundsThatRanWithoutWritingThemTwice
   EXPECT_FALSE(run.due(1));
 }
 
+TEST(ConfigurationRun, ARoundTheADriverCutKeepsTheRoundsBeforeIt) {
+  AfterFirstRound f;
+  ConfigurationRun& run = f.run;
+  int asked = 0;
+  const RoundResult cut = run.run_round(1, f.refs, [&](int s) {
+    ++asked;
+    return s == 2 ? std::string("stopped by the A/B driver: the new build ended in round 2") : std::string();
+  });
+  EXPECT_TRUE(cut.cut);
+  EXPECT_EQ(asked, 2);
+  EXPECT_EQ(cut.failure, "stopped by the A/B driver: the new build ended in round 2");
+  SweepStop stop;
+  stop.reason = cut.failure;
+  const RecordEntry kept = run.after_round(1, cut, stop);
+  ASSERT_TRUE(kept.closed);
+  EXPECT_EQ(*kept.closed, RunStatus::ok);  // not a fault of the configuration
+  EXPECT_EQ(kept.record.timing.rounds, 1);
+  EXPECT_EQ(kept.record.timing.count, 2);  // round 1's two samples; round 2's first is not kept
+  EXPECT_FALSE(kept.append);
+  EXPECT_NE(kept.detail.find("(1 of 2 rounds: stopped by the A/B driver"), std::string::npos) << kept.detail;
+}
+
+TEST(ConfigurationRun, AFirstRoundTheADriverCutLeavesItNotRun) {
+  const RunOptions opts = two_rounds();
+  ConfigurationRun run(tiny(), 0, "");
+  ASSERT_EQ(run.plan(opts, memory_budget(opts), SweepStop{}), "");
+  ReferenceCache refs;
+  const RoundResult cut = run.run_round(0, refs, [](int) { return std::string("stopped by the A/B driver: bye"); });
+  ASSERT_TRUE(cut.cut);
+  SweepStop stop;
+  stop.reason = cut.failure;
+  const RecordEntry skipped = run.after_round(0, cut, stop);
+  ASSERT_TRUE(skipped.closed);
+  EXPECT_EQ(*skipped.closed, RunStatus::skipped);
+  EXPECT_EQ(skipped.record.reason, "not run: stopped by the A/B driver: bye");
+  EXPECT_EQ(run.final_status(), RunStatus::skipped);
+}
+
 // The record the sweep builds is what a reader of its line gets back: one writer, one reader.
 TEST(ConfigurationRun, EachEntrysRecordReadsBackAsWritten) {
   AfterFirstRound f;

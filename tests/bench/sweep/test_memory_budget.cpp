@@ -73,6 +73,28 @@ TEST(MemoryBudget, ManyRanksAreSkippedBeforeTheirPlan) {
   EXPECT_EQ(scale_skip_reason(usual, opts, half), "");
 }
 
+TEST(MemoryBudget, ABuildPacedBySampleSharesTheHostWithItsPartnerAndSaysSo) {
+  const RunOptions alone;
+  RunOptions paced;
+  paced.pace_fd = 3;
+  paced.pace_unit = PaceUnit::sample;
+  const MemoryBudget a = memory_budget(alone), p = memory_budget(paced);
+  EXPECT_EQ(a.holders, 1);
+  EXPECT_EQ(p.holders, 2);
+  if (a.host_bytes > 0) {  // MemAvailable moves between the two reads on a busy machine: not exactly half
+    EXPECT_NEAR(static_cast<double>(p.host_bytes) / static_cast<double>(a.host_bytes), 0.5, 0.15);
+  }
+  paced.pace_unit = PaceUnit::configuration;  // one build's buffers at a time
+  EXPECT_EQ(memory_budget(paced).holders, 1);
+  paced.pace_unit = PaceUnit::sample;
+  paced.memory_limit_bytes = kGiB;  // a limit given is this process's own
+  EXPECT_EQ(memory_budget(paced).host_bytes, kGiB);
+  const std::string why = scale_skip_reason(tiny_heads(4096, 1024), paced, MemoryBudget{kGiB / 2, 1, 2});
+  EXPECT_NE(why.find("0.50 GiB may be used (this build's share: the other build of an A/B run by sample"),
+            std::string::npos)
+      << why;
+}
+
 TEST(MemoryBudget, MoreThreadsThanTheCapAreSkippedWhateverTheMemory) {
   const RunOptions opts;
   const MemoryBudget unknown{0, 1};  // MemAvailable unreadable: no memory check, the cap still holds

@@ -1,6 +1,7 @@
 // The A/B pacing protocol over a real socketpair: the sweep's side says `ready R` before each pass
-// (unit pass) or `ready R I` before each configuration's round (unit configuration) and runs it only
-// on `go`; `stop REASON`, any other line, a closed socket or a signal stop it with
+// (unit pass), `ready R I` before each configuration's round (unit configuration), or `ready R I 0`
+// before the round and `ready R I S` before its S-th timed pass (unit sample) and runs it only on
+// `go`; `stop REASON`, any other line, a closed socket or a signal stop it with
 // a reason; the order the driver names is what the pairing records.
 #include <chrono>
 #include <csignal>
@@ -84,6 +85,54 @@ TEST(RoundPacing, UnderUnitConfigurationEveryRoundIsATurnNumberedInItsPass) {
     EXPECT_EQ(ch.heard(), said);
   // The pairing keeps each pass's first turn's order: one entry a pass, as under unit pass.
   EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"base", "new", ""}));
+}
+
+TEST(RoundPacing, UnderUnitSampleARoundStartsAtStepZeroAndEveryTimedPassIsATurn) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep(), PaceUnit::sample);
+  // Pass 1: two configurations of two timed passes each; pass 2: one of one. Only each pass's first
+  // turn's start names the order the pairing keeps.
+  for (const char* go :
+       {"go new", "go base", "go base", "go base", "go base", "go base", "go base", "go new", "go new"})
+    ASSERT_TRUE(write_pace_line(ch.driver(), go));
+  EXPECT_EQ(pacer.before_round(1).stop, "");
+  EXPECT_EQ(pacer.before_sample(1).stop, "");
+  EXPECT_EQ(pacer.before_sample(2).stop, "");
+  EXPECT_EQ(pacer.before_round(1).stop, "");
+  EXPECT_EQ(pacer.before_sample(1).stop, "");
+  EXPECT_EQ(pacer.before_sample(2).stop, "");
+  EXPECT_EQ(pacer.before_round(2).stop, "");
+  EXPECT_EQ(pacer.before_sample(1).stop, "");
+  pacer.done();
+  for (const char* said : {"ready 1 1 0", "ready 1 1 1", "ready 1 1 2", "ready 1 2 0", "ready 1 2 1", "ready 1 2 2",
+                           "ready 2 1 0", "ready 2 1 1", "done"})
+    EXPECT_EQ(ch.heard(), said);
+  EXPECT_EQ(pacer.first_by_round(), (std::vector<std::string>{"new", "base"}));
+}
+
+TEST(RoundPacing, OtherUnitsTakeTheirTimedPassesWithoutAsking) {
+  for (const PaceUnit unit : {PaceUnit::pass, PaceUnit::configuration}) {
+    Channel ch;
+    RoundPacer pacer(ch.sweep(), unit);
+    ASSERT_TRUE(write_pace_line(ch.driver(), "go base"));
+    EXPECT_EQ(pacer.before_round(1).stop, "");
+    for (int s = 1; s <= 3; ++s) EXPECT_EQ(pacer.before_sample(s).stop, "") << to_string(unit);
+    pacer.done();
+    EXPECT_EQ(ch.heard(), unit == PaceUnit::pass ? "ready 1" : "ready 1 1");
+    EXPECT_EQ(ch.heard(), "done") << to_string(unit);
+  }
+}
+
+TEST(RoundPacing, ATimedPassStoppedBeforeItRunsSaysWhy) {
+  Channel ch;
+  RoundPacer pacer(ch.sweep(), PaceUnit::sample);
+  ASSERT_TRUE(write_pace_line(ch.driver(), "go base"));
+  ASSERT_TRUE(write_pace_line(ch.driver(), "go base"));
+  ASSERT_TRUE(write_pace_line(ch.driver(), "stop the new build ended in round 3 (exit 1)"));
+  EXPECT_EQ(pacer.before_round(3).stop, "");
+  EXPECT_EQ(pacer.before_sample(1).stop, "");
+  EXPECT_EQ(pacer.before_sample(2).stop, "stopped by the A/B driver: the new build ended in round 3 (exit 1)");
+  for (const char* said : {"ready 3 1 0", "ready 3 1 1", "ready 3 1 2"}) EXPECT_EQ(ch.heard(), said);
 }
 
 TEST(RoundPacing, ATurnStoppedMidPassSaysWhichRound) {
@@ -183,10 +232,12 @@ TEST(RoundPacing, ThePairingIsRecordedAsTheFormatSays) {
       "unit": "configuration"})"));
   p.unit = PaceUnit::pass;
   EXPECT_EQ(to_json(p).at("unit"), "pass");
+  p.unit = PaceUnit::sample;
+  EXPECT_EQ(to_json(p).at("unit"), "sample");
 }
 
 TEST(RoundPacing, APaceUnitIsReadByItsNameAndAnythingElseNamesTheFlag) {
-  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration})
+  for (const PaceUnit u : {PaceUnit::pass, PaceUnit::configuration, PaceUnit::sample})
     EXPECT_EQ(parse_pace_unit(to_string(u), "--pace"), u);
   try {
     parse_pace_unit("round", "--pace-unit");

@@ -144,6 +144,27 @@ TEST(TimedSamples, WarmUpIsUntimedAndEveryTimedPassIsOfferedToTheFilter) {
   EXPECT_EQ(filter.taken(), 3);
 }
 
+TEST(TimedSamples, TheGateIsAskedBeforeEachTimedPassAndAReasonCutsTheRound) {
+  FakePasses passes;
+  ThrottleFilter filter(ThrottleRule{75, 0}, std::nullopt, "none");
+  std::vector<int> asked;
+  const SampleGate all = [&](int s) {
+    asked.push_back(s);
+    return std::string();
+  };
+  EXPECT_EQ(timed_samples(std::ref(passes), 1, 3, filter, std::nullopt, all).ms.size(), 3U);
+  EXPECT_EQ(asked, (std::vector<int>{1, 2, 3}));  // not before the warm-up
+  const SampleGate cut_at_3 = [](int s) { return s == 3 ? std::string("the driver stopped") : std::string(); };
+  FakePasses more;
+  try {
+    timed_samples(std::ref(more), 1, 4, filter, std::nullopt, cut_at_3);
+    FAIL() << "not cut";
+  } catch (const RoundCut& e) {
+    EXPECT_STREQ(e.what(), "the driver stopped");
+  }
+  EXPECT_EQ(more.recorded, (std::vector<bool>{false, true, true}));  // the third timed pass never ran
+}
+
 TEST(TimedSamples, SamplesUnderTheThresholdAreDroppedButKeptByTheFilter) {
   FakePasses passes{{1000.0, 500.0}, {}};  // every other pass ran throttled
   ThrottleFilter filter(ThrottleRule{75, 0}, 1000.0, "test");
