@@ -102,14 +102,26 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   // A fresh executor per round: one instance can keep a fast or a slow mode for its whole life, so
   // one instance's samples understate the spread between runs (docs/performance.md, Rounds).
   const int n = adaptive() ? chunk_ : passes_in_round(cfg_.repeats, planned_, round);
-  TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz, gate);
+  // The wait for the A/B driver's go (unit sample) is the partner's pass, not this configuration's
+  // time: it counts neither against --timeout nor in the time spent.
+  std::chrono::steady_clock::duration waited{};
+  const SampleGate timed_gate = !gate ? SampleGate{} : SampleGate([&](int sample) {
+    watchdog.pause();
+    const auto asked = std::chrono::steady_clock::now();
+    std::string why = gate(sample);
+    waited += std::chrono::steady_clock::now() - asked;
+    watchdog.resume();
+    return why;
+  });
+  TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz, timed_gate);
   for (auto& p : timed.passes) {
     samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));
   }
   round_counts_.push_back(static_cast<int>(timed.ms.size()));
   if (adaptive()) {
-    const double spent = elapsed_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const double spent = elapsed_s_ +
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - started - waited).count();
     if (std::string why = stop_verdict(opts_.stopping, samples_ms_, round + 1, spent, group); !why.empty()) {
       stopped_by_ = std::move(why);
       stopped_after_ = round + 1;
@@ -128,7 +140,7 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   if (opts_.trace && !samples_ms_.empty())
     trace_error_ = write_traces(opts_, cfg_, candidates_.at(median_sample()).timeline, group);
   ++done_;
-  elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  elapsed_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started - waited).count();
 }
 
 void ConfigurationRounds::probe_machine() {

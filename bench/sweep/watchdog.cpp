@@ -32,6 +32,17 @@ std::string Watchdog::reason() const {
   return reason_;
 }
 
+void Watchdog::pause() {
+  std::lock_guard lk(mu_);
+  if (!paused_since_) paused_since_ = std::chrono::steady_clock::now();
+}
+
+void Watchdog::resume() {
+  std::lock_guard lk(mu_);
+  if (paused_since_) paused_for_ += std::chrono::steady_clock::now() - *paused_since_;
+  paused_since_.reset();
+}
+
 void Watchdog::loop(double timeout_s, double used_s) {
   using clock = std::chrono::steady_clock;
   const double left_s = std::max(0.0, timeout_s - used_s);
@@ -46,7 +57,7 @@ void Watchdog::loop(double timeout_s, double used_s) {
     if (reason_.empty()) {
       if (const int sig = interrupt_signal())
         reason_ = fmt::format("interrupted by {}", sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal");
-      else if (clock::now() >= deadline)
+      else if (!paused_since_ && clock::now() - paused_for_ >= deadline)
         reason_ = fmt::format("timeout: the configuration ran longer than {} s", timeout_s);
       if (reason_.empty()) continue;
       request_cancellation(reason_);

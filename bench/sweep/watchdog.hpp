@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -29,6 +30,11 @@ class Watchdog {
   // Why it fired ("timeout after 5 s", "interrupted by SIGINT"), or empty.
   std::string reason() const;
 
+  // Between pause() and resume() the time limit stands still (a build of an A/B run by sample
+  // waiting for its partner's pass is not running long); a signal still fires it.
+  void pause();
+  void resume();
+
  private:
   void loop(double timeout_s, double used_s);
 
@@ -37,6 +43,8 @@ class Watchdog {
   std::condition_variable cv_;
   bool done_ = false;
   std::string reason_;
+  std::chrono::steady_clock::duration paused_for_{};
+  std::optional<std::chrono::steady_clock::time_point> paused_since_;
   std::thread thread_;
 };
 

@@ -47,6 +47,20 @@ TEST(Watchdog, EarlierRoundsUseUpTheLimit) {
   EXPECT_GE(late.load(), 1);
 }
 
+TEST(Watchdog, ThePausedTimeDoesNotCountAgainstTheLimit) {
+  std::atomic<int> fired{0};
+  Watchdog w(0.3, [&] { ++fired; });
+  w.pause();
+  std::this_thread::sleep_for(600ms);  // twice the limit, paused: a partner's pass
+  EXPECT_EQ(fired.load(), 0);
+  EXPECT_EQ(w.reason(), "");
+  w.resume();
+  const auto resumed = std::chrono::steady_clock::now();
+  while (fired.load() == 0 && std::chrono::steady_clock::now() - resumed < 10s) std::this_thread::sleep_for(10ms);
+  EXPECT_GE(fired.load(), 1);  // the limit runs again once resumed
+  EXPECT_NE(w.reason().find("longer than 0.3 s"), std::string::npos) << w.reason();
+}
+
 TEST(Watchdog, NoLimitNeverFiresOnTime) {
   std::atomic<int> fired{0};
   {
