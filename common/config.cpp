@@ -31,6 +31,8 @@ constexpr std::array<std::string_view, 3> kDType{"float64", "float32", "bfloat16
 constexpr std::array<std::string_view, 2> kBackend{"cpu", "cuda"};
 constexpr std::array<std::string_view, 3> kTransport{"local", "mpi", "nccl"};
 constexpr std::array<std::string_view, 3> kKernel{"ringbench", "cudnn", "auto"};
+constexpr std::array<std::string_view, 3> kPhase{"fwd", "bwd", "fwd+bwd"};
+constexpr std::array<std::string_view, 2> kDkv{"reverse", "follow"};
 
 }  // namespace
 
@@ -55,6 +57,10 @@ Transport parse_transport(std::string_view s, std::string_view w) {
 }
 std::string_view to_string(Kernel v) { return name_of(v, kKernel); }
 Kernel parse_kernel(std::string_view s, std::string_view w) { return parse_name<Kernel>(s, w, kKernel, "kernel"); }
+std::string_view to_string(Phase v) { return name_of(v, kPhase); }
+Phase parse_phase(std::string_view s, std::string_view w) { return parse_name<Phase>(s, w, kPhase, "phase"); }
+std::string_view to_string(Dkv v) { return name_of(v, kDkv); }
+Dkv parse_dkv(std::string_view s, std::string_view w) { return parse_name<Dkv>(s, w, kDkv, "dkv"); }
 
 int dtype_bytes(DType d) {
   switch (d) {

@@ -18,6 +18,14 @@ enum class Transport { local, mpi, nccl };
 // flash attention (ring/plan/sdpa_pieces.hpp). `automatic` is what a sweep may ask for ("auto"); each
 // configuration then runs one of the other two (bench/sweep/backend.hpp), which is its identity.
 enum class Kernel { ringbench, cudnn, automatic };
+// Which directions of the pass a configuration times (docs/design.md §3a): the forward; the backward
+// alone, after an untimed forward that produced O and the log-sum-exp; or both, each part reported.
+enum class Phase { fwd, bwd, fwd_bwd };
+// How a rotating variant's backward returns the partial dK/dV to their owners (docs/design.md §3a):
+// `reverse` (TransformerEngine) reverses the ring and carries K/V and dK/dV in one message of the
+// run's dtype, starting from the last K/V the forward received; `follow` (ring-flash-attn) sends
+// dK/dV one hop behind K/V in the forward's direction, in fp32 (float64 on a float64 run).
+enum class Dkv { reverse, follow };
 
 std::string_view to_string(Split v);
 std::string_view to_string(Variant v);
@@ -25,6 +33,8 @@ std::string_view to_string(DType v);
 std::string_view to_string(Backend v);
 std::string_view to_string(Transport v);
 std::string_view to_string(Kernel v);
+std::string_view to_string(Phase v);  // "fwd", "bwd", "fwd+bwd"
+std::string_view to_string(Dkv v);
 
 // Parsers throw InputError naming `where` (a flag or a JSON path), the value and the allowed names.
 Split parse_split(std::string_view s, std::string_view where);
@@ -33,6 +43,12 @@ DType parse_dtype(std::string_view s, std::string_view where);
 Backend parse_backend(std::string_view s, std::string_view where);
 Transport parse_transport(std::string_view s, std::string_view where);
 Kernel parse_kernel(std::string_view s, std::string_view where);
+Phase parse_phase(std::string_view s, std::string_view where);
+Dkv parse_dkv(std::string_view s, std::string_view where);
+
+// Whether a phase runs the forward or the backward timed.
+constexpr bool times_forward(Phase p) { return p != Phase::bwd; }
+constexpr bool times_backward(Phase p) { return p != Phase::fwd; }
 
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);
@@ -54,6 +70,8 @@ struct Config {
   int warmup = 1;                     // untimed passes after the checked one
   double link_gbps = 0.0;             // 0: transfers run at memory speed; else paced to this link (Gbit/s)
   Kernel kernel = Kernel::ringbench;  // never automatic once a sweep has chosen
+  Phase phase = Phase::fwd;           // what is timed; the backward is checked whenever it runs
+  Dkv dkv = Dkv::reverse;             // the backward's dK/dV design; meaningful only with a backward
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
   // The scheme's divisibility rule is checked by ring::validate_plan_inputs.

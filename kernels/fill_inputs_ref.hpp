@@ -10,7 +10,8 @@
 
 namespace rb::kernels::ref {
 
-enum class Tensor : std::uint64_t { q = 0, k = 1, v = 2 };
+// d_o: the output gradient a backward pass starts from, with Hq heads like Q (docs/design.md §3a).
+enum class Tensor : std::uint64_t { q = 0, k = 1, v = 2, d_o = 3 };
 
 constexpr std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
