@@ -29,12 +29,17 @@ struct KvSchedule {
   std::vector<KvLane> lanes;
   std::int64_t lane_rows = 0;  // rows reserved per lane: its largest piece
   int steps = 1;
+  // Rotating: the step at which the pieces would have been their own rank's. 0 in a forward (step
+  // 0 attends to the rank's own block); 1 in a reversed backward, whose step 0 attends to the piece
+  // the forward's last step held (docs/design.md §3a).
+  int start = 0;
 
-  // The rank whose piece lane l holds on rank r at step j: (r - direction·j) mod c.
+  // The rank whose piece lane l holds on rank r at step j: (r - direction·(j + start)) mod c.
   int origin(int r, int lane, int j, int c) const;
-  // Where lane l's pieces come from and go to, from rank r, at every step.
-  int sender(int r, int lane, int c) const { return origin(r, lane, 1, c); }
-  int receiver(int r, int lane, int c) const { return origin(r, lane, -1, c); }
+  // Where lane l's pieces come from and go to, from rank r, at every step: one rank against and
+  // one rank along the lane's direction.
+  int sender(int r, int lane, int c) const;
+  int receiver(int r, int lane, int c) const;
   // Whether step j's comm moves anything: the gather (at step 0, when there is a peer), or the
   // pieces step j+1 attends to (never after the last step).
   bool moves(int j, int c) const { return gathered ? j == 0 && c > 1 : j + 1 < steps; }
@@ -43,6 +48,30 @@ struct KvSchedule {
   // Rows of K and V together in one step buffer, and the key rows a kernel may index in it.
   std::int64_t buffer_rows() const { return 2 * static_cast<std::int64_t>(lanes.size()) * lane_rows; }
   std::int64_t key_rows() const { return buffer_rows() - lane_rows; }
+};
+
+// How the backward of a variant returns the partial dK/dV of every block to the rank that owns it
+// (docs/design.md §3a); the variant describes it once beside its forward schedule
+// (ring/plan/variant_scheme.hpp), and the executor, the work matrix and the model read it.
+enum class GradFlow {
+  // reverse (TransformerEngine): the K/V ring reversed; the message a rank sends during step j
+  // carries each lane's K/V for the receiver's step j + 1 (none from the last step) and the partial
+  // dK/dV of the block it computed at step j - 1 (none from step 0), which the receiver adds to its
+  // own at step j. c messages per lane: the first K/V only, the last dK/dV only.
+  with_kv,
+  // follow (ring-flash-attn): K/V move as in the forward; after each step the rank sends the
+  // partial dK/dV of the block it holds one hop further in the lane's direction, where the next
+  // holder adds its own; the hop after the last step takes them home. c messages per lane.
+  trailing,
+  // gathered: K/V are gathered again, one step computes dK/dV of every block, and each block's
+  // partials are summed at its owner (a reduce-scatter, c - 1 receives per rank).
+  reduce_scatter,
+};
+
+struct BackwardSchedule {
+  KvSchedule kv;  // how K/V reach each backward step
+  GradFlow grads = GradFlow::with_kv;
+  int grad_element_bytes = 4;  // one dK or dV element on the wire
 };
 
 }  // namespace rb

@@ -27,6 +27,7 @@ struct Interval {
   std::int64_t begin_ns = 0;  // on the recording clock, relative to the measured window's start
   std::int64_t end_ns = 0;
   std::uint64_t graph_node_id = 0;  // CUDA graph node of a kernel, copy or memset (CUPTI); 0: none
+  int phase = 0;                    // 0: the forward, 1: the backward (docs/design.md §3a)
 };
 
 struct Timeline {

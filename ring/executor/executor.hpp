@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "common/error.hpp"
 #include "common/timeline.hpp"
 #include "ring/executor/cpu_binding.hpp"
 #include "ring/executor/executor_bytes.hpp"  // what each backend's executor allocates, for callers sizing one
@@ -18,9 +19,14 @@
 
 namespace rb::ring {
 
+enum class GradTensor { dq, dk, dv };
+
 struct PassRecord {
   std::int64_t wall_ns = 0;  // the pass, start to last rank done
-  Timeline timeline;         // filled when recording was asked for; times relative to the pass start
+  // Its parts (docs/design.md §3a): the forward up to the last rank's last forward step, and the rest.
+  // A forward-only pass has fwd_ns = wall_ns, a backward-only one bwd_ns = wall_ns.
+  std::int64_t fwd_ns = 0, bwd_ns = 0;
+  Timeline timeline;  // filled when recording was asked for; times relative to the pass start
   // The SM clock over the pass (cuda: ring/cuda/sample_clock.hpp; the slowest device's, or process's);
   // nullopt where no clock is read (the CPU backend) or the reading was unusable.
   std::optional<double> sm_clock_mhz;
@@ -34,6 +40,11 @@ class Executor {
   virtual PassRecord run_pass(bool record) = 0;
   // Output rows at global positions, as (n, Hq, D) in double.
   virtual std::vector<double> output_rows(std::span<const std::int64_t> positions) const = 0;
+  // After a pass with a backward: gradient rows at global positions, dQ as (n, Hq, D), dK and dV as
+  // (n, Hkv, D), in double. Throws rb::Error where the executor ran no backward.
+  virtual std::vector<double> gradient_rows(GradTensor /*which*/, std::span<const std::int64_t> /*positions*/) const {
+    throw Error("this executor ran no backward");
+  }
   // Makes a running or later pass throw instead of finishing; safe to call from another thread
   // (the sweep's watchdog, a signal). The executor cannot run again afterwards.
   virtual void abort() = 0;
@@ -52,7 +63,10 @@ class Executor {
 
 // Faults injected on purpose, so the tests can show that a failing configuration is recorded and
 // the sweep goes on (docs/failures.md). Never set in normal runs.
-enum class InjectedFault { none, throw_in_pass, hang };
+// wrong_kv_block: every backward step of a rotating variant reads the rank's own K/V block instead of
+// the one its schedule brings (the defect of diffusers #14265: the forward is right, the gradients
+// are not).
+enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
 struct CpuOptions {
   InjectedFault fault = InjectedFault::none;
@@ -68,11 +82,14 @@ std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& 
 std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts, ProcessGroup& group,
                                             std::unique_ptr<KvTransport> transport);
 
-// Threads the CPU backend starts for `hosted` ranks on schedule `sch`: a compute thread per rank
-// and a comm thread per lane (one to gather). Each rank's threads are what it measures, so they are
+// Threads the CPU backend starts for `hosted` ranks of schedule `sch` (and `backward`, where the
+// phase has one): a compute thread per rank and a comm
+// thread per lane (one to gather), or what its backward needs where that is more
+// (ring/executor/cpu_backward.hpp). Each rank's threads are what it measures, so they are
 // not pooled; past kMaxCpuExecutorThreads in one process the executor refuses to start (the sweep
 // skips such a configuration first, bench/sweep/memory_budget.hpp).
-std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted);
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted,
+                                  const BackwardSchedule* backward = nullptr);
 inline constexpr std::int64_t kMaxCpuExecutorThreads = 2048;
 
 }  // namespace rb::ring

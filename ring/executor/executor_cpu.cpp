@@ -7,6 +7,10 @@
 // comm thread gathers every block before the one step. Intervals are taken with the steady clock
 // on both threads. Each rank's compute thread is bound to a CPU unless told not to
 // (ring/executor/cpu_binding.hpp).
+// A pass runs the parts its configuration's phase times (docs/design.md §3a): the forward, then the
+// backward (ring/executor/cpu_backward.hpp) on the same threads, each comm thread starting its
+// backward once its rank's forward compute is done; a backward-only phase runs one untimed
+// forward first, whose O, log-sum-exp and last step buffer every later backward reads.
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -27,13 +31,16 @@
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/merge_partials_ref.hpp"
+#include "ring/executor/cpu_backward.hpp"
 #include "ring/executor/cpu_binding.hpp"
+#include "ring/executor/cpu_rank.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/executor/executor_preconditions.hpp"
 #include "ring/executor/output_rows.hpp"
 #include "ring/executor/pass_timeline.hpp"
 #include "ring/executor/rank_buffers.hpp"
 #include "ring/executor/step_order.hpp"
+#include "ring/plan/block_pairs.hpp"
 #include "ring/plan/step_launch.hpp"
 #include "ring/transport/steady_clock.hpp"
 #include "ring/transport/transport_local.hpp"
@@ -42,15 +49,6 @@ namespace rb::ring {
 namespace {
 
 namespace kref = kernels::ref;
-
-template <typename T>
-std::span<const std::byte> bytes_of(const std::vector<T>& v) {
-  return std::as_bytes(std::span(v));
-}
-template <typename T>
-std::span<std::byte> bytes_of(std::vector<T>& v) {
-  return std::as_writable_bytes(std::span(v));
-}
 
 template <typename T>
 class CpuExecutor final : public Executor {
@@ -68,28 +66,38 @@ class CpuExecutor final : public Executor {
     check_executor_preconditions("cpu executor", plan_, group_);
     hosted_ = hosted_ring_ranks(c_, group_);
     const KvSchedule& sch = plan_.schedule;
-    comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
-    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()));
+    fwd_comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
+    bwd_comm_threads_ = plan_.backward ? backward_comm_threads(*plan_.backward) : 0;
+    comm_threads_ = std::max(fwd_comm_threads_, bwd_comm_threads_);
+    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()),
+                                                      plan_.backward ? &*plan_.backward : nullptr);
     if (threads > kMaxCpuExecutorThreads)
       throw Error(fmt::format("cpu executor: {} ranks need {} threads; at most {} per process", hosted_.size(), threads,
                               kMaxCpuExecutorThreads));
     shape_ = rank_buffer_shape(plan_, hosted_.front());
+    if (plan_.backward) bwd_shape_ = backward_buffer_shape(plan_, hosted_.front());
     const std::int64_t half = shape_.half;
+    const auto fill = [](std::vector<T>& b, std::int64_t at, const SegmentList& segs, const kref::FillParams& fp) {
+      kref::fill_inputs(b.data() + at, segs, fp);
+    };
     for (const int r : hosted_) {
       throw_if_cancelled();  // thousands of ranks take seconds to set up
       Rank& rk = ranks_[r];
       rk.allocate_inputs(shape_);
-      rk.fill_inputs(plan_, r, cfg.dtype, shape_,
-                     [](std::vector<T>& b, std::int64_t at, const SegmentList& segs, const kref::FillParams& fp) {
-                       kref::fill_inputs(b.data() + at, segs, fp);
-                     });
+      rk.fill_inputs(plan_, r, cfg.dtype, shape_, fill);
       rk.allocate_working(shape_);
+      if (plan_.backward) {
+        rk.bwd.allocate(bwd_shape_);
+        rk.bwd.fill_d_o(plan_, r, cfg.dtype, fill);
+        rk.bwd_pairs = backward_block_pairs(plan_, r);
+        rk.bwd_pairs_forward = backward_block_pairs(plan_, r, /*forward_layout=*/true);
+      }
       if (sch.gathered) {
         std::copy(rk.own.begin(), rk.own.begin() + half, rk.all_k.begin() + half * r);
         std::copy(rk.own.begin() + half, rk.own.end(), rk.all_v.begin() + half * r);
       }
       rk.launches = step_launches(plan_, r);
-      rk.recv_done.assign(comm_threads_, 0);
+      rk.recv_done.assign(fwd_comm_threads_, 0);  // the forward's comm threads publish here
       rk.comm_log.resize(comm_threads_);
     }
     threads_.reserve(static_cast<std::size_t>(threads));
@@ -145,14 +153,45 @@ class CpuExecutor final : public Executor {
     }
   }
 
+  // The parts the phase times; a backward-only phase first runs its one untimed forward.
   PassRecord run_pass(bool record) override {
+    const Phase phase = plan_.config.phase;
+    if (phase == Phase::bwd && !forward_ran_) (void)run_parts(true, false, false);
+    PassRecord rec = run_parts(times_forward(phase), times_backward(phase), record);
+    forward_ran_ = forward_ran_ || times_forward(phase);
+    return rec;
+  }
+
+  std::vector<double> gradient_rows(GradTensor which, std::span<const std::int64_t> positions) const override {
+    if (!plan_.backward || !backward_ran_) throw Error("cpu executor: no backward has run");
+    const Config& cfg = plan_.config;
+    if (which == GradTensor::dq)
+      return gather_rank_rows(
+          plan_, positions, group_, static_cast<std::int64_t>(cfg.heads) * cfg.head_dim,
+          [&](int r) -> const T* { return group_ && r != group_->rank() ? nullptr : ranks_[r].bwd.dq.data(); },
+          [](std::int64_t row) { return row; });
+    // dK and dV of a row sit in its lane's [dK | dV] piece of the own block's layout.
+    const std::int64_t lane_rows = plan_.schedule.lane_rows;
+    const std::int64_t shift = which == GradTensor::dv ? lane_rows : 0;
+    return gather_rank_rows(
+        plan_, positions, group_, static_cast<std::int64_t>(cfg.kv_heads) * cfg.head_dim,
+        [&](int r) -> const T* { return group_ && r != group_->rank() ? nullptr : ranks_[r].bwd.d_own.data(); },
+        [&](std::int64_t row) { return own_block_key_row(plan_.schedule, row) + shift; });
+  }
+
+ private:
+  PassRecord run_parts(bool forward, bool backward, bool record) {
     for (auto& rk : ranks_) {
       std::fill(rk.recv_done.begin(), rk.recv_done.end(), 0);
       rk.compute_done = 0;
+      rk.forward_end_ns = 0;
+      if (plan_.backward) reset_backward(rk, *plan_.backward);
       rk.log.clear();
       for (auto& log : rk.comm_log) log.clear();
     }
     record_ = record;
+    run_forward_ = forward;
+    run_backward_ = backward;
     if (error_) std::rethrow_exception(error_);
     // An abort that came while the executor was being made (the watchdog repeats it) or a
     // cancellation: no pass starts.
@@ -171,6 +210,10 @@ class CpuExecutor final : public Executor {
     if (aborting_) throw Error("cpu executor: aborted");
     PassRecord rec;
     rec.wall_ns = t1 - t0;
+    // The forward part ends with the last rank's last forward step (the slowest process's, in a group).
+    std::int64_t fwd_end = t0;
+    for (const int r : hosted_) fwd_end = std::max(fwd_end, ranks_[r].forward_end_ns);
+    const std::int64_t fwd_local = forward ? fwd_end - t0 : 0;
     std::vector<Interval> mine;
     if (record)
       for (const int r : hosted_) {
@@ -179,7 +222,10 @@ class CpuExecutor final : public Executor {
       }
     // The slowest rank's pass is the ring's; each on its own clock, so no offset error enters it.
     if (group_) rec.wall_ns = group_->max(t1 - t0);
+    rec.fwd_ns = !backward ? rec.wall_ns : group_ ? group_->max(fwd_local) : fwd_local;
+    rec.bwd_ns = rec.wall_ns - rec.fwd_ns;
     if (record) rec.timeline = pass_timeline(std::move(mine), t0, t1, group_);
+    backward_ran_ = backward_ran_ || backward;
     return rec;
   }
 
@@ -200,16 +246,7 @@ class CpuExecutor final : public Executor {
     threads_.clear();
   }
 
-  struct Rank : RankBuffers<std::vector<T>, std::vector<T>> {
-    std::vector<StepLaunch> launches;  // per step: its pairs and what it computes
-    std::mutex mu;
-    std::condition_variable cv;
-    std::vector<int> recv_done;  // per comm thread: steps whose piece has arrived (step 0's is there)
-    int compute_done = 0;        // steps computed and merged
-    bool aborted = false;
-    std::vector<Interval> log;                    // the compute thread's
-    std::vector<std::vector<Interval>> comm_log;  // each comm thread's
-  };
+  using Rank = CpuRank<T>;
 
   // lane < 0: the rank's compute thread; else the comm thread of that lane (gathered: lane 0).
   void worker(int r, int lane) {
@@ -225,10 +262,22 @@ class CpuExecutor final : public Executor {
         seen = generation_;
       }
       try {
-        if (comm)
-          comm_pass(r, lane);
-        else
-          compute_pass(r);
+        if (run_forward_) {
+          if (!comm)
+            compute_pass(r);
+          else if (lane < fwd_comm_threads_)
+            comm_pass(r, lane);
+        }
+        if (run_backward_) {
+          const CpuPass<T> p = pass_context(1);
+          if (!comm) {
+            backward_compute(p, r);
+          } else if (lane < bwd_comm_threads_) {
+            // The backward's transfers may write buffers the forward's steps read.
+            if (run_forward_) p.wait_until(ranks_[r], [&] { return ranks_[r].compute_done == forward_steps(); });
+            backward_comm(p, r, lane);
+          }
+        }
       } catch (...) {
         {
           std::lock_guard lk(gate_mu_);
@@ -242,23 +291,20 @@ class CpuExecutor final : public Executor {
     }
   }
 
+  CpuPass<T> pass_context(int phase) {
+    return CpuPass<T>{plan_, *transport_, ranks_, aborting_, shape_, bwd_shape_, opts_.fault, record_, phase};
+  }
+  int forward_steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
+
   void log_interval(std::vector<Interval>& log, int r, IntervalKind kind, const char* lane, const char* name, int step,
                     std::int64_t bytes, std::int64_t b, std::int64_t e) {
     if (record_) log.push_back(Interval{r, kind, lane, name, step, bytes, b, e});
   }
-
-  // Waits under the rank's lock until `ready` holds (or the executor aborts).
   template <typename Ready>
   void wait_until(Rank& rk, Ready ready) {
-    std::unique_lock lk(rk.mu);
-    rk.cv.wait(lk, [&] { return rk.aborted || ready(); });
-    if (rk.aborted) throw Error("cpu executor: aborted after another thread failed");
+    pass_context(0).wait_until(rk, ready);
   }
-  void publish(Rank& rk, int& counter, int value) {
-    std::lock_guard lk(rk.mu);
-    counter = value;
-    rk.cv.notify_all();
-  }
+  void publish(Rank& rk, int& counter, int value) { pass_context(0).publish(rk, counter, value); }
 
   void comm_pass(int r, int l) {
     Rank& rk = ranks_[r];
@@ -274,8 +320,8 @@ class CpuExecutor final : public Executor {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
       auto own = std::span<const T>(rk.own);
       nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
-      auto k = transport_->allgather(r, std::as_bytes(own.first(half)), bytes_of(rk.all_k));
-      auto v = transport_->allgather(r, std::as_bytes(own.last(half)), bytes_of(rk.all_v));
+      auto k = transport_->allgather(r, std::as_bytes(own.first(half)), std::as_writable_bytes(std::span(rk.all_k)));
+      auto v = transport_->allgather(r, std::as_bytes(own.last(half)), std::as_writable_bytes(std::span(rk.all_v)));
       log_interval(rk.comm_log[0], r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
                    v.end_ns);
       publish(rk, rk.recv_done[0], 1);
@@ -288,7 +334,7 @@ class CpuExecutor final : public Executor {
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
       auto send = std::as_bytes(std::span<const T>(rk.step_buffer(j).data() + at, piece));
       auto recv = std::as_writable_bytes(std::span<T>(rk.step_buffer(j + 1).data() + at, piece));
-      auto span = transport_->exchange(r, j * comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
+      auto span = transport_->exchange(r, j * fwd_comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
                                        sch.sender(r, l, c_));
       log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
                    span.end_ns);
@@ -352,6 +398,7 @@ class CpuExecutor final : public Executor {
       }
       publish(rk, rk.compute_done, j + 1);
     }
+    rk.forward_end_ns = steady_ns();
   }
 
   Plan plan_;
@@ -360,8 +407,11 @@ class CpuExecutor final : public Executor {
   std::atomic<bool> aborting_{false};
   int c_;
   std::int64_t rows_;
-  RankBufferShape shape_;  // every hosted rank's, as all hold equal token counts
-  int comm_threads_ = 1;   // per hosted rank: one per lane of a rotating schedule, one to gather
+  RankBufferShape shape_;          // every hosted rank's, as all hold equal token counts
+  BackwardBufferShape bwd_shape_;  // the same for the backward's buffers, with a backward
+  int fwd_comm_threads_ = 1;       // per hosted rank: one per lane of a rotating schedule, one to gather
+  int bwd_comm_threads_ = 0;       // per hosted rank, the backward's (cpu_backward.hpp)
+  int comm_threads_ = 1;           // the threads each rank starts: the larger of the two
   std::unique_ptr<KvTransport> transport_;
   std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
   std::vector<int> hosted_;
@@ -373,13 +423,16 @@ class CpuExecutor final : public Executor {
   int finished_ = 0;
   bool stopping_ = false;
   bool record_ = false;
+  bool run_forward_ = true, run_backward_ = false;  // the parts of the pass the threads run next
+  bool forward_ran_ = false, backward_ran_ = false;
   std::exception_ptr error_;
 };
 
 }  // namespace
 
-std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted) {
-  const std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());
+std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted, const BackwardSchedule* backward) {
+  std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());
+  if (backward) comm = std::max<std::int64_t>(comm, backward_comm_threads(*backward));
   return hosted * (1 + comm);
 }
 

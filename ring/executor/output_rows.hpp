@@ -14,14 +14,12 @@
 
 namespace rb::ring {
 
-// `rank_output(r)` returns rank r's accumulated output, (S/c, Hq, D) host memory, or nullptr where
-// this process does not host r. It is called once per rank that holds a requested row, in order
-// of first need. `group` is null when this process hosts every rank.
-template <typename RankOutput>
-std::vector<double> gather_output_rows(const Plan& plan, std::span<const std::int64_t> positions, ProcessGroup* group,
-                                       RankOutput rank_output) {
+// Rows of any per-rank tensor of `width` elements a row, local row `row` sitting at row slot(row)
+// of rank_output(r) (a gradient of K or V sits in its lane's piece of the own block); as below.
+template <typename RankOutput, typename Slot>
+std::vector<double> gather_rank_rows(const Plan& plan, std::span<const std::int64_t> positions, ProcessGroup* group,
+                                     std::int64_t width, RankOutput rank_output, Slot slot) {
   const Config& cfg = plan.config;
-  const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
   const auto where = locate_rows(plan, positions);
   std::vector<double> out(positions.size() * width, 0.0);
   using Ptr = decltype(rank_output(0));
@@ -35,11 +33,22 @@ std::vector<double> gather_output_rows(const Plan& plan, std::span<const std::in
       asked[at] = true;
     }
     if (source[at] == nullptr) continue;  // another process's row: its owner adds it
-    const auto* src = source[at] + row * width;
+    const auto* src = source[at] + slot(row) * width;
     std::copy(src, src + width, out.begin() + static_cast<std::int64_t>(i) * width);
   }
   if (group) group->sum(out);
   return out;
+}
+
+// `rank_output(r)` returns rank r's accumulated output, (S/c, Hq, D) host memory, or nullptr where
+// this process does not host r. It is called once per rank that holds a requested row, in order
+// of first need. `group` is null when this process hosts every rank.
+template <typename RankOutput>
+std::vector<double> gather_output_rows(const Plan& plan, std::span<const std::int64_t> positions, ProcessGroup* group,
+                                       RankOutput rank_output) {
+  const Config& cfg = plan.config;
+  const std::int64_t width = static_cast<std::int64_t>(cfg.heads) * cfg.head_dim;
+  return gather_rank_rows(plan, positions, group, width, rank_output, [](std::int64_t row) { return row; });
 }
 
 }  // namespace rb::ring

@@ -4,13 +4,18 @@
 #include <map>
 #include <utility>
 
-namespace rb::ring {
+#include "common/error.hpp"
 
-std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, int rank) {
+namespace rb::ring {
+namespace {
+
+// Every step's pairs, the key rows of (origin rank, lane) starting at key_base(origin, lane) and
+// holding the lane's piece (or the whole block, gathered).
+template <typename KeyBase>
+std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int rank, const KvSchedule& sch,
+                                                         const std::vector<StepPlan>& steps, KeyBase key_base) {
   const auto& rp = plan.ranks.at(rank);
-  const KvSchedule& sch = plan.schedule;
   const auto q_off = row_offsets(rp.segments);
-  const std::int64_t rows = rp.tokens;  // every rank holds as many rows (the split schemes divide S)
   // The key segments a pair indexes, and where their rows start: per (origin rank, lane).
   struct Keys {
     SegmentList segs;
@@ -24,12 +29,12 @@ std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, 
       Keys& k = it->second;
       k.segs = sch.gathered ? plan.ranks[pp.k_rank].segments : plan.lane_segments(pp.k_rank, pp.lane);
       k.off = row_offsets(k.segs);
-      k.base = sch.gathered ? rows * pp.k_rank : sch.k_row(pp.lane);
+      k.base = key_base(pp.k_rank, pp.lane);
     }
     return it->second;
   };
   std::vector<std::vector<kernels::BlockPair>> out;
-  for (const auto& st : rp.steps) {
+  for (const auto& st : steps) {
     std::vector<kernels::BlockPair> pairs;
     for (const auto& pp : st.pairs) {
       const Keys& k = keys_of(pp);
@@ -39,6 +44,42 @@ std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, 
     out.push_back(std::move(pairs));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, int rank) {
+  const KvSchedule& sch = plan.schedule;
+  const std::int64_t rows = plan.ranks.at(rank).tokens;  // every rank holds as many rows (the splits divide S)
+  return block_pairs(plan, rank, sch, plan.ranks.at(rank).steps,
+                     [&](int k_rank, int lane) { return sch.gathered ? rows * k_rank : sch.k_row(lane); });
+}
+
+std::vector<std::vector<kernels::BlockPair>> backward_block_pairs(const Plan& plan, int rank, bool forward_layout) {
+  if (!plan.backward) throw Error("backward_block_pairs: the plan has no backward");
+  const BackwardSchedule& b = *plan.backward;
+  const std::int64_t rows = plan.ranks.at(rank).tokens;
+  const std::int64_t lane_rows = plan.schedule.lane_rows;
+  return block_pairs(plan, rank, b.kv, plan.ranks.at(rank).backward.steps, [&](int k_rank, int lane) {
+    switch (b.grads) {
+      case GradFlow::with_kv: return forward_layout ? plan.schedule.k_row(lane) : 4 * lane * lane_rows;
+      case GradFlow::trailing: return plan.schedule.k_row(lane);
+      case GradFlow::reduce_scatter: break;
+    }
+    return rows * k_rank;
+  });
+}
+
+std::int64_t backward_key_rows(const Plan& plan) {
+  if (!plan.backward) throw Error("backward_key_rows: the plan has no backward");
+  const auto lanes = static_cast<std::int64_t>(plan.schedule.lanes.size());
+  const std::int64_t lane_rows = plan.schedule.lane_rows;
+  switch (plan.backward->grads) {
+    case GradFlow::with_kv: return 4 * lanes * lane_rows - 3 * lane_rows;
+    case GradFlow::trailing: return plan.schedule.key_rows();
+    case GradFlow::reduce_scatter: break;
+  }
+  return plan.ranks.at(0).tokens * plan.config.cp;
 }
 
 }  // namespace rb::ring

@@ -17,7 +17,9 @@ namespace rb::ring {
 void validate_plan_inputs(const Config& cfg) {
   cfg.validate_shape();
   check_divisible(*make_split_scheme(cfg.split), cfg.seq, cfg.cp);
-  (void)make_variant_scheme(cfg.variant)->schedule(cfg.cp, cfg.seq / cfg.cp);
+  const auto variant = make_variant_scheme(cfg.variant);
+  (void)variant->schedule(cfg.cp, cfg.seq / cfg.cp);
+  if (times_backward(cfg.phase)) (void)variant->backward(cfg.cp, cfg.seq / cfg.cp, cfg.dkv, cfg.dtype);
 }
 
 Plan make_plan(const Config& cfg) {
@@ -31,6 +33,10 @@ Plan make_plan(const Config& cfg) {
   std::vector<SegmentList> segs(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
   plan.schedule = variant->schedule(cfg.cp, total_count(segs[0]));
+  if (times_backward(cfg.phase)) {
+    plan.backward = variant->backward(cfg.cp, total_count(segs[0]), cfg.dkv, cfg.dtype);
+    plan.grad_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * plan.backward->grad_element_bytes;
+  }
   plan.ranks.resize(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) {
     RankPlan& rp = plan.ranks[r];
@@ -42,6 +48,9 @@ Plan make_plan(const Config& cfg) {
       rp.unmasked += s.unmasked;
       rp.recv_bytes += s.recv_bytes;
     }
+    if (plan.backward)
+      rp.backward = backward_steps(*plan.backward, r, segs, cfg.causal, plan.kv_bytes_per_token,
+                                   plan.grad_bytes_per_token);
   }
   return plan;
 }
@@ -101,6 +110,12 @@ double Plan::flops() const { return 4.0 * config.head_dim * static_cast<double>(
 std::int64_t Plan::bytes_moved() const {
   std::int64_t b = 0;
   for (const auto& r : ranks) b += r.recv_bytes;
+  return b;
+}
+
+std::int64_t Plan::backward_bytes_moved() const {
+  std::int64_t b = 0;
+  for (const auto& r : ranks) b += r.backward.recv_bytes;
   return b;
 }
 

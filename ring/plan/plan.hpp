@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -31,11 +32,25 @@ struct PlannedPair {
 
 struct StepPlan {
   int step = 0;
-  std::vector<int> sources;     // ranks whose blocks this step attends to, in key-row order
-  std::int64_t recv_bytes = 0;  // K/V bytes that must arrive on this rank before the step runs
-  std::int64_t send_bytes = 0;  // K/V bytes this rank sends so that a peer can run its step
+  std::vector<int> sources;          // ranks whose blocks this step attends to, in key-row order
+  std::int64_t recv_bytes = 0;       // bytes that must arrive on this rank before the step runs (its K/V;
+                                     // in a backward also the partial dK/dV it adds)
+  std::int64_t send_bytes = 0;       // bytes this rank sends so that a peer can run its step (a forward:
+                                     // the peer's next step; a backward: the peer's step of this index)
+  std::int64_t grad_recv_bytes = 0;  // backward: the dK/dV part of recv_bytes
   std::vector<PlannedPair> pairs;
   std::int64_t unmasked = 0;  // sum over pairs, one head
+};
+
+// One rank's backward (docs/design.md §3a): its steps, each on the block the backward's schedule
+// brings (the forward's pairs of that block), and the dK/dV that arrive after the last step.
+struct BackwardRankPlan {
+  std::vector<StepPlan> steps;
+  std::int64_t tail_recv_bytes = 0;  // dK/dV of the own block, home after the last step (follow's
+                                     // last hop; the reduce-scatter's partials)
+  std::int64_t tail_send_bytes = 0;
+  std::int64_t recv_bytes = 0;  // over the steps and the tail
+  std::int64_t send_bytes = 0;
 };
 
 struct RankPlan {
@@ -45,12 +60,17 @@ struct RankPlan {
   std::vector<StepPlan> steps;
   std::int64_t unmasked = 0;    // over all steps, one head
   std::int64_t recv_bytes = 0;  // over all steps
+  BackwardRankPlan backward;    // empty unless the configuration's phase has a backward
 };
 
 struct Plan {
   Config config;
   std::int64_t kv_bytes_per_token = 0;  // K and V of all KV heads: 2 * Hkv * D * element bytes
   KvSchedule schedule;                  // the variant's, for ranks of ranks[0].tokens rows
+  // The backward's schedule and dK/dV of all KV heads on the wire per token (2·Hkv·D·its element
+  // bytes), where the phase has a backward.
+  std::optional<BackwardSchedule> backward;
+  std::int64_t grad_bytes_per_token = 0;
   std::vector<RankPlan> ranks;
 
   // The keys lane l's piece of rank `origin` holds (its rows sliced to the lane).
@@ -64,10 +84,16 @@ struct Plan {
   std::int64_t total_work() const;
   // max_r work / mean_r work; 1.0 when all ranks are equal.
   double work_imbalance() const;
-  // 4 * D * Hq * unmasked pairs over the whole pass.
+  // 4 * D * Hq * unmasked pairs over the whole pass: the forward's FLOPs.
   double flops() const;
+  // The backward's: 2.5 times the forward's, the convention of FlashAttention's benchmarks
+  // (docs/metrics.md), since it computes five products of the forward's size to the forward's two.
+  double backward_flops() const { return kBackwardFlopsFactor * flops(); }
+  static constexpr double kBackwardFlopsFactor = 2.5;
   // K/V bytes received, summed over ranks.
   std::int64_t bytes_moved() const;
+  // The backward's bytes received (K/V and dK/dV), summed over ranks; 0 without a backward.
+  std::int64_t backward_bytes_moved() const;
 };
 
 // The rules make_plan enforces (shape, the split's divisibility, the variant's schedule), without

@@ -31,4 +31,8 @@ KvSchedule VariantRingBidirectional::schedule(int c, std::int64_t rows) const {
   return s;
 }
 
+BackwardSchedule VariantRingBidirectional::backward(int c, std::int64_t rows, Dkv dkv, DType dtype) const {
+  return rotating_backward(schedule(c, rows), dkv, dtype);
+}
+
 }  // namespace rb::ring

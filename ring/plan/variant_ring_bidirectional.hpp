@@ -9,6 +9,7 @@ class VariantRingBidirectional final : public VariantScheme {
  public:
   Variant kind() const override;
   KvSchedule schedule(int c, std::int64_t rows) const override;
+  BackwardSchedule backward(int c, std::int64_t rows, Dkv dkv, DType dtype) const override;
 };
 
 }  // namespace rb::ring

@@ -1,6 +1,8 @@
 // Variant factory, the steps every schedule yields, and the pairing of query and key segments.
 #include "ring/plan/variant_scheme.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "ring/plan/variant_allgather.hpp"
 #include "ring/plan/variant_ring.hpp"
@@ -15,6 +17,21 @@ std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind) {
     case Variant::ring_bidirectional: return std::make_unique<VariantRingBidirectional>();
   }
   throw Error("unknown variant");
+}
+
+BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dtype) {
+  BackwardSchedule b;
+  b.kv = forward;
+  if (dkv == Dkv::reverse) {
+    for (auto& lane : b.kv.lanes) lane.direction = -lane.direction;
+    b.kv.start = 1;  // step 0 holds what the forward's step c - 1 held: origin r + direction
+    b.grads = GradFlow::with_kv;
+    b.grad_element_bytes = dtype_bytes(dtype);
+  } else {
+    b.grads = GradFlow::trailing;
+    b.grad_element_bytes = std::max(4, dtype_bytes(dtype));
+  }
+  return b;
 }
 
 std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::vector<SegmentList>& segs, bool causal,
@@ -49,6 +66,50 @@ std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::ve
       for (auto& p : pairs_against(segs[r], src, keys, causal, l)) s.pairs.push_back(p);
     }
     for (const auto& p : s.pairs) s.unmasked += p.unmasked;
+  }
+  return out;
+}
+
+BackwardRankPlan backward_steps(const BackwardSchedule& b, int r, const std::vector<SegmentList>& segs, bool causal,
+                                std::int64_t kvb, std::int64_t gradb) {
+  const int c = static_cast<int>(segs.size());
+  BackwardRankPlan out;
+  if (b.kv.gathered) {
+    // The gather as in the forward, then the reduce-scatter: every other rank's partial dK/dV of
+    // this rank's block arrive, and this rank's partials of theirs leave.
+    out.steps = schedule_steps(b.kv, r, segs, causal, kvb);
+    std::int64_t others = 0;
+    for (int s = 0; s < c; ++s)
+      if (s != r) others += total_count(segs[s]);
+    out.tail_recv_bytes = (c - 1) * total_count(segs[r]) * gradb;
+    out.tail_send_bytes = others * gradb;
+  } else {
+    // The K/V steps of the backward's own schedule; step j >= 1 also adds the partial dK/dV of its
+    // block that a peer computed (reverse: in the K/V message; follow: the trailing hop). Shards
+    // are equal, so what a rank sends for a peer's step j is what it receives for its own.
+    out.steps = schedule_steps(b.kv, r, segs, causal, kvb);
+    for (auto& st : out.steps) {
+      st.send_bytes = st.recv_bytes;  // schedule_steps counts the forward's sends, one step earlier
+      if (st.step == 0) continue;
+      for (int l = 0; l < static_cast<int>(b.kv.lanes.size()); ++l) {
+        const KvLane& lane = b.kv.lanes[l];
+        const std::int64_t bytes =
+            total_count(slice_rows(segs[b.kv.origin(r, l, st.step, c)], lane.row_begin, lane.row_end)) * gradb;
+        st.grad_recv_bytes += bytes;
+        st.recv_bytes += bytes;
+        st.send_bytes += bytes;
+      }
+    }
+    if (b.grads == GradFlow::trailing && c > 1) {
+      out.tail_recv_bytes = total_count(segs[r]) * gradb;  // the own block's dK/dV, summed over the ring
+      out.tail_send_bytes = out.tail_recv_bytes;
+    }
+  }
+  out.recv_bytes = out.tail_recv_bytes;
+  out.send_bytes = out.tail_send_bytes;
+  for (const auto& st : out.steps) {
+    out.recv_bytes += st.recv_bytes;
+    out.send_bytes += st.send_bytes;
   }
   return out;
 }

@@ -17,7 +17,17 @@ class VariantScheme {
   virtual Variant kind() const = 0;
   // The schedule for c ranks of `rows` rows each.
   virtual KvSchedule schedule(int c, std::int64_t rows) const = 0;
+  // The backward's schedule for the same ranks (docs/design.md §3a): how K/V reach its steps and
+  // how dK/dV return home, under the design `dkv` (rotating variants; the gathered one has one) and
+  // the run's dtype (which sets the bytes of dK/dV on the wire).
+  virtual BackwardSchedule backward(int c, std::int64_t rows, Dkv dkv, DType dtype) const = 0;
 };
+
+// Rotating variants' backward, one rule for every lane (docs/design.md §3a): `reverse` turns each
+// lane round and starts it where the forward's last step left it, dK/dV riding in the K/V message in
+// the run's dtype; `follow` keeps the forward's lanes and sends dK/dV behind them in fp32 (float64
+// on a float64 run).
+BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dtype);
 
 // The variant's object; the one place that maps a Variant to its class.
 std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind);
@@ -27,6 +37,12 @@ std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind);
 // leave during it.
 std::vector<StepPlan> schedule_steps(const KvSchedule& schedule, int r, const std::vector<SegmentList>& segs,
                                      bool causal, std::int64_t kv_bytes_per_token);
+
+// Rank r's backward under `schedule` (docs/design.md §3a): each step's pairs against the block its
+// K/V schedule brings, and the bytes of K/V and of dK/dV (grad_bytes_per_token) each step and the
+// tail receive and send.
+BackwardRankPlan backward_steps(const BackwardSchedule& schedule, int r, const std::vector<SegmentList>& segs,
+                                bool causal, std::int64_t kv_bytes_per_token, std::int64_t grad_bytes_per_token);
 
 // Pairs of the query segments `queries` with the key segments `keys` of rank `src`, tagged `lane`.
 std::vector<PlannedPair> pairs_against(const SegmentList& queries, int src, const SegmentList& keys, bool causal,
