@@ -3,6 +3,8 @@
 // pair rather than to the S^2/2 approximation.
 #include "model/comm_compute.hpp"
 
+#include <algorithm>
+
 #include "common/segment.hpp"
 
 namespace rb::model {
@@ -37,6 +39,31 @@ CommCompute comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Varian
   out.bytes = kv_bytes_per_layer(in, seq, cp);
   out.transfer_s = transfer_seconds(out.bytes, out.transfers, in.link);
   out.flops = attention_flops_per_layer(in, seq, cp);
+  out.compute_s = out.flops / in.attention_flops_per_s();
+  out.ratio = out.compute_s > 0 ? out.transfer_s / out.compute_s : 0.0;
+  return out;
+}
+
+BackwardCommCompute backward_comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Variant variant, Dkv dkv) {
+  BackwardCommCompute out;
+  out.variant = variant;
+  out.dkv = variant == Variant::allgather ? Dkv::reverse : dkv;
+  const double block = kv_bytes_per_token(in) * static_cast<double>(seq) / cp * in.micro_batch;
+  const double e = dtype_bytes(in.kv_dtype);
+  if (cp > 1) {
+    if (variant == Variant::allgather) {
+      out.bytes = 2.0 * (cp - 1) * block;
+      out.transfers = 2 * (cp - 1);
+    } else if (dkv == Dkv::reverse) {
+      out.bytes = 2.0 * (cp - 1) * block;
+      out.transfers = cp;
+    } else {
+      out.bytes = (cp - 1) * block + cp * block * std::max(4.0, e) / e;
+      out.transfers = 2 * cp - 1;
+    }
+  }
+  out.transfer_s = transfer_seconds(out.bytes, out.transfers, in.link);
+  out.flops = kBackwardFlopsFactor * attention_flops_per_layer(in, seq, cp);
   out.compute_s = out.flops / in.attention_flops_per_s();
   out.ratio = out.compute_s > 0 ? out.transfer_s / out.compute_s : 0.0;
   return out;

@@ -40,4 +40,22 @@ struct CommCompute {
 
 CommCompute comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Variant variant);
 
+// The backward of one layer per device (docs/model.md, "The backward"), with B = one device's K/V
+// block (kv_bytes_per_layer / (c-1)) and e the K/V element's bytes:
+// - rotating variants, reverse (TransformerEngine): K/V and dK/dV in the run's dtype, fused in c
+//   messages: 2(c-1)·B;
+// - rotating variants, follow (ring-flash-attn): K/V as in the forward and c hops of fp32 dK/dV:
+//   (c-1)·B + c·B·max(4, e)/e, in 2c-1 messages;
+// - allgather: the gather again and a reduce-scatter of dK/dV in the run's dtype: 2(c-1)·B in
+//   2(c-1) transfers, none of it hidden.
+// Compute is the forward's times Plan::kBackwardFlopsFactor (2.5, FlashAttention's convention).
+struct BackwardCommCompute {
+  Variant variant = Variant::ring;
+  Dkv dkv = Dkv::reverse;  // the design; allgather has one
+  int transfers = 0;
+  double bytes = 0, transfer_s = 0, flops = 0, compute_s = 0, ratio = 0;
+};
+inline constexpr double kBackwardFlopsFactor = 2.5;
+BackwardCommCompute backward_comm_compute(const ModelInputs& in, std::int64_t seq, int cp, Variant variant, Dkv dkv);
+
 }  // namespace rb::model

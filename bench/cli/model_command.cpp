@@ -39,6 +39,7 @@ struct ModelFlags {
   std::string link = "ib-ndr", peak = "h100-sxm";  // a name or a number, read by model/presets
   double efficiency = 0.45, latency_us = 0;
   std::string memory_row = "tp-sp-selective";
+  std::string phase = "fwd";
   bool no_flash = false, non_causal = false, no_simulate = false, json = false;
 };
 
@@ -85,6 +86,7 @@ ModelRequest request_from(const ModelFlags& f) {
   req.variants.clear();
   for (const auto& v : f.variant) req.variants.push_back(parse_variant(v, "--variant"));
   req.simulate = !f.no_simulate;
+  req.phase = parse_phase(f.phase, "--phase");
   req.memory_limit_bytes = available_memory_bytes() / 10 * 9;
   return req;
 }
@@ -128,6 +130,20 @@ void print_table(const json& rep) {
                               ring["compute_s"].get<double>() * 1e3, fraction(ring["ratio"])));
     for (const auto& w : p["work"]) print_quietly(stdout, fmt::format(" {:>11.2f}", w["imbalance"].get<double>()));
     print_quietly(stdout, fmt::format("\n"));
+  }
+  if (!rep["points"].empty() && rep["points"][0].contains("backward")) {
+    print_quietly(stdout, fmt::format("\nbackward, per device, per layer: K/V again and dK/dV home against 2.5x the "
+                                      "forward's compute\n"));
+    print_quietly(stdout, fmt::format("{:>10} {:>5} {:>10} {:>8} {:>14} {:>10} {:>10} {:>10}\n", "S", "c", "variant",
+                                      "dkv", "K/V+dK/dV MB", "xfer ms", "attn ms", "xfer/attn"));
+    for (const auto& p : rep["points"])
+      for (const auto& b : p["backward"])
+        print_quietly(stdout,
+                      fmt::format("{:>10} {:>5} {:>10} {:>8} {:>14.2f} {:>10.3f} {:>10.3f} {:>10}\n",
+                                  p["seq"].get<std::int64_t>(), p["cp"].get<int>(), b["variant"].get<std::string>(),
+                                  b["dkv"].is_null() ? std::string("-") : b["dkv"].get<std::string>(),
+                                  b["bytes_per_layer"].get<double>() / 1e6, b["transfer_s"].get<double>() * 1e3,
+                                  b["compute_s"].get<double>() * 1e3, fraction(b["ratio"])));
   }
   if (!rep["points"].empty() && rep["points"][0].contains("simulation")) {
     print_quietly(stdout, fmt::format("\nring simulation (ms per layer; exposed comm and idle: the worst rank)\n"));
@@ -208,6 +224,14 @@ void add_model_command(CLI::App& app, CommandAction& action) {
                   "Row of Table 2 of arXiv:2205.05198: no-parallel, tp, tp-sp, tp-selective, tp-sp-selective")
       ->capture_default_str()
       ->type_name("NAME");
+  add_read_flag<std::string>(
+      cmd, "--phase", f->phase,
+      [](const std::string& t) {
+        (void)parse_phase(t, "--phase");
+        return t;
+      },
+      "fwd, bwd or fwd+bwd: with a backward, also the backward's traffic against its compute per design", "PHASE")
+      ->capture_default_str();
   cmd->add_flag("--no-flash", f->no_flash, "Count the attention score matrices (no FlashAttention)");
   cmd->add_flag("--non-causal", f->non_causal, "Full (non-causal) attention");
   cmd->add_flag("--no-simulate", f->no_simulate, "Skip the ring simulation");

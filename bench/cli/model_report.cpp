@@ -52,6 +52,7 @@ json inputs_json(const ModelRequest& req) {
         {"source", in.link.source}}},
       {"splits", splits},
       {"variants", variants},
+      {"phase", to_string(req.phase)},
   };
 }
 
@@ -76,6 +77,17 @@ json comm_compute_json(const model::CommCompute& cc) {
           {"flops_per_layer", cc.flops},
           {"compute_s", cc.compute_s},
           {"ratio", cc.ratio}};
+}
+
+json backward_json(const model::BackwardCommCompute& b) {
+  return {{"variant", to_string(b.variant)},
+          {"dkv", b.variant == Variant::allgather ? json(nullptr) : json(to_string(b.dkv))},
+          {"transfers", b.transfers},
+          {"bytes_per_layer", b.bytes},
+          {"transfer_s", b.transfer_s},
+          {"flops_per_layer", b.flops},
+          {"compute_s", b.compute_s},
+          {"ratio", b.ratio}};
 }
 
 json simulation_json(const model::Simulation& sim, Split split) {
@@ -168,6 +180,13 @@ nlohmann::json model_report(const ModelRequest& req) {
       for (auto v : {Variant::ring, Variant::allgather})
         cc.push_back(comm_compute_json(model::comm_compute(in, seq, cp, v)));
       point["comm_compute"] = cc;
+      if (times_backward(req.phase)) {
+        json bwd = json::array();
+        for (const Dkv dkv : {Dkv::reverse, Dkv::follow})
+          bwd.push_back(backward_json(model::backward_comm_compute(in, seq, cp, Variant::ring, dkv)));
+        bwd.push_back(backward_json(model::backward_comm_compute(in, seq, cp, Variant::allgather, Dkv::reverse)));
+        point["backward"] = bwd;
+      }
 
       json work = json::array(), sims = json::array(), split_series = json::object();
       const double flops_per_pair = 4.0 * in.shape.head_dim * in.local_heads() * in.micro_batch;
@@ -207,11 +226,13 @@ nlohmann::json model_report(const ModelRequest& req) {
     memory_series.push_back({{"seq", seq}, {"cp", mem_cp}, {"bytes_per_device", mem_bytes}});
   }
   return {{"schema", "ringbench.model"},
-          {"schema_version", "1.0.0"},
+          {"schema_version", "1.1.0"},
           {"units",
            {{"memory", "bytes (GB = 1e9 bytes)"},
-            {"time", "seconds, per layer, forward"},
-            {"flops", "forward attention FLOPs per layer, 4 * D * heads * unmasked pairs"}}},
+            {"time", "seconds, per layer, forward (backward: points[].backward)"},
+            {"flops",
+             "forward attention FLOPs per layer, 4 * D * heads * unmasked pairs; the backward's are 2.5 times "
+             "them"}}},
           {"inputs", inputs_json(req)},
           {"points", points},
           {"series", {{"memory_per_device", memory_series}, {"work_per_device", work_series}}}};

@@ -23,6 +23,9 @@ struct ModelRequest {
   std::vector<Split> splits{Split::contiguous, Split::zigzag, Split::striped};
   std::vector<Variant> variants{Variant::ring, Variant::allgather};
   bool simulate = true;
+  // With a backward, each point also gives the backward's traffic against its compute per design
+  // (model/comm_compute.hpp, backward_comm_compute).
+  Phase phase = Phase::fwd;
   // Host memory the model may use (0: no limit). Its per-rank, per-step tables grow as c², so a
   // c beyond what fits is refused before anything is built.
   std::int64_t memory_limit_bytes = 0;

@@ -188,7 +188,7 @@ reports::RunRecord ConfigurationRounds::record() const {
     rec.kernel_choice->cudnn_plans = facts_.cudnn_plans;
   }
   rec.plan = plan_record_;
-  if (check_) rec.correctness = correctness_record(*check_);
+  if (check_) rec.correctness = correctness_record(check_->output);
   if (!samples_ms_.empty()) add_timing(rec);
   rec.trace_error = trace_error_;
   rec.placement = placement_record(facts_.rank_devices);

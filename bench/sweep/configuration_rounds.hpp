@@ -77,7 +77,7 @@ class ConfigurationRounds {
   int done_ = 0;
   double elapsed_s_ = 0;  // spent in earlier rounds, against --timeout
   bool probe_;            // CPU backend: time the machine probe around the rounds
-  std::optional<ring::Correctness> check_;
+  std::optional<CheckedPass> check_;
   std::vector<double> samples_ms_;
   std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
   std::vector<double> probes_ms_, probe_core_spread_;

@@ -105,14 +105,34 @@ std::vector<std::string> merge_rank_devices(const std::vector<std::vector<std::s
   return out;
 }
 
-ring::Correctness checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,
-                               const ReferenceProvider& reference, bool corrupt) {
+CheckedPass checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,
+                         const ReferenceProvider& reference, bool corrupt, const GradientReferenceProvider& gradients) {
   (void)pass(false);
   const ring::Plan& plan = exec.plan();
+  const Config& cfg = plan.config;
   const auto rows = ring::check_rows(plan, opts.full_check_limit, opts.check_sample);
   auto out = exec.output_rows(rows.positions);
   if (corrupt) out[out.size() / 2] += 1.0;
-  ring::Correctness check = ring::compare_to_reference(out, reference(rows), plan.config, rows);
+  CheckedPass check{ring::compare_to_reference(out, reference(rows), cfg, rows), std::nullopt};
+  if (plan.backward) {
+    ring::GradientCorrectness g;
+    g.dkv_unchecked = ring::key_gradients_unchecked(cfg, rows);
+    ring::ReferenceGradients computed;
+    const ring::ReferenceGradients& ref =
+        gradients
+            ? gradients(rows, !g.dkv_unchecked)
+            : (computed = ring::reference_gradients(cfg, rows.positions,
+                                                    g.dkv_unchecked ? std::span<const std::int64_t>{}
+                                                                    : std::span<const std::int64_t>(rows.positions),
+                                                    1));
+    const auto [tol, basis] = ring::gradient_tolerance_for(cfg);
+    g.dq = ring::compare_within(exec.gradient_rows(ring::GradTensor::dq, rows.positions), ref.dq, tol, basis, rows);
+    if (!g.dkv_unchecked) {
+      g.dk = ring::compare_within(exec.gradient_rows(ring::GradTensor::dk, rows.positions), ref.dk, tol, basis, rows);
+      g.dv = ring::compare_within(exec.gradient_rows(ring::GradTensor::dv, rows.positions), ref.dv, tol, basis, rows);
+    }
+    check.gradients = std::move(g);
+  }
   if (opts.dump_dir) dump_configuration(*opts.dump_dir, plan, exec, opts.primary);
   return check;
 }
@@ -146,12 +166,22 @@ TimedSamples timed_samples(const PassFn& pass, int warmup, int n, ThrottleFilter
   return out;
 }
 
-Standing standing_of(const Config& cfg, const std::optional<ring::Correctness>& check, const ThrottleFilter* throttle) {
-  if (check && !check->passed())
+Standing standing_of(const Config& cfg, const std::optional<CheckedPass>& check, const ThrottleFilter* throttle) {
+  if (check && !check->output.passed())
     return {RunStatus::failed,
             fmt::format("correctness: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})",
-                        check->over_tolerance, check->rows_checked * cfg.heads * cfg.head_dim, check->tolerance,
-                        check->max_abs_err)};
+                        check->output.over_tolerance, check->output.rows_checked * cfg.heads * cfg.head_dim,
+                        check->output.tolerance, check->output.max_abs_err)};
+  if (check && check->gradients && !check->gradients->passed()) {
+    const ring::GradientCorrectness& g = *check->gradients;
+    const auto* bad = !g.dq.passed() ? &g.dq : !g.dk.passed() ? &g.dk : &g.dv;
+    const char* name = bad == &g.dq ? "dQ" : bad == &g.dk ? "dK" : "dV";
+    const int heads = bad == &g.dq ? cfg.heads : cfg.kv_heads;
+    return {RunStatus::failed,
+            fmt::format(
+                "gradient correctness: {}: {} of {} checked elements over tolerance {:.3g} (max_abs_err {:.3g})", name,
+                bad->over_tolerance, bad->rows_checked * heads * cfg.head_dim, bad->tolerance, bad->max_abs_err)};
+  }
   if (const std::string why = throttle ? throttle->failure() : ""; !why.empty()) return {RunStatus::failed, why};
   return {};
 }

@@ -20,6 +20,7 @@
 #include "common/error.hpp"
 #include "common/run_status.hpp"
 #include "ring/check/reference.hpp"
+#include "ring/check/reference_backward.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/plan/plan.hpp"
 #include "ring/transport/process_group.hpp"
@@ -29,6 +30,10 @@ namespace rb::bench {
 // The float64 reference rows a round's check compares against (bench/sweep/round_execution.hpp
 // keeps them while consecutive configurations share them).
 using ReferenceProvider = std::function<const std::vector<double>&(const ring::CheckRows&)>;
+// The float64 gradients a backward's check compares against: dQ on the rows, and dK/dV on them too
+// where `with_keys` (ring/check/reference_backward.hpp).
+using GradientReferenceProvider =
+    std::function<const ring::ReferenceGradients&(const ring::CheckRows&, bool with_keys)>;
 // One pass of the round's executor, recorded (timeline) or not; the watchdog's reason replaces an
 // abort's error.
 using PassFn = std::function<ring::PassRecord(bool record)>;
@@ -70,10 +75,19 @@ ExecutorFacts executor_facts(const ring::Executor& exec, ring::ProcessGroup* gro
 // Every process's view of rank_devices merged: rank r's entry from whichever process named it.
 std::vector<std::string> merge_rank_devices(const std::vector<std::vector<std::string>>& views);
 
-// Prepare (the first round): one untimed pass, its output checked against the float64 reference on
-// the rows check_rows picks (docs/design.md §7 step 1), and the dump when --dump asks for it.
-ring::Correctness checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,
-                               const ReferenceProvider& reference, bool corrupt);
+// What the first round's check found: the output and, where the phase has a backward, the gradients.
+struct CheckedPass {
+  ring::Correctness output;
+  std::optional<ring::GradientCorrectness> gradients;
+  bool passed() const { return output.passed() && (!gradients || gradients->passed()); }
+};
+
+// Prepare (the first round): one untimed pass, its output (and gradients, with a backward) checked
+// against the float64 reference on the rows check_rows picks (docs/design.md §7 step 1), and the dump
+// when --dump asks for it. Without a gradient provider the gradient reference is computed here.
+CheckedPass checked_pass(ring::Executor& exec, const PassFn& pass, const RunOptions& opts,
+                         const ReferenceProvider& reference, bool corrupt,
+                         const GradientReferenceProvider& gradients = {});
 
 // The timed passes of fixed round `round` of `rounds`: the repeats spread evenly, the first
 // rounds taking the remainder.
@@ -107,7 +121,7 @@ struct Standing {
   RunStatus status = RunStatus::ok;
   std::string reason;
 };
-Standing standing_of(const Config& cfg, const std::optional<ring::Correctness>& check, const ThrottleFilter* throttle);
+Standing standing_of(const Config& cfg, const std::optional<CheckedPass>& check, const ThrottleFilter* throttle);
 
 // Adaptive sampling: why sampling stops after this round ("" to take another), the same on every
 // process of `group` (bench/sweep/distributed.hpp, agree_to_stop).

@@ -180,10 +180,17 @@ std::pair<double, std::string> tolerance_for(const Config& cfg) {
 
 Correctness compare_to_reference(std::span<const double> out, std::span<const double> ref, const Config& cfg,
                                  const CheckRows& rows) {
+  auto [tol, basis] = tolerance_for(cfg);
+  return compare_within(out, ref, tol, std::move(basis), rows);
+}
+
+Correctness compare_within(std::span<const double> out, std::span<const double> ref, double tolerance,
+                           std::string tolerance_basis, const CheckRows& rows) {
   Correctness c;
   c.rows_checked = static_cast<std::int64_t>(rows.positions.size());
   c.all_rows = rows.all_rows;
-  std::tie(c.tolerance, c.tolerance_basis) = tolerance_for(cfg);
+  c.tolerance = tolerance;
+  c.tolerance_basis = std::move(tolerance_basis);
   double diff2 = 0, ref2 = 0;
   const std::size_t n = std::min(out.size(), ref.size());
   for (std::size_t i = 0; i < n; ++i) {

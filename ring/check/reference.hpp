@@ -41,5 +41,8 @@ std::pair<double, std::string> tolerance_for(const Config& cfg);
 
 Correctness compare_to_reference(std::span<const double> out, std::span<const double> ref, const Config& cfg,
                                  const CheckRows& rows);
+// The same against a stated tolerance (the gradients' own, ring/check/reference_backward.hpp).
+Correctness compare_within(std::span<const double> out, std::span<const double> ref, double tolerance,
+                           std::string tolerance_basis, const CheckRows& rows);
 
 }  // namespace rb::ring

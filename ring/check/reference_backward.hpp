@@ -38,6 +38,15 @@ inline constexpr double kKeyGradientCheckWork = 2199023255552.0;  // 2^41
 // Why dK and dV are not checked for `rows`, or nullopt when they are.
 std::optional<std::string> key_gradients_unchecked(const Config& cfg, const CheckRows& rows);
 
+// The gradients of a backward against the reference: each tensor on the check's rows (dK and dV on
+// the same positions as key rows), with the gradients' tolerance; dK and dV unchecked, with the
+// reason, where key_gradients_unchecked says so.
+struct GradientCorrectness {
+  Correctness dq, dk, dv;
+  std::optional<std::string> dkv_unchecked;
+  bool passed() const { return dq.passed() && (dkv_unchecked || (dk.passed() && dv.passed())); }
+};
+
 // The absolute tolerance of one gradient element (dQ, dK or dV) for the run's arithmetic and the
 // dK/dV the ring carries (cfg.dkv), with its reason.
 std::pair<double, std::string> gradient_tolerance_for(const Config& cfg);

@@ -32,6 +32,33 @@ TEST(CommCompute, PlateRatio) {
   EXPECT_DOUBLE_EQ(ag.ratio, cc.ratio);
 }
 
+// The plate's ring in training (issue 43, docs/model.md "The backward"): B = 62,914,560 / 15 =
+// 4,194,304 bytes per device's block; compute 2.5 x 9.88222 ms = 24.7056 ms.
+// - reverse (TransformerEngine): 2 x 15 B = 125,829,120 bytes, 2.51658 ms: 10.19% (12.7% x 2 / 2.5);
+// - follow (ring-flash-attn): 15 B + 16 x 2 B (fp32 dK/dV of bf16 K/V) = 47 B, 3.94265 ms: 15.96%;
+// - allgather: the gather again and a reduce-scatter, 30 B, as reverse, none of it hidden.
+TEST(CommCompute, PlateRatioOfTheBackward) {
+  const ModelInputs in = plate_inputs();
+  const CommCompute fwd = comm_compute(in, 131072, 16, Variant::ring);
+  const BackwardCommCompute rev = backward_comm_compute(in, 131072, 16, Variant::ring, Dkv::reverse);
+  const BackwardCommCompute fol = backward_comm_compute(in, 131072, 16, Variant::ring, Dkv::follow);
+  const BackwardCommCompute ag = backward_comm_compute(in, 131072, 16, Variant::allgather, Dkv::follow);
+  const double block = 4'194'304.0;
+  EXPECT_DOUBLE_EQ(fwd.bytes, 15 * block);
+  EXPECT_DOUBLE_EQ(rev.bytes, 30 * block);
+  EXPECT_DOUBLE_EQ(fol.bytes, 47 * block);
+  EXPECT_DOUBLE_EQ(ag.bytes, 30 * block);
+  EXPECT_EQ(ag.dkv, Dkv::reverse);  // the gather's one design
+  EXPECT_DOUBLE_EQ(rev.flops, 2.5 * fwd.flops);
+  EXPECT_NEAR(rev.ratio, fwd.ratio * 2 / 2.5, 1e-12);
+  EXPECT_EQ(fmt::format("{:.1f}%", 100 * rev.ratio), "10.2%");
+  EXPECT_NEAR(fol.ratio, fwd.ratio * 47.0 / 15 / 2.5, 1e-12);
+  EXPECT_EQ(fmt::format("{:.1f}%", 100 * fol.ratio), "16.0%");
+  EXPECT_EQ(rev.transfers, 16);
+  EXPECT_EQ(fol.transfers, 31);
+  EXPECT_DOUBLE_EQ(backward_comm_compute(in, 131072, 1, Variant::ring, Dkv::follow).bytes, 0.0);
+}
+
 TEST(CommCompute, NoTrafficAtOneRankAndLatencyPerTransfer) {
   ModelInputs in = plate_inputs();
   EXPECT_DOUBLE_EQ(comm_compute(in, 131072, 1, Variant::ring).transfer_s, 0.0);
