@@ -115,7 +115,9 @@ std::string Config::label() const {
                        .backend = to_string(backend),
                        .transport = to_string(transport),
                        .kernel = to_string(kernel),
-                       .link_gbps = link_gbps});
+                       .link_gbps = link_gbps,
+                       .phase = to_string(phase),
+                       .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{}});
 }
 
 }  // namespace rb

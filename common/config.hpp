@@ -49,6 +49,9 @@ Dkv parse_dkv(std::string_view s, std::string_view where);
 // Whether a phase runs the forward or the backward timed.
 constexpr bool times_forward(Phase p) { return p != Phase::bwd; }
 constexpr bool times_backward(Phase p) { return p != Phase::fwd; }
+// Whether a configuration's dkv changes what it runs: only with a backward, of a rotating variant
+// (the all-gather's backward has one design). Elsewhere a sweep keeps one value and the id none.
+constexpr bool dkv_matters(Phase p, Variant v) { return times_backward(p) && v != Variant::allgather; }
 
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);

@@ -10,6 +10,8 @@ std::string shape_label(const ConfigWords& w) {
                               w.causal ? "causal" : "full", w.dtype, w.backend, w.transport);
   if (!w.kernel.empty() && w.kernel != "ringbench") s += fmt::format(" {}", w.kernel);
   if (w.link_gbps > 0) s += fmt::format(" link {:g} Gb/s", w.link_gbps);
+  if (!w.phase.empty() && w.phase != "fwd") s += fmt::format(" {}", w.phase);
+  if (!w.dkv.empty()) s += fmt::format(" {}", w.dkv);
   return s;
 }
 

@@ -16,11 +16,13 @@ struct ConfigWords {
   int heads = 0, kv_heads = 0, head_dim = 0;
   bool causal = true;
   std::string_view dtype{}, backend{}, transport{}, kernel{};
-  double link_gbps = 0;  // 0: unpaced
+  double link_gbps = 0;             // 0: unpaced
+  std::string_view phase{}, dkv{};  // empty or "fwd": a forward; dkv empty where it changes nothing
 };
 
 // Everything but S, c and the split, the runs a chart against S or c joins with a line:
-// "ring Hq=8 Hkv=2 D=64 causal float32 cpu/local", plus " cudnn" and " link 100 Gb/s" where they apply.
+// "ring Hq=8 Hkv=2 D=64 causal float32 cpu/local", plus " cudnn", " link 100 Gb/s" and the phase
+// with its dK/dV design (" fwd+bwd reverse") where they apply.
 std::string shape_label(const ConfigWords& w);
 
 // "S=1024 c=4 zigzag " followed by the shape label.

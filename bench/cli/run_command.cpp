@@ -45,14 +45,23 @@ struct AxisFlag {
 
 struct RunFlags {
   std::string profile;
-  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},           {"--cp", "cp", true, {}},
-                             {"--split", "split", true, {}},       {"--variant", "variant", true, {}},
-                             {"--heads", "heads", true, {}},       {"--kv-heads", "kv_heads", true, {}},
-                             {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
-                             {"--backend", "backend", false, {}},  {"--transport", "transport", false, {}},
-                             {"--seed", "seed", false, {}},        {"--repeats", "repeats", false, {}},
-                             {"--warmup", "warmup", false, {}},    {"--link-gbps", "link_gbps", false, {}},
-                             {"--kernel", "kernel", false, {}}};
+  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},
+                             {"--cp", "cp", true, {}},
+                             {"--split", "split", true, {}},
+                             {"--variant", "variant", true, {}},
+                             {"--heads", "heads", true, {}},
+                             {"--kv-heads", "kv_heads", true, {}},
+                             {"--head-dim", "head_dim", true, {}},
+                             {"--dtype", "dtype", true, {}},
+                             {"--backend", "backend", false, {}},
+                             {"--transport", "transport", false, {}},
+                             {"--seed", "seed", false, {}},
+                             {"--repeats", "repeats", false, {}},
+                             {"--warmup", "warmup", false, {}},
+                             {"--link-gbps", "link_gbps", false, {}},
+                             {"--kernel", "kernel", false, {}},
+                             {"--phase", "phase", true, {}},
+                             {"--dkv", "dkv", true, {}}};
   std::string out = "results";
   std::string dump;
   bool list = false;  // --list, --dry-run: print the configurations, run nothing
@@ -450,6 +459,12 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   axis("--kernel",
        "Attention kernel of each step: ringbench (its own, the default), cudnn (cuDNN's fused flash attention; "
        "cuda builds with cuDNN) or auto (cudnn where it runs the configuration, else ringbench)");
+  axis("--phase",
+       "What a pass times: fwd (the default), bwd (the backward after one untimed forward) or fwd+bwd (both, "
+       "each part reported); comma-separated");
+  axis("--dkv",
+       "The backward's dK/dV design of rotating variants: reverse (TransformerEngine: the ring reversed, dK/dV with "
+       "K/V in the run's dtype, the default) or follow (ring-flash-attn: dK/dV one hop behind K/V in fp32)");
   // Only rank 0 writes, so the paths are its own; every rank takes part in a dump (its rows are gathered).
   agree_on(
       sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str(),

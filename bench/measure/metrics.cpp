@@ -110,7 +110,7 @@ Metrics compute_metrics(const Timeline& timeline, const MetricsInputs& inputs) {
         break;
       case IntervalKind::compute:
         rs.compute.push_back(s);
-        if (iv.name == "attention") {
+        if (iv.name == "attention" || iv.name == "attention_bwd") {  // the backward's kernel too (§3a)
           rs.attention.push_back(s);
           have_attention = true;
         }

@@ -34,17 +34,17 @@ struct MetricsInputs {
 
 struct RankMetrics {
   int rank = 0;
-  std::size_t interval_count = 0;          // after clipping, empty ones dropped
-  std::int64_t comm_ns = 0;                // |U(comm)|: executing, or in flight where comm_basis says so
-  std::int64_t comm_in_flight_ns = 0;      // |U(comm ∪ comm_in_flight)|: issued until done
-  std::optional<std::string> comm_basis;   // "execution" or "in_flight"; nullopt without comm
-  std::int64_t compute_ns = 0;             // |U(compute)|
-  std::int64_t memory_ns = 0;              // |U(memory)|
-  std::int64_t overlap_ns = 0;             // |U(comm) ∩ U(compute)|
-  std::int64_t exposed_comm_ns = 0;        // comm_ns - overlap_ns
-  std::int64_t attention_ns = 0;           // A_r: |U(compute named "attention")|, or compute_ns if none
-  std::int64_t busy_ns = 0;                // |U(compute ∪ comm ∪ memory)|
-  std::int64_t comm_bytes = 0;             // bytes of comm intervals (each interval counted once)
+  std::size_t interval_count = 0;         // after clipping, empty ones dropped
+  std::int64_t comm_ns = 0;               // |U(comm)|: executing, or in flight where comm_basis says so
+  std::int64_t comm_in_flight_ns = 0;     // |U(comm ∪ comm_in_flight)|: issued until done
+  std::optional<std::string> comm_basis;  // "execution" or "in_flight"; nullopt without comm
+  std::int64_t compute_ns = 0;            // |U(compute)|
+  std::int64_t memory_ns = 0;             // |U(memory)|
+  std::int64_t overlap_ns = 0;            // |U(comm) ∩ U(compute)|
+  std::int64_t exposed_comm_ns = 0;       // comm_ns - overlap_ns
+  std::int64_t attention_ns = 0;  // A_r: |U(compute named "attention" or "attention_bwd")|, or compute_ns if none
+  std::int64_t busy_ns = 0;       // |U(compute ∪ comm ∪ memory)|
+  std::int64_t comm_bytes = 0;    // bytes of comm intervals (each interval counted once)
   std::optional<double> overlap_fraction;  // overlap / comm; nullopt without comm
   std::optional<double> comm_bandwidth_gbyte_per_s;
   std::optional<double> attention_tflops;  // flops_per_rank[r] / attention time

@@ -20,6 +20,7 @@ std::vector<std::optional<std::size_t>> c1_aliases(const std::vector<Config>& co
     Config key = configs[i];
     key.split = Split::contiguous;
     key.variant = Variant::ring;
+    key.dkv = Dkv::reverse;  // one rank's backward moves nothing either
     const auto [at, fresh] = first.emplace(reports::config_id(key), i);
     if (!fresh) out[i] = at->second;
   }

@@ -1,5 +1,6 @@
 // At c = 1 every split scheme puts the whole sequence, in order, on the one rank, and every variant
-// moves nothing: the configurations that differ only in split and variant are one computation
+// (and every backward design) moves nothing: the configurations that differ only in split, variant
+// and dkv are one computation
 // (docs/design.md, "c = 1 runs once"). The sweep runs the first of them and records the others as
 // aliases of it (`alias_of`, results 2.6.0): the same measurement, under each configuration's own
 // id, so every reader keeps finding each id; readers that count configurations count an alias once.
@@ -18,7 +19,7 @@
 namespace rb::bench {
 
 // For each configuration, the index of the earlier one it is an alias of, or nullopt: a valid c = 1
-// configuration whose every field but split and variant equals that of an earlier valid c = 1
+// configuration whose every field but split, variant and dkv equals that of an earlier valid c = 1
 // configuration. `invalid[i]` non-empty: configuration i breaks a rule and is never an alias nor
 // aliased (zigzag needs an even S where contiguous does not).
 std::vector<std::optional<std::size_t>> c1_aliases(const std::vector<Config>& configs,

@@ -33,9 +33,12 @@ ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts
   // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
   // count / rounds samples) holds for any number of rounds.
   if (adaptive()) chunk_ = std::max(1, cfg_.repeats / std::max(1, opts.rounds));
-  metrics_in_.flops = plan_.flops();
+  // The FLOPs of what a pass times (docs/design.md §3a): the forward's, the backward's 2.5 times them, or both.
+  const double factor = (times_forward(cfg_.phase) ? 1.0 : 0.0) +
+                        (times_backward(cfg_.phase) ? ring::Plan::kBackwardFlopsFactor : 0.0);
+  metrics_in_.flops = factor * plan_.flops();
   for (const auto& rp : plan_.ranks)
-    metrics_in_.flops_per_rank.push_back(4.0 * cfg_.head_dim * static_cast<double>(plan_.work(rp.rank)));
+    metrics_in_.flops_per_rank.push_back(factor * 4.0 * cfg_.head_dim * static_cast<double>(plan_.work(rp.rank)));
 }
 
 void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::ProcessGroup* group,
@@ -116,6 +119,8 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   TimedSamples timed = timed_samples(pass, cfg_.warmup, n, *throttle_, faults.clock_mhz, timed_gate);
   for (auto& p : timed.passes) {
     samples_ms_.push_back(static_cast<double>(p.wall_ns) / 1e6);
+    fwd_ms_.push_back(static_cast<double>(p.fwd_ns) / 1e6);
+    bwd_ms_.push_back(static_cast<double>(p.bwd_ns) / 1e6);
     candidates_.emplace(samples_ms_.size() - 1, std::move(p));
   }
   round_counts_.push_back(static_cast<int>(timed.ms.size()));
@@ -188,7 +193,7 @@ reports::RunRecord ConfigurationRounds::record() const {
     rec.kernel_choice->cudnn_plans = facts_.cudnn_plans;
   }
   rec.plan = plan_record_;
-  if (check_) rec.correctness = correctness_record(check_->output);
+  if (check_) rec.correctness = correctness_record(check_->output, check_->gradients);
   if (!samples_ms_.empty()) add_timing(rec);
   rec.trace_error = trace_error_;
   rec.placement = placement_record(facts_.rank_devices);
@@ -247,7 +252,35 @@ void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
   rec.timeline = timeline_record(median_pass.timeline);
   rec.metrics = compute_metrics(median_pass.timeline, metrics_in_).record();
   rec.metrics.timeline_pass_ms = static_cast<double>(median_pass.wall_ns) / 1e6;
-  rec.model = simulator_check(plan_, median_pass);
+  if (times_backward(cfg_.phase)) {
+    // Each part of the pass on its own (docs/design.md §3a): its samples and the median pass's
+    // intervals of that part, over the part's window, against the part's FLOPs.
+    if (times_forward(cfg_.phase)) {
+      t.fwd_samples_ms = fwd_ms_;
+      t.fwd_median_ms = summarize(fwd_ms_).median;
+    }
+    t.bwd_samples_ms = bwd_ms_;
+    t.bwd_median_ms = summarize(bwd_ms_).median;
+    const double f = plan_.flops();
+    auto part = [&](int phase, std::int64_t begin, std::int64_t end, double flops) {
+      Timeline tl;
+      tl.window_begin_ns = begin;
+      tl.window_end_ns = end;
+      for (const auto& iv : median_pass.timeline.intervals)
+        if (iv.phase == phase) tl.intervals.push_back(iv);
+      MetricsInputs in = metrics_in_;
+      in.flops = flops;
+      for (auto& fr : in.flops_per_rank)
+        fr = flops * fr / std::max(metrics_in_.flops, 1.0);  // each rank's share, as in the whole pass
+      return compute_metrics(tl, in).record();
+    };
+    const std::int64_t begin = median_pass.timeline.window_begin_ns, end = median_pass.timeline.window_end_ns;
+    const std::int64_t split = begin + median_pass.fwd_ns;
+    if (times_forward(cfg_.phase)) rec.metrics_fwd = part(0, begin, split, f);
+    rec.metrics_bwd = part(1, split, end, ring::Plan::kBackwardFlopsFactor * f);
+  }
+  // The simulator replays the forward's steps; a backward-only pass has none to replay.
+  if (times_forward(cfg_.phase)) rec.model = simulator_check(plan_, median_pass);
   rec.cupti = cupti_;
 }
 

@@ -80,6 +80,7 @@ class ConfigurationRounds {
   std::optional<CheckedPass> check_;
   std::vector<double> samples_ms_;
   std::map<std::size_t, ring::PassRecord> candidates_;  // by index into samples_ms_
+  std::vector<double> fwd_ms_, bwd_ms_;                 // each kept sample's parts (PassRecord::fwd_ns, bwd_ns)
   std::vector<double> probes_ms_, probe_core_spread_;
   void probe_machine();
   std::optional<reports::RecordCupti> cupti_;  // the traced pass, after the last round (cuda)

@@ -156,10 +156,14 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     if (s.link_gbps != 0 && s.link_gbps < kLinkGbps.least_nonzero) rd.fail(path, v, describe(kLinkGbps));
   } else if (key == "kernel")
     s.kernel = parse_kernel(rd.string(rd.scalar(val, path), path), rd.where(path));
+  else if (key == "phase")
+    s.phase = rd.list<Phase>(val, path, name(parse_phase));
+  else if (key == "dkv")
+    s.dkv = rd.list<Dkv>(val, path, name(parse_dkv));
   else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, rounds, link_gbps, kernel");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -214,7 +218,9 @@ nlohmann::json to_json(const SweepSpec& s) {
                 {"repeats", s.repeats},
                 {"warmup", s.warmup},
                 {"link_gbps", s.link_gbps},
-                {"kernel", to_string(s.kernel)}}}};
+                {"kernel", to_string(s.kernel)},
+                {"phase", names(s.phase)},
+                {"dkv", names(s.dkv)}}}};
   if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
   return out;
 }
@@ -229,26 +235,31 @@ std::vector<Config> expand(const SweepSpec& s) {
             for (auto kvh : s.kv_heads)
               for (auto d : s.head_dim)
                 for (bool causal : s.causal)
-                  for (auto dtype : s.dtype) {
-                    Config c;
-                    c.seq = seq;
-                    c.cp = cp;
-                    c.split = split;
-                    c.variant = variant;
-                    c.heads = heads;
-                    c.kv_heads = kvh;
-                    c.head_dim = d;
-                    c.causal = causal;
-                    c.dtype = dtype;
-                    c.backend = s.backend;
-                    c.transport = s.transport;
-                    c.seed = s.seed;
-                    c.repeats = s.repeats;
-                    c.warmup = s.warmup;
-                    c.link_gbps = s.link_gbps;
-                    c.kernel = s.kernel;
-                    out.push_back(c);
-                  }
+                  for (auto dtype : s.dtype)
+                    for (auto phase : s.phase)
+                      for (auto dkv : s.dkv) {
+                        if (!dkv_matters(phase, variant) && dkv != s.dkv.front()) continue;
+                        Config c;
+                        c.seq = seq;
+                        c.cp = cp;
+                        c.split = split;
+                        c.variant = variant;
+                        c.heads = heads;
+                        c.kv_heads = kvh;
+                        c.head_dim = d;
+                        c.causal = causal;
+                        c.dtype = dtype;
+                        c.backend = s.backend;
+                        c.transport = s.transport;
+                        c.seed = s.seed;
+                        c.repeats = s.repeats;
+                        c.warmup = s.warmup;
+                        c.link_gbps = s.link_gbps;
+                        c.kernel = s.kernel;
+                        c.phase = phase;
+                        c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
+                        out.push_back(c);
+                      }
   return out;
 }
 

@@ -36,7 +36,9 @@ struct SweepSpec {
   // profile sets it, since an A/B pair is tested round by round (reports/compare/signed_rank.hpp).
   std::optional<int> rounds;
   double link_gbps = 0.0;
-  Kernel kernel = Kernel::ringbench;  // may be automatic: each configuration's is chosen when expanded
+  Kernel kernel = Kernel::ringbench;     // may be automatic: each configuration's is chosen when expanded
+  std::vector<Phase> phase{Phase::fwd};  // docs/design.md §3a
+  std::vector<Dkv> dkv{Dkv::reverse};    // the backward's dK/dV design, for a backward of a rotating variant
 };
 
 // Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws
@@ -70,7 +72,9 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const nlohmann::json& 
 
 nlohmann::json to_json(const SweepSpec& s);
 
-// The product of the axes, in a stable order (seq outermost, then cp, split, variant, ...).
+// The product of the axes, in a stable order (seq outermost, then cp, split, variant, ..., phase,
+// dkv). A configuration whose dkv changes nothing (dkv_matters) is expanded once, with the list's
+// first value.
 std::vector<Config> expand(const SweepSpec& s);
 
 }  // namespace rb::bench

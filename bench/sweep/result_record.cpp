@@ -1,6 +1,8 @@
 // The parts of a result record from the sweep's types.
 #include "bench/sweep/result_record.hpp"
 
+#include <cmath>
+
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "model/ring_simulator.hpp"
@@ -24,7 +26,9 @@ reports::RecordPlan plan_record(const ring::Plan& plan) {
   out.present = true;
   out.work_imbalance = plan.work_imbalance();
   out.total_work = plan.total_work();
-  out.flops = plan.flops();
+  const Phase phase = plan.config.phase;
+  out.flops = ((times_forward(phase) ? 1.0 : 0.0) + (times_backward(phase) ? ring::Plan::kBackwardFlopsFactor : 0.0)) *
+              plan.flops();
   out.bytes_moved = plan.bytes_moved();
   out.kv_bytes_per_token = plan.kv_bytes_per_token;
   out.per_rank.emplace();
@@ -55,19 +59,81 @@ reports::RecordPlan plan_record(const ring::Plan& plan) {
     }
     out.per_rank->push_back(std::move(r));
   }
+  if (plan.backward) {
+    out.forward_flops = plan.flops();
+    reports::RecordPlanBackward b;
+    switch (plan.backward->grads) {
+      case GradFlow::with_kv: b.grads = "with_kv"; break;
+      case GradFlow::trailing: b.grads = "trailing"; break;
+      case GradFlow::reduce_scatter: b.grads = "reduce_scatter"; break;
+    }
+    b.flops = plan.backward_flops();
+    b.bytes_moved = plan.backward_bytes_moved();
+    b.grad_bytes_per_token = plan.grad_bytes_per_token;
+    for (const auto& rp : plan.ranks) {
+      reports::RecordPlanBackwardRank r{.rank = rp.rank,
+                                        .recv_bytes = rp.backward.recv_bytes,
+                                        .tail_recv_bytes = rp.backward.tail_recv_bytes,
+                                        .steps = std::nullopt};
+      if (with_steps) {
+        r.steps.emplace();
+        for (const auto& st : rp.backward.steps) {
+          std::int64_t n[3] = {0, 0, 0};
+          for (const auto& p : st.pairs) ++n[static_cast<int>(p.mask)];
+          r.steps->push_back({.step = st.step,
+                              .sources = {st.sources.begin(), st.sources.end()},
+                              .unmasked_pairs = st.unmasked,
+                              .recv_bytes = st.recv_bytes,
+                              .send_bytes = st.send_bytes,
+                              .full = n[0],
+                              .partial = n[1],
+                              .skip = n[2]});
+        }
+      }
+      b.per_rank.push_back(std::move(r));
+    }
+    out.backward = std::move(b);
+  }
   return out;
 }
 
-reports::RecordCorrectness correctness_record(const ring::Correctness& c) {
-  return {.checked = true,
-          .rows_checked = c.rows_checked,
-          .over_tolerance = c.over_tolerance,
-          .all_rows = c.all_rows,
-          .passed = c.passed(),
-          .max_abs_err = c.max_abs_err,
-          .rel_l2_err = c.rel_l2_err,
-          .tolerance = c.tolerance,
-          .tolerance_basis = c.tolerance_basis};
+reports::RecordCorrectness correctness_record(const ring::Correctness& c,
+                                              const std::optional<ring::GradientCorrectness>& gradients) {
+  reports::RecordCorrectness out{.checked = true,
+                                 .rows_checked = c.rows_checked,
+                                 .over_tolerance = c.over_tolerance,
+                                 .all_rows = c.all_rows,
+                                 .passed = c.passed(),
+                                 .max_abs_err = c.max_abs_err,
+                                 .rel_l2_err = c.rel_l2_err,
+                                 .tolerance = c.tolerance,
+                                 .tolerance_basis = c.tolerance_basis,
+                                 .gradients = std::nullopt};
+  if (gradients) {
+    // A NaN error is written as null, as the output's is.
+    auto finite = [](double x) { return std::isnan(x) ? std::optional<double>() : std::optional<double>(x); };
+    auto one = [&](const ring::Correctness& g) {
+      return reports::RecordGradientCheck{.rows_checked = g.rows_checked,
+                                          .over_tolerance = g.over_tolerance,
+                                          .all_rows = g.all_rows,
+                                          .passed = g.passed(),
+                                          .max_abs_err = finite(g.max_abs_err),
+                                          .rel_l2_err = finite(g.rel_l2_err)};
+    };
+    reports::RecordGradients g{.tolerance = gradients->dq.tolerance,
+                               .tolerance_basis = gradients->dq.tolerance_basis,
+                               .dq = one(gradients->dq),
+                               .dk = std::nullopt,
+                               .dv = std::nullopt,
+                               .dkv_unchecked = gradients->dkv_unchecked.value_or(""),
+                               .passed = gradients->passed()};
+    if (!gradients->dkv_unchecked) {
+      g.dk = one(gradients->dk);
+      g.dv = one(gradients->dv);
+    }
+    out.gradients = std::move(g);
+  }
+  return out;
 }
 
 reports::RunRecord result_record(const Config& cfg, RunStatus status, const std::string& reason) {
@@ -106,7 +172,8 @@ reports::RecordTimeline timeline_record(const Timeline& tl) {
                              .name = iv.name,
                              .bytes = iv.bytes,
                              .begin_ms = static_cast<double>(iv.begin_ns) / 1e6,
-                             .end_ms = static_cast<double>(iv.end_ns) / 1e6});
+                             .end_ms = static_cast<double>(iv.end_ns) / 1e6,
+                             .phase = iv.phase});
   }
   return out;
 }
@@ -116,9 +183,12 @@ reports::RecordTimeline timeline_record(const Timeline& tl) {
 // pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
 // contending with compute) that the model leaves out.
 reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
-  const auto table = model::step_table_from_timeline(pass.timeline, plan.config.cp, plan.config.variant, plan.schedule);
+  // The forward's steps only: a pass with a backward has its intervals too (phase 1).
+  Timeline forward = pass.timeline;
+  std::erase_if(forward.intervals, [](const Interval& iv) { return iv.phase != 0; });
+  const auto table = model::step_table_from_timeline(forward, plan.config.cp, plan.config.variant, plan.schedule);
   const auto sim = model::simulate(table);
-  const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
+  const double measured_ms = static_cast<double>(pass.fwd_ns > 0 ? pass.fwd_ns : pass.wall_ns) / 1e6;
   reports::RecordModel out;
   out.kind = "ring_simulator";
   out.basis = "the median pass's measured per-step compute and transfer times, rescheduled by the simulator";

@@ -12,6 +12,7 @@
 #include "common/timeline.hpp"
 #include "reports/results/run_record.hpp"
 #include "ring/check/reference.hpp"
+#include "ring/check/reference_backward.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/plan/plan.hpp"
 
@@ -28,7 +29,8 @@ reports::RecordPlan plan_record(const ring::Plan& plan);
 // Each rank's host (the MPI job's, else this machine's) and device (Executor::rank_devices); empty
 // when no device is known.
 std::vector<reports::RecordPlacement> placement_record(const std::vector<std::string>& rank_devices);
-reports::RecordCorrectness correctness_record(const ring::Correctness& c);
+reports::RecordCorrectness correctness_record(const ring::Correctness& c,
+                                              const std::optional<ring::GradientCorrectness>& gradients = {});
 // The median pass's intervals, for the report's per-rank timeline, capped in number.
 reports::RecordTimeline timeline_record(const Timeline& tl);
 // The ring simulator rerun on the median pass's own step times (the record's `model`).

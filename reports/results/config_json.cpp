@@ -13,7 +13,7 @@ nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 std::span<const std::string_view> config_id_fields() {
   static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",
                                                  "kv_heads",  "head_dim",  "causal", "dtype",   "backend",
-                                                 "transport", "link_gbps", "kernel"};
+                                                 "transport", "link_gbps", "kernel", "phase",   "dkv"};
   return kFields;
 }
 
@@ -26,6 +26,10 @@ std::string config_id(const Config& c) {
   // The kernel is part of what was measured; ringbench's own, the default, keeps the ids of older
   // results (which carry no kernel).
   if (c.kernel != Kernel::ringbench) id += fmt::format("-{}", to_string(c.kernel));
+  // The phase likewise (docs/design.md §3a): a forward keeps the ids of every earlier results file; the
+  // backward's design joins only where it changes what runs.
+  if (c.phase != Phase::fwd) id += fmt::format("-{}", to_string(c.phase));
+  if (dkv_matters(c.phase, c.variant)) id += fmt::format("-{}", to_string(c.dkv));
   return id;
 }
 

@@ -21,6 +21,8 @@ RecordConfig record_config(const Config& c) {
           .kernel = std::string(to_string(c.kernel)),
           .causal = c.causal,
           .link_gbps = c.link_gbps,
+          .phase = std::string(to_string(c.phase)),
+          .dkv = dkv_matters(c.phase, c.variant) ? std::string(to_string(c.dkv)) : std::string(),
           .seed = c.seed,
           .repeats = c.repeats,
           .warmup = c.warmup};
@@ -47,7 +49,9 @@ ConfigWords words(const RecordConfig& c) {
           .backend = c.backend,
           .transport = c.transport,
           .kernel = c.kernel,
-          .link_gbps = c.link_gbps.value_or(0)};
+          .link_gbps = c.link_gbps.value_or(0),
+          .phase = c.phase,
+          .dkv = c.dkv};
 }
 
 std::string label(const RecordConfig& c) { return config_label(words(c)); }

@@ -19,6 +19,9 @@ struct RecordConfig {
   std::string split, variant, dtype, backend, transport, kernel;
   bool causal = true;
   std::optional<double> link_gbps;  // absent: unpaced
+  // What a pass timed (2.10.0): "fwd" in older files; dkv empty (null) where it
+  // changes nothing (a forward, the all-gather).
+  std::string phase = "fwd", dkv;
   // How it was measured, not what: two runs matched by id may differ in these.
   std::optional<std::uint64_t> seed;
   std::optional<int> repeats, warmup;

@@ -16,6 +16,7 @@ struct RecordInterval {
   std::string kind, lane, name;
   std::int64_t bytes = 0;
   double begin_ms = 0, end_ms = 0;
+  int phase = 0;  // 1: the backward (2.10.0); absent in the file: the forward
 };
 
 // Present when the file lists intervals at all; `intervals` holds those that can be drawn (a rank, a

@@ -38,6 +38,10 @@ struct RecordTiming {
   // cpu only, all three with the version: the machine probe around the rounds.
   std::optional<int> machine_probe_version;
   std::vector<double> machine_probe_ms, machine_probe_core_spread;
+  // A phase with a backward (2.10.0): each kept sample's parts, in samples_ms' order (fwd empty under
+  // phase bwd), and their medians: `phase_ms` in the file.
+  std::vector<double> fwd_samples_ms, bwd_samples_ms;
+  std::optional<double> fwd_median_ms, bwd_median_ms;
 
   // The samples of each round, in order; one group (all samples) when the rounds cannot be told apart.
   std::vector<std::vector<double>> rounds_of_samples() const;

@@ -80,6 +80,8 @@ RecordConfig read_config(const json& c) {
   out.backend = text(c, "backend");
   out.transport = member(c, "transport").is_string() ? text(c, "transport") : "local";
   out.kernel = member(c, "kernel").is_string() ? text(c, "kernel") : "ringbench";
+  out.phase = member(c, "phase").is_string() ? text(c, "phase") : "fwd";  // before 2.10.0 every pass was one
+  out.dkv = text(c, "dkv");
   out.causal = boolean(c, "causal").value_or(true);
   out.link_gbps = number(c, "link_gbps");
   if (const json& seed = member(c, "seed"); seed.is_number_integer()) out.seed = seed.get<std::uint64_t>();
@@ -100,6 +102,25 @@ std::optional<RecordCorrectness> read_correctness(const json& c) {
   out.tolerance = number(c, "tolerance");
   out.tolerance_basis = text(c, "tolerance_basis");
   out.passed = boolean(c, "passed");
+  if (const json& g = member(c, "gradients"); g.is_object()) {
+    auto one = [&](const char* key) -> std::optional<RecordGradientCheck> {
+      const json& t = member(g, key);
+      if (!t.is_object()) return std::nullopt;
+      return RecordGradientCheck{.rows_checked = integer(t, "rows_checked"),
+                                 .over_tolerance = integer(t, "over_tolerance"),
+                                 .all_rows = boolean(t, "all_rows"),
+                                 .passed = boolean(t, "passed"),
+                                 .max_abs_err = number(t, "max_abs_err"),
+                                 .rel_l2_err = number(t, "rel_l2_err")};
+    };
+    out.gradients = RecordGradients{.tolerance = number(g, "tolerance"),
+                                    .tolerance_basis = text(g, "tolerance_basis"),
+                                    .dq = one("dq"),
+                                    .dk = one("dk"),
+                                    .dv = one("dv"),
+                                    .dkv_unchecked = text(g, "dkv_unchecked"),
+                                    .passed = boolean(g, "passed")};
+  }
   return out;
 }
 
@@ -138,6 +159,16 @@ RecordTiming read_timing(const json& t) {
                                   .min_samples = integer(s, "min_samples").value_or(0),
                                   .max_time_s = number(s, "max_time_s").value_or(0)};
   out.interleaved = boolean(t, "interleaved");
+  if (const json& phases = member(t, "phase_ms"); phases.is_object()) {
+    if (const json& f = member(phases, "fwd"); f.is_object()) {
+      out.fwd_median_ms = number(f, "median_ms");
+      out.fwd_samples_ms = numbers(f, "samples_ms");
+    }
+    if (const json& b = member(phases, "bwd"); b.is_object()) {
+      out.bwd_median_ms = number(b, "median_ms");
+      out.bwd_samples_ms = numbers(b, "samples_ms");
+    }
+  }
   out.clock = text(t, "clock");
   out.rank_mode = optional_text(t, "rank_mode");
   out.launch = optional_text(t, "launch");
@@ -267,6 +298,30 @@ RecordPlan read_plan(const json& p) {
     for (std::size_t i = 0; i < ranks.size(); ++i)
       if (ranks[i].is_object()) out.per_rank->push_back(read_plan_rank(ranks[i], i));
   }
+  out.forward_flops = number(p, "forward_flops");
+  if (const json& b = member(p, "backward"); b.is_object()) {
+    RecordPlanBackward back;
+    back.grads = text(b, "grads");
+    back.flops = number(b, "flops");
+    back.bytes_moved = integer(b, "bytes_moved");
+    back.grad_bytes_per_token = integer(b, "grad_bytes_per_token");
+    if (const json& ranks = member(b, "per_rank"); ranks.is_array())
+      for (std::size_t i = 0; i < ranks.size(); ++i) {
+        const json& r = ranks[i];
+        if (!r.is_object()) continue;
+        RecordPlanBackwardRank x{.rank = integer(r, "rank").value_or(static_cast<std::int64_t>(i)),
+                                 .recv_bytes = integer(r, "recv_bytes").value_or(0),
+                                 .tail_recv_bytes = integer(r, "tail_recv_bytes").value_or(0),
+                                 .steps = std::nullopt};
+        if (const json& steps = member(r, "steps"); steps.is_array()) {
+          x.steps.emplace();
+          for (const auto& s : steps)
+            if (s.is_object()) x.steps->push_back(read_plan_step(s));
+        }
+        back.per_rank.push_back(std::move(x));
+      }
+    out.backward = std::move(back);
+  }
   return out;
 }
 
@@ -332,6 +387,7 @@ std::optional<RecordTimeline> read_timeline(const json& tl) {
     x.bytes = integer(iv, "bytes").value_or(0);
     x.begin_ms = *begin;
     x.end_ms = *end;
+    x.phase = static_cast<int>(integer(iv, "phase").value_or(0));
     out.intervals.push_back(std::move(x));
   }
   return out;
@@ -400,6 +456,10 @@ RunRecord read_run_record(const json& run) {
   r.timing = read_timing(member(run, "timing"));
   r.plan = read_plan(member(run, "plan"));
   r.metrics = read_metrics(member(run, "metrics"));
+  if (const json& phases = member(run, "phase_metrics"); phases.is_object()) {
+    if (const json& f = member(phases, "fwd"); f.is_object()) r.metrics_fwd = read_metrics(f);
+    if (const json& b = member(phases, "bwd"); b.is_object()) r.metrics_bwd = read_metrics(b);
+  }
   r.timeline = read_timeline(member(run, "timeline"));
   if (const json& m = member(run, "model"); m.is_object()) r.model = read_model(m);
   r.cupti = read_cupti(member(run, "cupti"));

@@ -32,6 +32,21 @@
 
 namespace rb::reports {
 
+// One gradient tensor against the float64 reference (ring/check/reference_backward.hpp).
+struct RecordGradientCheck {
+  std::optional<std::int64_t> rows_checked, over_tolerance;
+  std::optional<bool> all_rows, passed;
+  std::optional<double> max_abs_err, rel_l2_err;
+};
+// A backward's gradients (2.10.0): dK and dV absent (null) where they were not checked, with why.
+struct RecordGradients {
+  std::optional<double> tolerance;
+  std::string tolerance_basis;
+  std::optional<RecordGradientCheck> dq, dk, dv;
+  std::string dkv_unchecked;  // empty: dK and dV were checked
+  std::optional<bool> passed;
+};
+
 // The configuration's output against the float64 reference (ring/check/reference.hpp).
 struct RecordCorrectness {
   bool checked = false;
@@ -39,6 +54,7 @@ struct RecordCorrectness {
   std::optional<bool> all_rows, passed;
   std::optional<double> max_abs_err, rel_l2_err, tolerance;
   std::string tolerance_basis;
+  std::optional<RecordGradients> gradients;  // with a backward
 };
 
 // Which attention kernel ran and why, when the sweep was asked for one (2.1.0).
@@ -64,6 +80,9 @@ struct RunRecord {
   RecordTiming timing;
   RecordPlan plan;
   RecordMetrics metrics;
+  // With a backward (2.10.0): the metrics of each part of the median pass, its forward (none under
+  // phase bwd) and its backward, each over its own intervals and window (`phase_metrics`).
+  std::optional<RecordMetrics> metrics_fwd, metrics_bwd;
   std::optional<RecordTimeline> timeline;
   std::optional<RecordModel> model;
   std::optional<RecordCupti> cupti;

@@ -15,7 +15,30 @@ json or_null(const std::optional<T>& v) {
 
 json or_null(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
+json to_json_without_gradients(const RecordCorrectness& c);
+
+json to_json(const RecordGradientCheck& g) {
+  return {{"rows_checked", or_null(g.rows_checked)},     {"all_rows", or_null(g.all_rows)},
+          {"max_abs_err", or_null(g.max_abs_err)},       {"rel_l2_err", or_null(g.rel_l2_err)},
+          {"over_tolerance", or_null(g.over_tolerance)}, {"passed", or_null(g.passed)}};
+}
+
+json to_json(const std::optional<RecordGradientCheck>& g) { return g ? to_json(*g) : json(nullptr); }
+
 json to_json(const RecordCorrectness& c) {
+  json j = to_json_without_gradients(c);
+  if (c.gradients)
+    j["gradients"] = {{"tolerance", or_null(c.gradients->tolerance)},
+                      {"tolerance_basis", c.gradients->tolerance_basis},
+                      {"dq", to_json(c.gradients->dq)},
+                      {"dk", to_json(c.gradients->dk)},
+                      {"dv", to_json(c.gradients->dv)},
+                      {"dkv_unchecked", or_null(c.gradients->dkv_unchecked)},
+                      {"passed", or_null(c.gradients->passed)}};
+  return j;
+}
+
+json to_json_without_gradients(const RecordCorrectness& c) {
   return {{"checked", c.checked},
           {"rows_checked", or_null(c.rows_checked)},
           {"all_rows", or_null(c.all_rows)},
@@ -67,6 +90,12 @@ json to_json(const RecordTiming& t) {
     j["machine_probe_core_spread"] = t.machine_probe_core_spread;
     j["machine_probe_version"] = *t.machine_probe_version;
   }
+  if (t.bwd_median_ms) {
+    json phases = json::object();
+    if (t.fwd_median_ms) phases["fwd"] = {{"median_ms", *t.fwd_median_ms}, {"samples_ms", t.fwd_samples_ms}};
+    phases["bwd"] = {{"median_ms", *t.bwd_median_ms}, {"samples_ms", t.bwd_samples_ms}};
+    j["phase_ms"] = std::move(phases);
+  }
   return j;
 }
 
@@ -96,6 +125,33 @@ json to_json(const RecordRankMetrics& r) {
           {"tail_ms", or_null(r.tail_ms)}};
 }
 
+json to_json(const RecordPlanStep& s) {
+  return {{"step", s.step},
+          {"sources", s.sources},
+          {"unmasked_pairs", s.unmasked_pairs},
+          {"recv_bytes", s.recv_bytes},
+          {"send_bytes", s.send_bytes},
+          {"pairs", {{"full", s.full}, {"partial", s.partial}, {"skip", s.skip}}}};
+}
+
+json to_json(const RecordPlanBackward& b) {
+  json ranks = json::array();
+  for (const RecordPlanBackwardRank& r : b.per_rank) {
+    json rank{{"rank", r.rank}, {"recv_bytes", r.recv_bytes}, {"tail_recv_bytes", r.tail_recv_bytes}};
+    if (r.steps) {
+      json steps = json::array();
+      for (const RecordPlanStep& s : *r.steps) steps.push_back(to_json(s));
+      rank["steps"] = std::move(steps);
+    }
+    ranks.push_back(std::move(rank));
+  }
+  return {{"grads", b.grads},
+          {"flops", or_null(b.flops)},
+          {"bytes_moved", or_null(b.bytes_moved)},
+          {"grad_bytes_per_token", or_null(b.grad_bytes_per_token)},
+          {"per_rank", std::move(ranks)}};
+}
+
 json to_json(const RecordPlan& p) {
   if (!p.present) return nullptr;
   json j{{"work_imbalance", or_null(p.work_imbalance)},
@@ -114,34 +170,27 @@ json to_json(const RecordPlan& p) {
                 {"work", or_null(r.work)}, {"recv_bytes", r.recv_bytes}};
       if (r.steps) {
         json steps = json::array();
-        for (const RecordPlanStep& s : *r.steps)
-          steps.push_back({{"step", s.step},
-                           {"sources", s.sources},
-                           {"unmasked_pairs", s.unmasked_pairs},
-                           {"recv_bytes", s.recv_bytes},
-                           {"send_bytes", s.send_bytes},
-                           {"pairs", {{"full", s.full}, {"partial", s.partial}, {"skip", s.skip}}}});
+        for (const RecordPlanStep& s : *r.steps) steps.push_back(to_json(s));
         rank["steps"] = std::move(steps);
       }
       ranks.push_back(std::move(rank));
     }
     j["per_rank"] = std::move(ranks);
   }
+  if (p.forward_flops) j["forward_flops"] = *p.forward_flops;
+  if (p.backward) j["backward"] = to_json(*p.backward);
   return j;
 }
 
 json to_json(const std::optional<RecordTimeline>& tl) {
   if (!tl) return nullptr;
   json intervals = json::array();
-  for (const RecordInterval& iv : tl->intervals)
-    intervals.push_back({{"rank", iv.rank},
-                         {"kind", iv.kind},
-                         {"lane", iv.lane},
-                         {"name", iv.name},
-                         {"step", or_null(iv.step)},
-                         {"bytes", iv.bytes},
-                         {"begin_ms", iv.begin_ms},
-                         {"end_ms", iv.end_ms}});
+  for (const RecordInterval& iv : tl->intervals) {
+    json x{{"rank", iv.rank},          {"kind", iv.kind},   {"lane", iv.lane},         {"name", iv.name},
+           {"step", or_null(iv.step)}, {"bytes", iv.bytes}, {"begin_ms", iv.begin_ms}, {"end_ms", iv.end_ms}};
+    if (iv.phase != 0) x["phase"] = iv.phase;  // the backward's; a forward's interval stays as before
+    intervals.push_back(std::move(x));
+  }
   return {{"clock", tl->clock},
           {"window_ms", or_null(tl->window_ms)},
           {"truncated", tl->truncated},
@@ -196,23 +245,27 @@ json to_json(const std::optional<std::vector<RecordGpuDevice>>& devices) {
 }  // namespace
 
 json to_json(const RecordConfig& c) {
-  return {{"id", c.id},
-          {"seq", c.seq},
-          {"cp", c.cp},
-          {"split", c.split},
-          {"variant", c.variant},
-          {"heads", c.heads},
-          {"kv_heads", c.kv_heads},
-          {"head_dim", c.head_dim},
-          {"causal", c.causal},
-          {"dtype", c.dtype},
-          {"backend", c.backend},
-          {"transport", c.transport},
-          {"seed", or_null(c.seed)},
-          {"repeats", or_null(c.repeats)},
-          {"warmup", or_null(c.warmup)},
-          {"link_gbps", or_null(c.link_gbps)},
-          {"kernel", c.kernel}};
+  json j{{"id", c.id},
+         {"seq", c.seq},
+         {"cp", c.cp},
+         {"split", c.split},
+         {"variant", c.variant},
+         {"heads", c.heads},
+         {"kv_heads", c.kv_heads},
+         {"head_dim", c.head_dim},
+         {"causal", c.causal},
+         {"dtype", c.dtype},
+         {"backend", c.backend},
+         {"transport", c.transport},
+         {"seed", or_null(c.seed)},
+         {"repeats", or_null(c.repeats)},
+         {"warmup", or_null(c.warmup)},
+         {"link_gbps", or_null(c.link_gbps)},
+         {"kernel", c.kernel},
+         {"phase", c.phase}};
+  // dkv only where it changes what ran (a backward of a rotating variant), as the id says.
+  if (!c.dkv.empty()) j["dkv"] = c.dkv;
+  return j;
 }
 
 json to_json(const RecordMetrics& m) {
@@ -299,6 +352,12 @@ json to_json(const RunRecord& r) {
          {"model", to_json(r.model)},
          {"cupti", to_json(r.cupti)}};
   if (r.kernel_choice) j["kernel_choice"] = to_json(*r.kernel_choice);
+  if (r.metrics_bwd) {
+    json phases = json::object();
+    if (r.metrics_fwd) phases["fwd"] = to_json(*r.metrics_fwd);
+    phases["bwd"] = to_json(*r.metrics_bwd);
+    j["phase_metrics"] = std::move(phases);
+  }
   if (!r.trace_error.empty()) j["trace_error"] = r.trace_error;
   if (!r.alias_of.empty()) j["alias_of"] = r.alias_of;
   if (r.gpu_state) j["gpu_state"] = {{"start", to_json(r.gpu_state->start)}, {"end", to_json(r.gpu_state->end)}};

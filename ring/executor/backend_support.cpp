@@ -1,4 +1,4 @@
-// The dtype and head-dimension rule of each backend.
+// The dtype, head-dimension and phase rule of each backend.
 #include "ring/executor/backend_support.hpp"
 
 #include <string>
@@ -13,6 +13,11 @@ void check_backend_supports(const Config& cfg) {
       throw InputError("dtype", std::string(to_string(cfg.dtype)), "the cuda backend runs bfloat16");
     if (cfg.head_dim != 64 && cfg.head_dim != 128)
       throw InputError("head-dim", std::to_string(cfg.head_dim), "the cuda attention kernel supports D = 64 and 128");
+    // Nothing falls back: the backward's buffers and steps (docs/design.md §3a) run on the cpu backend.
+    if (times_backward(cfg.phase))
+      throw InputError("phase", std::string(to_string(cfg.phase)),
+                       "the cuda backend runs the forward only in this build (neither --kernel ringbench nor "
+                       "--kernel cudnn has a backward yet); the backward runs on --backend cpu");
   } else if (cfg.dtype == DType::bfloat16) {
     throw InputError("dtype", "bfloat16", "the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
   }

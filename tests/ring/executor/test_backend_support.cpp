@@ -33,6 +33,22 @@ std::string refusal(const Config& cfg) {
   }
 }
 
+// Nothing falls back to another kernel or backend: a backward on cuda is refused naming the phase.
+TEST(BackendSupport, TheBackwardRunsOnTheCpuBackendOnly) {
+  for (const Phase phase : {Phase::bwd, Phase::fwd_bwd}) {
+    Config cuda = shape(Backend::cuda, DType::bfloat16, 128);
+    cuda.phase = phase;
+    EXPECT_EQ(refusal(cuda).rfind("phase: the cuda backend runs the forward only", 0), 0u) << refusal(cuda);
+    for (const Kernel k : {Kernel::ringbench, Kernel::cudnn}) {
+      cuda.kernel = k;
+      EXPECT_NE(refusal(cuda), "");
+    }
+    Config cpu = shape(Backend::cpu, DType::float32, 64);
+    cpu.phase = phase;
+    EXPECT_EQ(refusal(cpu), "");
+  }
+}
+
 TEST(BackendSupport, CudaRunsBfloat16WithD64Or128) {
   EXPECT_EQ(refusal(shape(Backend::cuda, DType::bfloat16, 64)), "");
   EXPECT_EQ(refusal(shape(Backend::cuda, DType::bfloat16, 128)), "");
