@@ -19,6 +19,7 @@
 #include "reports/compare/accept.hpp"
 #include "reports/compare/junit.hpp"
 #include "reports/results/results_reader.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::bench {
 namespace {
@@ -41,7 +42,11 @@ int run_accept(const AcceptFlags& f) {
   SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
   if (!f.kernel.empty()) set_sweep_axis(spec, "kernel", f.kernel, FieldOrigin{"", "--kernel"});
   if (!f.junit.empty()) check_output_file("--junit", f.junit);
-  check_outputs_apart({{"profile", f.profile}, {"--results", f.results}}, {{"--junit", f.junit}});
+  // With --results nothing is measured, so --out is not written; else the sweep writes there.
+  std::vector<NamedPath> outputs = f.results.empty() ? reports::sweep_outputs("--out", f.out)
+                                                     : std::vector<NamedPath>{};
+  outputs.push_back({"--junit", f.junit});
+  check_outputs_apart({{"profile", f.profile}, {"--results", f.results}}, outputs);
 
   std::filesystem::path results_path = f.results;
   if (results_path.empty()) {

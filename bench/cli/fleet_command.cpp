@@ -34,6 +34,13 @@ int run_fleet(const FleetFlags& f) {
                                  f.options.max_shortfall));
   for (const auto& [flag, path] : {std::pair{"--junit", f.junit}, {"--html", f.html}, {"--json-out", f.json_out}})
     if (!path.empty()) check_output_file(flag, path);
+  // A file written into a node's folder would be read as that node by the next fleet.
+  std::vector<NamedPath> inputs;
+  for (const auto& p : f.paths) {
+    std::error_code ec;
+    inputs.push_back({"paths", p, std::filesystem::is_directory(p, ec) ? PathKind::folder : PathKind::file});
+  }
+  check_outputs_apart(inputs, {{"--junit", f.junit}, {"--html", f.html}, {"--json-out", f.json_out}});
   std::vector<reports::ResultsFile> files;
   for (const auto& p : reports::fleet_inputs(f.paths)) {
     files.push_back(reports::read_results(p));

@@ -67,7 +67,7 @@ class HostileText(unittest.TestCase):
             (["compare", self.base_path, res, "--json-out", os.path.join(out, "cmp.json")], (0, 1),
              os.path.join(out, "cmp.json"), "new"),
             (["accept", self.profile, "--results", res, "--json"], (0, 1), None, "results"),
-            (["trend", hist, "-o", os.path.join(hist, "t.html"), "--json"], (0,), None, None),
+            (["trend", hist, "-o", hist + "-t.html", "--json"], (0,), None, None),  # beside the history
             (["analyze", "--json", trace], (0,), None, "files"),
             (["report", res, "-o", os.path.join(out, "again.html")], (0,), None, None),
         ]
@@ -307,10 +307,11 @@ class TypeFuzz(unittest.TestCase):
                 base_bytes = f.read()
 
             def commands(path, hist, metric):
-                return [["report", path, "-o", os.path.join(hist, "r.html")],
+                # The pages go beside the history: an output inside an input folder is refused.
+                return [["report", path, "-o", hist + "-r.html"],
                         ["compare", base, path, "--metric", metric],
                         ["accept", profile, "--results", path],
-                        ["trend", hist, "-o", os.path.join(hist, "t.html")]]
+                        ["trend", hist, "-o", hist + "-t.html"]]
 
             # The unchanged document passes every command: a refusal below is the changed field's.
             os.makedirs(os.path.join(t, "ok"))
