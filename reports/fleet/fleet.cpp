@@ -106,8 +106,9 @@ NodeRuns node_runs(const ResultsFile& f) {
 
 // Why a node is an outlier by what it failed to measure, whatever the others measured: it failed
 // every configuration, failed one the others ran ok, or its sweep did not run whole.
-std::vector<std::string> named_failures(const std::vector<NodeRuns>& nodes, std::size_t i) {
-  const NodeRuns& n = nodes[i];
+// `ok_somewhere` holds every configuration some node ran ok (counted once, so a fleet of thousands
+// of nodes is not compared pairwise).
+std::vector<std::string> named_failures(const NodeRuns& n, const std::set<std::string>& ok_somewhere) {
   std::vector<std::string> out;
   if (n.runs.empty()) {
     std::string first = n.failed.empty() ? "" : "; first: " + n.failed.begin()->second;
@@ -116,11 +117,7 @@ std::vector<std::string> named_failures(const std::vector<NodeRuns>& nodes, std:
   } else {
     std::vector<std::string> beside;  // failed here, ok on another node
     for (const auto& [id, why] : n.failed)
-      for (std::size_t j = 0; j < nodes.size(); ++j)
-        if (j != i && nodes[j].runs.count(id)) {
-          beside.push_back(why);
-          break;
-        }
+      if (ok_somewhere.count(id)) beside.push_back(why);
     if (!beside.empty())
       out.push_back(fmt::format("{} configuration{} failed that ran ok on other nodes (first: {})", beside.size(),
                                 beside.size() == 1 ? "" : "s", elide(beside.front(), 200)));
@@ -283,10 +280,13 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
   }
   // A node that failed what it was given is an outlier by name (named_failures), whatever the rest
   // measured; the rest is still judged over what they share. A node with no ok run has no figure.
+  std::set<std::string> ok_somewhere;
+  for (const auto& n : nodes)
+    for (const auto& [id, run] : n.runs) ok_somewhere.insert(id);
   std::vector<std::vector<std::string>> named(nodes.size());
   std::size_t live = 0;
   for (std::size_t i = 0; i < nodes.size(); ++i) {
-    named[i] = named_failures(nodes, i);
+    named[i] = named_failures(nodes[i], ok_somewhere);
     live += !nodes[i].runs.empty();
   }
   rep.judged = static_cast<int>(live) >= options.min_nodes;

@@ -169,6 +169,27 @@ TEST(Fleet, ADeadNodeIsNamedAndTheRestIsStillJudged) {
   EXPECT_NE(xml.find("failures=\"1\" errors=\"0\" skipped=\"2\""), std::string::npos) << xml;
 }
 
+// A node that failed a configuration the others ran ok is named, and does not take that
+// configuration from the rest: they are still compared on both.
+TEST(Fleet, ANodeThatFailedWhatOthersRanOkIsNamedAndShrinksNothing) {
+  auto files = fleet_of(6);
+  for (auto& f : files) {
+    json second = f.doc["runs"][0];
+    second["config"]["id"] = "s512-c2";
+    f.doc["runs"].push_back(second);
+  }
+  files[3].doc["runs"][1]["status"] = "failed";
+  files[3].doc["runs"][1]["reason"] = "out of memory";
+  const FleetReport r = judge_fleet(files, {});
+  EXPECT_TRUE(r.judged);
+  EXPECT_EQ(outliers(r), std::vector<std::string>{"n3"});
+  ASSERT_EQ(node_named(r, "n3").findings.size(), 1u);
+  EXPECT_NE(node_named(r, "n3").findings[0].find("1 configuration failed that ran ok on other nodes (first: "),
+            std::string::npos);
+  for (const auto& p : metric(r, "pass_time").nodes) EXPECT_EQ(p.configurations, p.node == "n3" ? 1 : 2) << p.node;
+  EXPECT_TRUE(r.notes.empty()) << r.notes.front();  // nothing left out
+}
+
 // A figure of 0 dropped the metric for every node (PASS: 0 outliers): it names its node instead, and
 // the metric is still judged over the rest.
 TEST(Fleet, AZeroFigureNamesItsNodeAndDropsNoMetric) {
