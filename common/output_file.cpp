@@ -105,31 +105,63 @@ int create_temporary(const std::string& flag, const fs::path& path, fs::path& tm
   os_failure(flag, path, "creating a temporary beside", EEXIST);
 }
 
-// Whether two paths name one file: by device and inode where both exist, else by canonical path.
-bool same_file(const fs::path& a, const fs::path& b) {
-  struct stat sa {
-  }, sb{};
-  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  std::error_code ea, eb;
-  const fs::path ca = fs::weakly_canonical(a, ea), cb = fs::weakly_canonical(b, eb);
-  return !ea && !eb && ca == cb;
+// The path made absolute with its existing part resolved (links, "..", "."), without a trailing
+// separator: what two spellings of one place share. Empty when the working folder is gone.
+fs::path resolved(const fs::path& p) {
+  std::error_code ec;
+  const fs::path a = fs::absolute(p, ec);
+  if (ec) return {};
+  fs::path r = fs::weakly_canonical(a, ec);
+  if (ec) r = a.lexically_normal();
+  if (!r.has_filename() && r.has_relative_path()) r = r.parent_path();
+  return r;
+}
+
+// Whether `p` is `at` or lies under it: every ancestor of `p`, itself first, is compared with `at`
+// by device and inode where `at` exists (a hard link, a bind mount or a link in the path is the
+// same place), else by resolved path.
+bool is_or_under(const fs::path& p, const fs::path& at) {
+  const fs::path rp = resolved(p), ra = resolved(at);
+  if (rp.empty() || ra.empty()) return false;
+  struct stat sa {};
+  const bool exists = ::stat(at.c_str(), &sa) == 0;
+  for (fs::path q = rp;; q = q.parent_path()) {
+    struct stat sq {};
+    if (exists ? ::stat(q.c_str(), &sq) == 0 && sq.st_dev == sa.st_dev && sq.st_ino == sa.st_ino : q == ra) return true;
+    if (q == q.parent_path()) return false;
+  }
 }
 
 }  // namespace
 
-void check_outputs_apart(std::initializer_list<NamedPath> inputs, std::initializer_list<NamedPath> outputs) {
+void check_outputs_apart(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs) {
   for (auto out = outputs.begin(); out != outputs.end(); ++out) {
     if (out->path.empty()) continue;
-    for (const auto& in : inputs)
-      if (!in.path.empty() && same_file(out->path, in.path))
+    for (const auto& in : inputs) {
+      if (in.path.empty() || !is_or_under(out->path, in.path)) continue;
+      if (in.kind == PathKind::folder)
         throw InputError(out->flag, out->path.string(),
-                         fmt::format("is the input {} ({}): an output must not replace an input", in.flag,
-                                     in.path.string()));
-    for (auto other = outputs.begin(); other != out; ++other)
-      if (!other->path.empty() && same_file(out->path, other->path))
+                         fmt::format("is inside the input folder {} ({}): an output must not be written among the "
+                                     "inputs, where it would be read as one",
+                                     in.flag, in.path.string()));
+      throw InputError(out->flag, out->path.string(),
+                       fmt::format("is the input {} ({}): an output must not replace an input", in.flag,
+                                   in.path.string()));
+    }
+    for (auto other = outputs.begin(); other != out; ++other) {
+      if (other->path.empty()) continue;
+      // A file output clashes with anything at its path or under it; two folders may be one.
+      const bool clash = (other->kind == PathKind::file && is_or_under(out->path, other->path)) ||
+                         (out->kind == PathKind::file && is_or_under(other->path, out->path));
+      if (!clash) continue;
+      if (out->kind == PathKind::file && other->kind == PathKind::file)
         throw InputError(out->flag, out->path.string(),
                          fmt::format("is also {}: two outputs must be two files", other->flag));
+      throw InputError(out->flag, out->path.string(),
+                       fmt::format("is also the {} {} ({}): one path cannot be both a file and a folder",
+                                   other->kind == PathKind::file ? "file" : "folder", other->flag,
+                                   other->path.string()));
+    }
   }
 }
 

@@ -15,6 +15,7 @@
 #include <initializer_list>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rb {
 
@@ -24,16 +25,28 @@ namespace rb {
 // and a path whose nearest existing ancestor is not a writable folder.
 void check_output_file(const std::string& flag, const std::filesystem::path& path);
 
-// A command's file and the flag (or argument) that named it, for check_outputs_apart.
+// What a command reads or writes at a path: one file, or a folder and everything under it (an
+// input folder such as a nightly history or a node's folder; an output folder such as run's --out).
+enum class PathKind { file, folder };
+
+// A command's file or folder and the flag (or argument) that named it, for check_outputs_apart.
 struct NamedPath {
   std::string flag;
   std::filesystem::path path;
+  PathKind kind = PathKind::file;
 };
 
-// Refuses, with an InputError naming the output's flag, an output that is one of the inputs or
-// another output: compared by file identity (device and inode, so links and other spellings are
-// caught) where both exist, else by their canonical paths. Empty paths are left out.
-void check_outputs_apart(std::initializer_list<NamedPath> inputs, std::initializer_list<NamedPath> outputs);
+// The one rule for a command's outputs against its inputs, checked before anything runs. Refuses,
+// with an InputError naming the output's flag:
+// - an output that is an input file, or that is or lies inside an input folder (a page written
+//   into a nightly history would be read as a night; a file inside a node's folder as a node);
+// - an output file that is another output file, or an output folder (run --dump O/results.json
+//   beside --out O), or that lies under another output file.
+// Two output folders may be one folder, and an output file may lie inside an output folder: the
+// command lists the files it writes there. Paths are compared by file identity (device and inode,
+// so links, `..` and other spellings are caught) where they exist, else by their canonical paths.
+// Empty paths are left out.
+void check_outputs_apart(const std::vector<NamedPath>& inputs, const std::vector<NamedPath>& outputs);
 
 // Refuses an empty path, a path that exists and is not a writable folder (a file, a dangling link,
 // a link loop), a relative path when the working folder was removed, or one that cannot be created

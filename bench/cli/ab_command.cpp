@@ -33,6 +33,7 @@
 #include "common/console.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::bench {
 namespace {
@@ -291,6 +292,10 @@ int ab(const AbFlags& f) {
       if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0)
         throw InputError(std::string(flag), "given", "`ab` passes it to each build itself");
   check_output_dir("--out", f.out);
+  std::vector<NamedPath> outputs{{"--out", fs::path(f.out) / "base.log"}, {"--out", fs::path(f.out) / "new.log"}};
+  for (const char* role : {"base", "new"})
+    for (const NamedPath& p : reports::sweep_outputs("--out", fs::path(f.out) / role)) outputs.push_back(p);
+  check_outputs_apart({{"BASE_BIN", f.base_bin}}, outputs);
   const Build base = probe_base(f.base_bin);
   const Build self{RINGBENCH_VERSION, tool_git_sha()};
   const std::string pair_id = random_pair_id();

@@ -1,7 +1,8 @@
 // `ringbench accept PROFILE`: runs an acceptance profile's sweep (or reads --results), evaluates its
 // checks (reports/compare/accept.hpp), prints the node and PASS/FAIL/ERROR per check with measured
-// against required, and writes JUnit XML for CI. Exit 1 on any FAIL or ERROR (a run that failed),
-// 0 when the profile passes, 2 on bad input.
+// against required, and writes JUnit XML for CI. Exit 1 on any FAIL or ERROR (a run that failed) or a
+// sweep that did not run whole, 0 when the profile passes, 2 on bad input, 128 + N when signal N
+// interrupted the sweep it ran (the JUnit is written all the same, failing).
 #include <memory>
 
 #include <fmt/format.h>
@@ -19,6 +20,7 @@
 #include "reports/compare/accept.hpp"
 #include "reports/compare/junit.hpp"
 #include "reports/results/results_reader.hpp"
+#include "reports/results/results_writer.hpp"
 
 namespace rb::bench {
 namespace {
@@ -41,9 +43,14 @@ int run_accept(const AcceptFlags& f) {
   SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);
   if (!f.kernel.empty()) set_sweep_axis(spec, "kernel", f.kernel, FieldOrigin{"", "--kernel"});
   if (!f.junit.empty()) check_output_file("--junit", f.junit);
-  check_outputs_apart({{"profile", f.profile}, {"--results", f.results}}, {{"--junit", f.junit}});
+  // With --results nothing is measured, so --out is not written; else the sweep writes there.
+  std::vector<NamedPath> outputs = f.results.empty() ? reports::sweep_outputs("--out", f.out)
+                                                     : std::vector<NamedPath>{};
+  outputs.push_back({"--junit", f.junit});
+  check_outputs_apart({{"profile", f.profile}, {"--results", f.results}}, outputs);
 
   std::filesystem::path results_path = f.results;
+  int interrupted_by = 0;
   if (results_path.empty()) {
     check_output_dir("--out", f.out);
     RunOptions opts;
@@ -52,8 +59,10 @@ int run_accept(const AcceptFlags& f) {
     opts.cupti = !f.no_cupti;
     if (spec.rounds) opts.rounds = *spec.rounds;
     const SweepOutcome res = run_sweep(spec, opts);
-    print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped\n", res.ok, res.failed, res.skipped));
+    print_quietly(stderr, fmt::format("ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped,
+                                      res.stopped.empty() ? "" : " (" + res.stopped + ")"));
     results_path = res.results_json;
+    interrupted_by = res.interrupted_by;
   }
   const auto results = reports::read_results(results_path);
   for (const auto& n : results.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
@@ -64,6 +73,9 @@ int run_accept(const AcceptFlags& f) {
     print_quietly(stdout, fmt::format("{}\n", json_text(report.to_json(), 2)));
   else
     print_quietly(stdout, fmt::format("{}", reports::format_accept_text(report)));
+  // A sweep cut short fails the node (report.incomplete says why, in the JUnit too); a signal that
+  // cut it here keeps its meaning in the exit code, as `run`'s does.
+  if (interrupted_by) return 128 + interrupted_by;
   return report.pass() ? kExitOk : kExitCheckFailed;
 }
 

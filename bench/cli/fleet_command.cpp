@@ -1,7 +1,8 @@
 // `ringbench fleet PATH...`: many nodes' results judged against each other (reports/fleet/fleet.hpp,
 // docs/fleet.md). Prints the outliers and a table of nodes; writes JSON, JUnit and an HTML page on
-// request. Exit 1 when a node or GPU is an outlier, 0 otherwise (a fleet too small to judge is N/A,
-// not PASS, and exits 0), 2 on bad input.
+// request. Exit 1 when a node or GPU is an outlier, or a node failed what it was given (every
+// configuration, one the others ran ok, or its sweep did not finish), 0 otherwise (a fleet too small
+// to judge is N/A, not PASS, and exits 0), 2 on bad input.
 #include <filesystem>
 #include <memory>
 
@@ -34,6 +35,13 @@ int run_fleet(const FleetFlags& f) {
                                  f.options.max_shortfall));
   for (const auto& [flag, path] : {std::pair{"--junit", f.junit}, {"--html", f.html}, {"--json-out", f.json_out}})
     if (!path.empty()) check_output_file(flag, path);
+  // A file written into a node's folder would be read as that node by the next fleet.
+  std::vector<NamedPath> inputs;
+  for (const auto& p : f.paths) {
+    std::error_code ec;
+    inputs.push_back({"paths", p, std::filesystem::is_directory(p, ec) ? PathKind::folder : PathKind::file});
+  }
+  check_outputs_apart(inputs, {{"--junit", f.junit}, {"--html", f.html}, {"--json-out", f.json_out}});
   std::vector<reports::ResultsFile> files;
   for (const auto& p : reports::fleet_inputs(f.paths)) {
     files.push_back(reports::read_results(p));
@@ -47,7 +55,9 @@ int run_fleet(const FleetFlags& f) {
     print_quietly(stdout, fmt::format("{}\n", json_text(reports::to_json(rep), 2)));
   else
     print_quietly(stdout, reports::format_fleet_text(rep));
-  return rep.judged && rep.outlier_count() > 0 ? kExitCheckFailed : kExitOk;
+  // Outliers by the fleet's spread are named only when it is judged; a node that failed what it was
+  // given is named whatever the fleet's size.
+  return rep.outlier_count() > 0 ? kExitCheckFailed : kExitOk;
 }
 
 }  // namespace

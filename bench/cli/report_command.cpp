@@ -35,7 +35,7 @@ int run_report(const ReportFlags& f) {
   const std::filesystem::path out = f.out.empty() ? std::filesystem::path(f.results).parent_path() / "report.html"
                                                   : std::filesystem::path(f.out);
   check_output_file("--out", out);
-  check_outputs_apart({{"results", f.results}, {"--history", f.history}}, {{"--out", out}});
+  check_outputs_apart({{"results", f.results}, {"--history", f.history, PathKind::folder}}, {{"--out", out}});
   const reports::ResultsFile results = reports::read_results(f.results);
   for (const auto& n : results.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   for (const auto& id : f.timeline_ids) {

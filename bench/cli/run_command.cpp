@@ -29,6 +29,7 @@
 #include "common/strict_number.hpp"
 #include "common/token_count.hpp"
 #include "reports/compare/error_rate.hpp"
+#include "reports/results/results_writer.hpp"
 #include "ring/cuda/cuda_options.hpp"
 
 namespace rb::bench {
@@ -326,12 +327,13 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   }
 
   check_output_dir("--out", f.out);
-  for (const char* name : {"results.json", "results.jsonl", "report.html"})
-    check_output_file("--out", std::filesystem::path(f.out) / name);
+  for (const char* name : reports::kSweepFiles) check_output_file("--out", std::filesystem::path(f.out) / name);
   opts.out_dir = f.out;
+  std::vector<NamedPath> outputs = reports::sweep_outputs("--out", f.out);
   if (f.given("--dump")) {
     check_output_dir("--dump", f.dump);
     opts.dump_dir = f.dump;
+    outputs.push_back({"--dump", f.dump, PathKind::folder});
   }
   opts.skip_invalid = f.skip_invalid;
   opts.only_ids = f.only;
@@ -345,6 +347,8 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   // Checked before anything is measured: a file where OUT/traces should be is bad input, not a
   // sweep of failed configurations.
   if (f.trace) check_output_dir("--trace", std::filesystem::path(f.out) / "traces");
+  if (f.trace) outputs.push_back({"--trace", std::filesystem::path(f.out) / "traces", PathKind::folder});
+  check_outputs_apart({{"profile", f.profile}}, outputs);  // before anything is measured
   opts.rounds = sweep_rounds(f, spec);
   opts.interleave = !f.no_interleave;
   opts.c1_aliases = !f.c1_all;

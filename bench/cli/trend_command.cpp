@@ -30,7 +30,9 @@ struct TrendFlags {
 
 int run_trend(const TrendFlags& f) {
   check_output_file("--out", f.out);
-  check_outputs_apart({{"--baseline", f.baseline}, {"--compare", f.compare}}, {{"--out", f.out}});
+  // A page inside the history would be read as a night by every later trend.
+  check_outputs_apart({{"history", f.dir, PathKind::folder}, {"--baseline", f.baseline}, {"--compare", f.compare}},
+                      {{"--out", f.out}});
   auto history = reports::load_history(f.dir, reports::parse_threshold(f.threshold, "--threshold"));
   history.metric = std::string(reports::parse_compare_metric(f.metric, "--metric")->name);
   if (!f.baseline.empty()) reports::set_baseline(history, reports::read_results(f.baseline));

@@ -12,6 +12,7 @@
 
 #include "common/config.hpp"
 #include "common/strict_number.hpp"
+#include "common/sweep_limits.hpp"
 
 namespace rb::bench {
 
@@ -46,9 +47,7 @@ struct SweepSpec {
 SweepSpec load_profile(const std::filesystem::path& path);
 SweepSpec parse_profile(const nlohmann::json& doc, const std::string& source);
 
-// The bounds every seq and cp value must keep, wherever it comes from (profiles, `run` flags, `model`).
-inline constexpr std::int64_t kMaxSeq = std::int64_t{1} << 40;
-inline constexpr int kMaxCp = 1 << 20;
+// The bounds every seq and cp value must keep (kMaxSeq, kMaxCp) are in common/sweep_limits.hpp.
 // The link's floor keeps a paced transfer's time, bytes * 8 / Gbit/s in ns, within int64 for any
 // transfer that fits in memory: 2^50 bytes at 1e-3 Gbit/s is 9.0e18 ns. 1e-320 overflowed it,
 // and the transfer ran unpaced. The flag and the profile field share it.

@@ -284,6 +284,12 @@ const CheckOutcome& CheckResult::worst() const {
 bool AcceptReport::pass() const { return failed_checks() == 0 && error_checks() == 0 && verdict_reason().empty(); }
 
 std::string AcceptReport::verdict_reason() const {
+  if (!incomplete.empty()) {
+    std::string why = incomplete.front();
+    for (std::size_t i = 1; i < incomplete.size() && i < 3; ++i) why += "; " + incomplete[i];
+    if (incomplete.size() > 3) why += fmt::format("; and {} more", incomplete.size() - 3);
+    return why;
+  }
   for (const auto& c : checks)
     if (c.spec.metric == "correctness" && c.na()) return fmt::format("the correctness check '{}' is N/A", c.spec.name);
   if (!checks.empty() && na_checks() == static_cast<int>(checks.size()))
@@ -395,6 +401,26 @@ CheckOutcome no_match(const CheckSpec& spec) {
   return o;
 }
 
+// What keeps the sweep from being whole (AcceptReport::incomplete). A run that failed is not listed:
+// its failure is already the correctness check's (one failure, one cause).
+std::vector<std::string> incompleteness(const ResultsFile& results, const std::vector<RunRecord>& runs) {
+  std::vector<std::string> out;
+  const json& d = results.doc;
+  if (d.contains("stopped") && d.at("stopped").is_string() && !d.at("stopped").get_ref<const std::string&>().empty())
+    out.push_back(fmt::format("the sweep did not finish: {}", d.at("stopped").get<std::string>()));
+  else if (results.path.extension() == ".jsonl")
+    out.push_back("the sweep did not finish: a results.jsonl without its results.json (the sweep was killed)");
+  for (const RunRecord& r : runs) {
+    if (r.status != RunStatus::ok || !r.alias_of.empty()) continue;
+    const RecordTiming& t = r.timing;
+    if (t.rounds && t.rounds_planned && *t.rounds < *t.rounds_planned)
+      out.push_back(fmt::format("{}: ran {} of {} rounds", label(r.config), *t.rounds, *t.rounds_planned));
+    else if (t.present && t.stopping && !t.rounds_planned)
+      out.push_back(fmt::format("{}: still sampling to its noise target when the sweep ended", label(r.config)));
+  }
+  return out;
+}
+
 // The file's own version: a converted file says what it was converted from.
 std::string version_as_written(const ResultsFile& results) {
   const json& d = results.doc;
@@ -420,6 +446,7 @@ AcceptReport evaluate_checks(const std::string& profile, const std::vector<Check
     const std::string& b = runs.back().config.backend;
     if (std::find(rep.backends.begin(), rep.backends.end(), b) == rep.backends.end()) rep.backends.push_back(b);
   }
+  rep.incomplete = incompleteness(results, runs);
   for (const auto& spec : checks) {
     CheckResult cr;
     cr.spec = spec;

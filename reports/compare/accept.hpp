@@ -8,7 +8,8 @@
 // One failure, one cause: a run that failed fails the correctness check once, with its reason; a
 // metric check that needs its measurement gets an error of the run (ERROR), not a threshold miss,
 // and a check the plan alone decides is still judged from the plan. Errors fail the profile too,
-// but a CI view counts them apart from failures.
+// but a CI view counts them apart from failures. A sweep that did not run whole (interrupted, killed,
+// a configuration short of its rounds) fails the profile whatever its checks say.
 // Every report names the node and the time it describes (node_identity.hpp), so outputs of many
 // nodes can be told apart.
 // The sweep part of the profile is parsed by bench::parse_profile (reports/ does not depend on bench/).
@@ -95,13 +96,21 @@ struct AcceptReport {
   std::string results_version;        // the file's format version as written (before any conversion)
   std::vector<std::string> backends;  // the runs' backends, each once: "no GPU" is only said of cpu runs
   std::vector<CheckResult> checks;
-  // No check failed or errored, the correctness checks measured something, and so did at least one check.
+  // Why the sweep judged is not whole, one line each: it was stopped before its end (results.json's
+  // `stopped`: a signal, a fatal error, its A/B driver), or killed (a results.jsonl alone), and every
+  // configuration that ran fewer rounds than planned. Any fails the profile: a node is judged on
+  // what it was asked to run, never on less.
+  std::vector<std::string> incomplete;
+  // The sweep ran whole, no check failed or errored, the correctness checks measured something, and
+  // so did at least one check.
   bool pass() const;
   int passed_checks() const;
   int failed_checks() const;  // checks with a failure
   int error_checks() const;   // checks with run errors and no failure
   int na_checks() const;
-  std::string verdict_reason() const;  // why pass() is false though no check failed or errored; else empty
+  // Why pass() is false beyond the checks' failures and errors (the sweep is not whole, a correctness
+  // check or every check is N/A); else empty.
+  std::string verdict_reason() const;
   nlohmann::json to_json() const;
 };
 

@@ -163,6 +163,7 @@ std::string format_accept_text(const AcceptReport& rep) {
                        c.spec.required_text(), runs_text(c));
     out += run_lines(c);
   }
+  for (const auto& line : rep.incomplete) out += fmt::format("INCOMPLETE  {}\n", line);
   return out + summary_line(rep);
 }
 

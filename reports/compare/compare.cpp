@@ -155,6 +155,11 @@ void test_pair(RunComparison& rc, bool paired) {
     rc.note = "BASE is 0; relative change undefined";
   } else {
     rc.change = (n - b) / std::fabs(b);
+    // From a base near 0 (a crafted 1e-300 TFLOP/s) the change overflows, and would print "+inf%".
+    if (!std::isfinite(100 * *rc.change)) {
+      rc.change = std::nullopt;
+      rc.note = "BASE is too close to 0 for a relative change";
+    }
   }
   // Probes of different versions time different workloads: their ratio says nothing.
   if (rc.base.machine_probe_ms && rc.neu.machine_probe_ms && *rc.base.machine_probe_ms > 0 &&

@@ -84,8 +84,9 @@ std::string testsuite(const AcceptReport& rep, const CheckResult& c) {
   return x + "  </testsuite>\n";
 }
 
-// A profile that fails with no failing check (its correctness check N/A, or every check N/A) gets
-// one failing case of its own, so a CI view that counts failures sees it.
+// A profile that fails beyond its checks (a sweep that did not run whole, its correctness check
+// N/A, or every check N/A) gets one failing case of its own, so a CI view that counts failures sees
+// it, with the cause as its type: "incomplete" or "not-measured".
 std::string profile_suite(const AcceptReport& rep, const std::string& why) {
   std::string x =
       fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"1\" errors=\"0\" skipped=\"0\" time=\"0\"{}>\n",
@@ -93,8 +94,13 @@ std::string profile_suite(const AcceptReport& rep, const std::string& why) {
   x += "    <properties>\n" + property("results", rep.results_path) + node_properties(rep.node) + "    </properties>\n";
   x += fmt::format("    <testcase classname=\"ringbench.accept.profile\" name=\"{}\" time=\"0\">\n",
                    xml_escape(rep.profile));
-  x += fmt::format("      <failure type=\"not-measured\" message=\"{}\">{}</failure>\n", xml_escape(why),
-                   xml_escape(why));
+  std::string all = why;  // the message says the first few; the body lists every one
+  if (!rep.incomplete.empty()) {
+    all.clear();
+    for (const auto& line : rep.incomplete) all += line + "\n";
+  }
+  x += fmt::format("      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+                   rep.incomplete.empty() ? "not-measured" : "incomplete", xml_escape(why), xml_escape(all));
   return x + "    </testcase>\n  </testsuite>\n";
 }
 

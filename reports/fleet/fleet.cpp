@@ -55,21 +55,75 @@ double robust_spread(const std::vector<double>& v, double median) {
   return 1.4826 * median_of(std::move(dev));
 }
 
-// One node as read: its newest file's ok runs by configuration id.
+bool is_jsonl(const ResultsFile& f) { return f.path.extension() == ".jsonl"; }
+
+// One node as read: its newest file's ok runs by configuration id, and what it failed.
 struct NodeRuns {
   NodeIdentity identity;
   std::string file;
-  std::map<std::string, RunRecord> runs;  // ok runs only
+  std::map<std::string, RunRecord> runs;      // ok runs only
+  std::map<std::string, std::string> failed;  // id -> "label: reason" of each run that failed
+  int skipped = 0;
+  std::string unfinished;  // why its sweep did not run whole, or ""
 };
 
+// The host a results.jsonl's records name (placement, results 2.5.0): the file has no header. Rank
+// 0's host, as the header of an MPI job's results.json names the host of rank 0.
+std::string host_of_records(const ResultsFile& f) {
+  for (const json& j : f.runs()) {
+    const RunRecord r = read_run_record(j);
+    for (const auto& p : r.placement)
+      if (p.rank == 0 && !p.host.empty()) return p.host;
+  }
+  throw InputError(f.path.string() + ": host", "none",
+                   "a results.jsonl has no header, and none of its records names the host that ran it (placement, "
+                   "results 2.5.0): the node cannot be told apart; give its results.json");
+}
+
 NodeRuns node_runs(const ResultsFile& f) {
-  NodeRuns n{node_identity(f.doc), f.path.string(), {}};
+  NodeRuns n{node_identity(f.doc), f.path.string(), {}, {}, 0, {}};
+  if (is_jsonl(f)) {
+    n.identity.hostname = host_of_records(f);
+    std::erase(n.identity.missing, "/host/hostname");
+    n.unfinished = "its sweep did not finish: a results.jsonl without its results.json (the sweep was killed)";
+  } else if (f.doc.contains("stopped") && f.doc.at("stopped").is_string() &&
+             !f.doc.at("stopped").get_ref<const std::string&>().empty()) {
+    n.unfinished = "its sweep did not finish: " + f.doc.at("stopped").get<std::string>();
+  }
   for (const json& j : f.runs()) {
     RunRecord r = read_run_record(j);
     // A c = 1 alias repeats another configuration's measurement: counted once in the medians.
-    if (r.status == RunStatus::ok && r.alias_of.empty()) n.runs.emplace(r.config.id, std::move(r));
+    if (!r.alias_of.empty()) continue;
+    if (r.status == RunStatus::ok)
+      n.runs.emplace(r.config.id, std::move(r));
+    else if (r.status == RunStatus::failed)
+      n.failed.emplace(r.config.id, fmt::format("{}: {}", label(r.config), r.reason));
+    else
+      ++n.skipped;
   }
   return n;
+}
+
+// Why a node is an outlier by what it failed to measure, whatever the others measured: it failed
+// every configuration, failed one the others ran ok, or its sweep did not run whole.
+// `ok_somewhere` holds every configuration some node ran ok (counted once, so a fleet of thousands
+// of nodes is not compared pairwise).
+std::vector<std::string> named_failures(const NodeRuns& n, const std::set<std::string>& ok_somewhere) {
+  std::vector<std::string> out;
+  if (n.runs.empty()) {
+    std::string first = n.failed.empty() ? "" : "; first: " + n.failed.begin()->second;
+    out.push_back(fmt::format("no configuration ran ok ({} failed, {} skipped{})", n.failed.size(), n.skipped,
+                              elide(first, 200)));
+  } else {
+    std::vector<std::string> beside;  // failed here, ok on another node
+    for (const auto& [id, why] : n.failed)
+      if (ok_somewhere.count(id)) beside.push_back(why);
+    if (!beside.empty())
+      out.push_back(fmt::format("{} configuration{} failed that ran ok on other nodes (first: {})", beside.size(),
+                                beside.size() == 1 ? "" : "s", elide(beside.front(), 200)));
+  }
+  if (!n.unfinished.empty()) out.push_back(n.unfinished);
+  return out;
 }
 
 std::string profile_of(const ResultsFile& f) {
@@ -94,14 +148,16 @@ std::string tool_major_of(const ResultsFile& f) {
   return v.substr(0, v.find('.'));
 }
 
-// Refuses a fleet whose files cannot be compared: one line naming both files and both values.
-void check_same(const std::vector<ResultsFile>& files, const char* what, const char* rule,
+// Refuses a fleet whose files cannot be compared: one line naming both files and both values. A
+// results.jsonl has no header to compare: it is left out (docs/fleet.md).
+void check_same(const std::vector<const ResultsFile*>& files, const char* what, const char* rule,
                 std::string (*of)(const ResultsFile&)) {
-  const std::string first = of(files.front());
-  for (const auto& f : files)
-    if (const std::string v = of(f); v != first)
-      throw InputError(fmt::format("{}: {}", f.path.string(), what), fmt::format("\"{}\"", v),
-                       fmt::format("{} has \"{}\": {}", files.front().path.string(), first, rule));
+  if (files.empty()) return;
+  const std::string first = of(*files.front());
+  for (const ResultsFile* f : files)
+    if (const std::string v = of(*f); v != first)
+      throw InputError(fmt::format("{}: {}", f->path.string(), what), fmt::format("\"{}\"", v),
+                       fmt::format("{} has \"{}\": {}", files.front()->path.string(), first, rule));
 }
 
 // Where a value stands against the fleet: the fraction worse than the median (negative: better).
@@ -181,15 +237,20 @@ std::vector<std::string> fleet_inputs(const std::vector<std::string>& paths) {
 
 FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOptions& options) {
   if (files.empty()) throw InputError("paths", "(none)", "give the nodes' results files or folders");
-  check_same(files, "profile", "a fleet is judged on one profile", profile_of);
-  check_same(files, "GPU model", "a fleet is judged on one GPU model", gpu_model_of);
-  check_same(files, "ringbench major version", "results of different major versions measure differently",
+  std::vector<const ResultsFile*> headed;
+  for (const auto& f : files)
+    if (!is_jsonl(f)) headed.push_back(&f);
+  check_same(headed, "profile", "a fleet is judged on one profile", profile_of);
+  check_same(headed, "GPU model", "a fleet is judged on one GPU model", gpu_model_of);
+  check_same(headed, "ringbench major version", "results of different major versions measure differently",
              tool_major_of);
   FleetReport rep;
   rep.options = options;
-  rep.profile = profile_of(files.front());
-  rep.gpu_model = gpu_model_of(files.front());
-  rep.tool_major = tool_major_of(files.front());
+  if (!headed.empty()) {
+    rep.profile = profile_of(*headed.front());
+    rep.gpu_model = gpu_model_of(*headed.front());
+    rep.tool_major = tool_major_of(*headed.front());
+  }
 
   // Files by node, oldest first: the newest is the node's figure, earlier ones its drift.
   std::map<std::string, std::vector<NodeRuns>> by_node;
@@ -198,7 +259,12 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     if (!f.doc.value("converted_from", std::string()).empty())
       rep.notes.push_back(fmt::format("{}: results {} converted on read", f.path.string(),
                                       f.doc.value("converted_from", std::string())));
-    if (!n.identity.missing.empty())
+    if (is_jsonl(f))
+      rep.notes.push_back(
+          fmt::format("{}: a results.jsonl has no header: node {} named by its records' placement, "
+                      "its profile, GPU model and ringbench version not compared",
+                      f.path.string(), n.identity.hostname));
+    else if (!n.identity.missing.empty())
       rep.notes.push_back(fmt::format("{}: {} not recorded (results older than 2.5.0)", f.path.string(),
                                       fmt::join(n.identity.missing, ", ")));
     const std::string key = n.identity.hostname.empty() ? "unnamed node (" + n.file + ")" : n.identity.hostname;
@@ -212,27 +278,48 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     });
     nodes.push_back(list.back());
   }
-  rep.judged = static_cast<int>(nodes.size()) >= options.min_nodes;
+  // A node that failed what it was given is an outlier by name (named_failures), whatever the rest
+  // measured; the rest is still judged over what they share. A node with no ok run has no figure.
+  std::set<std::string> ok_somewhere;
+  for (const auto& n : nodes)
+    for (const auto& [id, run] : n.runs) ok_somewhere.insert(id);
+  std::vector<std::vector<std::string>> named(nodes.size());
+  std::size_t live = 0;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    named[i] = named_failures(nodes[i], ok_somewhere);
+    live += !nodes[i].runs.empty();
+  }
+  rep.judged = static_cast<int>(live) >= options.min_nodes;
   if (!rep.judged)
-    rep.na_reason = fmt::format("{} node{}: too few to judge outliers ({} or more)", nodes.size(),
-                                nodes.size() == 1 ? "" : "s", options.min_nodes);
+    rep.na_reason = fmt::format("{} node{}{}: too few to judge outliers ({} or more)", live, live == 1 ? "" : "s",
+                                live < nodes.size() ? " with an ok run" : "", options.min_nodes);
 
-  // Only configurations every node ran ok are compared, so each node's median is over the same set.
-  std::set<std::string> shared;
-  for (const auto& [id, run] : nodes.front().runs) shared.insert(id);
-  std::set<std::string> every;
-  for (const auto& n : nodes) {
-    for (const auto& [id, run] : n.runs) every.insert(id);
-    std::set<std::string> keep;
-    for (const auto& id : shared)
-      if (n.runs.count(id)) keep.insert(id);
-    shared.swap(keep);
+  // Only configurations ok on every node that ran whole are compared, so each node's median is over
+  // the same set; a node named above is placed over what it shares of that set, and cannot shrink it.
+  std::vector<const NodeRuns*> sound, with_runs;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!nodes[i].runs.empty()) with_runs.push_back(&nodes[i]);
+    if (named[i].empty()) sound.push_back(&nodes[i]);
+  }
+  const std::vector<const NodeRuns*>& basis = sound.empty() ? with_runs : sound;
+  std::set<std::string> shared, every;
+  if (!basis.empty())
+    for (const auto& [id, run] : basis.front()->runs) shared.insert(id);
+  for (const NodeRuns* n : basis) {
+    for (const auto& [id, run] : n->runs) every.insert(id);
+    std::erase_if(shared, [&](const std::string& id) { return !n->runs.count(id); });
   }
   if (shared.size() < every.size())
     rep.notes.push_back(fmt::format("{} of {} configurations left out: not ok on every node",
                                     every.size() - shared.size(), every.size()));
 
   for (const auto& n : nodes) rep.nodes.push_back({n.identity, n.file, 0, "", false, {}});
+  // A figure of 0 is no measurement: its node (or GPU) is named, and left out of that median.
+  std::map<std::pair<std::size_t, std::string>, std::pair<int, std::string>> zeros;  // (node, what) -> count, first
+  const auto zero = [&](std::size_t i, const std::string& what, const std::string& id) {
+    auto& z = zeros[{i, what}];
+    if (z.first++ == 0) z.second = label(nodes[i].runs.at(id).config);
+  };
   for (const auto& reader : readers()) {
     FleetMetricResult mr;
     mr.metric = reader.info;
@@ -240,20 +327,33 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     std::vector<std::vector<double>> node_ratios(nodes.size());
     std::map<std::pair<std::size_t, std::string>, std::pair<std::vector<double>, std::set<int>>> gpu_ratios;
     for (const auto& id : shared) {
+      // Every node that ran it ok and measured it; the reader has refused negative and non-finite figures.
+      std::vector<std::pair<std::size_t, double>> measured;
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const auto it = nodes[i].runs.find(id);
+        if (it == nodes[i].runs.end()) continue;
+        if (const auto v = reader.run(it->second); v && *v > 0)
+          measured.push_back({i, *v});
+        else if (v && *v == 0)
+          zero(i, reader.info.title, id);
+      }
       std::vector<double> values;
-      for (const auto& n : nodes)
-        if (const auto v = reader.run(n.runs.at(id)); v && std::isfinite(*v) && *v > 0) values.push_back(*v);
+      for (const auto& [i, v] : measured) values.push_back(v);
       const double med = median_of(values);
-      if (values.size() == nodes.size() && med > 0)
-        for (std::size_t i = 0; i < nodes.size(); ++i)
-          node_ratios[i].push_back(*reader.run(nodes[i].runs.at(id)) / med);
+      if (med > 0)
+        for (const auto& [i, v] : measured) node_ratios[i].push_back(v / med);
       if (!reader.rank) continue;
       std::map<std::int64_t, std::vector<std::pair<std::size_t, double>>> by_rank;
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
+      for (const auto& [i, v] : measured) {
         const RunRecord& r = nodes[i].runs.at(id);
         if (!r.metrics.per_rank) continue;
-        for (const auto& pr : *r.metrics.per_rank)
-          if (const auto v = reader.rank(pr); v && std::isfinite(*v) && *v > 0) by_rank[pr.rank].push_back({i, *v});
+        for (const auto& pr : *r.metrics.per_rank) {
+          const auto rv = reader.rank(pr);
+          if (rv && *rv > 0)
+            by_rank[pr.rank].push_back({i, *rv});
+          else if (rv && *rv == 0)
+            zero(i, fmt::format("{}: GPU {} (rank {})", reader.info.title, gpu_name(r, pr.rank), pr.rank), id);
+        }
       }
       for (const auto& [rank, vals] : by_rank) {
         std::vector<double> vs;
@@ -316,8 +416,16 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
   if (rep.metrics.empty() && rep.judged) {
     rep.judged = false;
     rep.na_reason = fmt::format("no configuration ran ok on every one of the {} nodes: nothing to compare",
-                                nodes.size());
+                                basis.size());
   }
+  for (const auto& [key, z] : zeros)
+    named[key.first].push_back(fmt::format("{}: 0 in {} configuration{} (first: {}): no measurement", key.second,
+                                           z.first, z.first == 1 ? "" : "s", z.second));
+  for (std::size_t i = 0; i < nodes.size(); ++i)
+    if (!named[i].empty()) {
+      rep.nodes[i].outlier = true;
+      rep.nodes[i].findings = named[i];
+    }
 
   // Each node's standing: its worst figure over metrics and GPUs, and one line per outlier figure.
   std::map<std::string, std::size_t> index;

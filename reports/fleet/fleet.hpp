@@ -10,6 +10,10 @@
 // backend a rank stands in for a GPU), each against the same rank of the same configuration on the
 // other nodes, with its node's own level taken out: a slow node is named once, as a node, and a GPU
 // when it is the odd one out of its node.
+// A node is judged on what it was given, never on less: one that failed every configuration, failed
+// one the others ran ok, did not finish its sweep (`stopped`, or a results.jsonl alone), or reports a
+// figure of 0 is an outlier by name whatever the fleet's size, and the rest are judged over the
+// configurations ok on every node not so named.
 #pragma once
 
 #include <optional>
@@ -86,7 +90,7 @@ struct FleetDrift {
 struct FleetReport {
   FleetOptions options;
   std::string profile, gpu_model, tool_major;  // what every input shares
-  bool judged = false;                         // enough nodes to name outliers
+  bool judged = false;                         // enough nodes with an ok run to name outliers by the spread
   std::string na_reason;                       // why not judged: "4 nodes: too few to judge outliers (5 or more)"
   std::vector<FleetNode> nodes;                // sorted: outliers first, then by worst_shortfall
   std::vector<FleetMetricResult> metrics;
@@ -100,8 +104,9 @@ struct FleetReport {
 const std::vector<FleetMetricInfo>& fleet_metrics();
 
 // Results files under each path: a file is read as it is; a folder is searched (recursively) for
-// results.json, and for results.jsonl where no results.json sits beside it. InputError for a path
-// that does not exist or a folder holding none.
+// results.json, and for results.jsonl where no results.json sits beside it (a killed node: its
+// records' placement names the host; without one it is refused). InputError for a path that does
+// not exist or a folder holding none.
 std::vector<std::string> fleet_inputs(const std::vector<std::string>& paths);
 
 // Judges the fleet. InputError (exit 2, one line) on mixed inputs: different profiles, GPU models or

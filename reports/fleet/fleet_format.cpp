@@ -107,7 +107,7 @@ std::string format_fleet_text(const FleetReport& r) {
   out += "  worst\n";
   for (std::size_t i = 0; i < r.nodes.size(); ++i) {
     const FleetNode& n = r.nodes[i];
-    out += fmt::format("{:<{}}  {:<7}", n.identity.hostname, wname, !r.judged ? "N/A" : n.outlier ? "OUTLIER" : "ok");
+    out += fmt::format("{:<{}}  {:<7}", n.identity.hostname, wname, n.outlier ? "OUTLIER" : !r.judged ? "N/A" : "ok");
     for (const auto& m : r.metrics)
       out += fmt::format("  {:>{}}", i < m.nodes.size() ? against_median(m.nodes[i], m.median) : "—",
                          std::max<std::size_t>(8, m.metric.title.size()));
@@ -117,7 +117,10 @@ std::string format_fleet_text(const FleetReport& r) {
     out += fmt::format("drift    {}  {} {:+.1f}% from {} to {}{}\n", d.node, d.metric, 100 * d.change, d.from_utc,
                        d.to_utc, d.beyond ? "  (beyond the limit)" : "");
   for (const auto& note : r.notes) out += fmt::format("note: {}\n", note);
-  if (!r.judged)
+  if (!r.judged && r.outlier_count() > 0)
+    out += fmt::format("FAIL: {} outlier{} by what {} failed to measure; the rest not judged: {}\n", r.outlier_count(),
+                       r.outlier_count() == 1 ? "" : "s", r.outlier_count() == 1 ? "it" : "they", r.na_reason);
+  else if (!r.judged)
     out += fmt::format("N/A: {}\n", r.na_reason);
   else
     out += fmt::format("{}: {} outlier{} among {} nodes\n", r.outlier_count() ? "FAIL" : "PASS", r.outlier_count(),
@@ -127,8 +130,9 @@ std::string format_fleet_text(const FleetReport& r) {
 
 std::string fleet_junit_xml(const FleetReport& r) {
   const int cases = static_cast<int>(r.nodes.size());
-  const int failures = r.judged ? r.outlier_count() : 0;
-  const int skipped = r.judged ? 0 : cases;
+  // A node named by what it failed to measure fails even where the rest is too few to judge.
+  const int failures = r.outlier_count();
+  const int skipped = r.judged ? 0 : cases - failures;
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   const std::string suite = xml_escape("ringbench fleet " + r.profile);
   x += fmt::format("<testsuites name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\">\n", suite, cases,
@@ -156,7 +160,7 @@ std::string fleet_junit_xml(const FleetReport& r) {
       x += fmt::format("        <property name=\"gpu.{}.uuid\" value=\"{}\"/>\n", g,
                        xml_escape(n.identity.gpus[g].uuid));
     x += "      </properties>\n";
-    if (!r.judged) {
+    if (!r.judged && !n.outlier) {
       x += fmt::format("      <skipped message=\"{}\"/>\n", xml_escape(r.na_reason));
     } else if (n.outlier) {
       std::string all;

@@ -79,11 +79,11 @@ std::string common_folder(const FleetReport& r) {
 }
 
 std::string verdict(const FleetReport& r) {
-  if (!r.judged)
-    return fmt::format("<p class=\"verdict na\" id=\"verdict\">N/A: {}</p>",
-                       html_escape(r.na_reason.empty() ? "the fleet was not judged" : r.na_reason));
   // Counted here rather than by FleetReport::outlier_count so the page needs only the report.
   const auto out = std::count_if(r.nodes.begin(), r.nodes.end(), [](const FleetNode& n) { return n.outlier; });
+  if (!r.judged && out == 0)
+    return fmt::format("<p class=\"verdict na\" id=\"verdict\">N/A: {}</p>",
+                       html_escape(r.na_reason.empty() ? "the fleet was not judged" : r.na_reason));
   if (out == 0)
     return fmt::format("<p class=\"verdict ok\" id=\"verdict\">No outlier among {}</p>",
                        plural(r.nodes.size(), "node", "nodes"));
@@ -113,11 +113,17 @@ std::string header(const FleetReport& r) {
 
 std::string outliers(const FleetReport& r) {
   std::string s = "<section id=\"outliers\"><h2>Outliers</h2>";
-  if (!r.judged)
+  const bool named = std::any_of(r.nodes.begin(), r.nodes.end(), [](const FleetNode& n) { return n.outlier; });
+  if (!r.judged && !named)
     return s + fmt::format(
                    "<p class=\"na-box\">Not judged: {}. The charts show where each node stands; none is named an "
                    "outlier.</p></section>",
                    html_escape(or_dash(r.na_reason)));
+  if (!r.judged)
+    s += fmt::format(
+        "<p class=\"na-box\">Not judged: {}. The nodes below are named by what they failed to "
+        "measure.</p>",
+        html_escape(or_dash(r.na_reason)));
   std::string items;
   for (const FleetNode& n : r.nodes) {
     if (!n.outlier) continue;
@@ -165,7 +171,7 @@ std::string nodes_table(const FleetReport& r) {
       folder.empty() ? std::string() : fmt::format(" Files under <code>{}</code>.", html_escape(folder)));
   int i = 0;
   for (const FleetNode& n : r.nodes) {
-    const std::string standing = !r.judged ? "not judged" : n.outlier ? "outlier" : "within";
+    const std::string standing = n.outlier ? "outlier" : !r.judged ? "not judged" : "within";
     const std::string worst = metric_title(r, n.worst_metric);
     s += fmt::format(
         "<tr class=\"{}\" data-node=\"{}\"><td class=\"n\">{}</td><td class=\"host\">{}</td><td>{}</td>"

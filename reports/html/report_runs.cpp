@@ -85,8 +85,10 @@ RunView view_run(RunRecord record, std::size_t index, std::optional<int> host_cp
   v.exposed_comm_max_ms = m.exposed_comm_ms_max;
   v.imbalance = m.imbalance;
   v.work_imbalance = record.plan.work_imbalance ? record.plan.work_imbalance : m.work_imbalance;
-  v.rank_attention_ms = by_rank(m.rank_attention_ms(), v.cp);
   v.rank_work = by_rank(record.plan.rank_work(), v.cp);
+  // Sized by c only beside a plan, which lists every rank (the reader holds it to c): a record of a
+  // huge c with one per-rank figure allocates nothing by it.
+  if (!v.rank_work.empty()) v.rank_attention_ms = by_rank(m.rank_attention_ms(), v.cp);
   // docs/design.md §6: imbalance = max_r A_r / mean_r A_r. Derive it when the record predates the metric.
   if (!v.imbalance && !v.rank_attention_ms.empty() &&
       std::all_of(v.rank_attention_ms.begin(), v.rank_attention_ms.end(), [](auto& x) { return x.has_value(); })) {

@@ -9,12 +9,20 @@ std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const {
   const auto kept = static_cast<std::int64_t>(samples_ms.size());
   std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
   std::int64_t total = 0;
-  for (const std::int64_t n : round_counts)
+  // The reader holds the counts to the samples; summed here so that no crafted count can wrap the
+  // total back to the samples' count and split past them.
+  bool fits = true;
+  for (const std::int64_t n : round_counts) {
+    if (n < 0 || n > kept - total) {
+      fits = false;
+      break;
+    }
     if (n > 0) {
       sizes.push_back(n);
       total += n;
     }
-  if (total != kept) {  // written before 1.2.0, or not this run's layout: the even split
+  }
+  if (!fits || total != kept) {  // written before 1.2.0, or not this run's layout: the even split
     sizes.clear();
     const std::int64_t r = rounds.value_or(1);
     if (r >= 2 && r <= kept)

@@ -15,6 +15,7 @@
 #include "common/json_input.hpp"
 #include "common/json_output.hpp"
 #include "reports/results/results_upgrade.hpp"
+#include "reports/results/results_values.hpp"
 #include "reports/results/results_writer.hpp"
 
 namespace rb::reports {
@@ -498,8 +499,10 @@ constexpr FieldType kFieldTypes[] = {
     {"/runs/*/gpu_state", kObject},
     {"/runs/*/gpu_state/start", kNull | kArray},
     {"/runs/*/gpu_state/end", kNull | kArray},
-    // Beyond the schema: what 1.x wrote for cuda runs and the conversion reads, and the bus id the
-    // GPU throttle check (compare, accept) prints.
+    // Beyond the schema: why the sweep stopped before its end (accept fails such a sweep), what 1.x
+    // wrote for cuda runs and the conversion reads, and the bus id the GPU throttle check (compare,
+    // accept) prints.
+    {"/stopped", kNull | kString},
     {"/runs/*/timing/rank_mode", kString},
     {"/runs/*/gpu_state/start/*/pci_bus_id", kString},
     {"/runs/*/gpu_state/end/*/pci_bus_id", kString},
@@ -570,6 +573,7 @@ void validate_results(const json& doc, const std::string& source, ResultsFile* o
   }
   std::string path;
   check_types(doc, type_tree(), source, path);
+  check_results_values(doc, source);
   if (out) {
     out->major = ma;
     out->minor = mi;

@@ -18,9 +18,15 @@
 
 namespace rb::reports {
 
+std::vector<NamedPath> sweep_outputs(const std::string& flag, const std::filesystem::path& dir) {
+  std::vector<NamedPath> out{{flag, dir, PathKind::folder}};
+  for (const char* name : kSweepFiles) out.push_back({flag, dir / name});
+  return out;
+}
+
 ResultsWriter::ResultsWriter(std::filesystem::path dir) : dir_(std::move(dir)), jsonl_(dir_ / "results.jsonl") {
   make_output_dir("--out", dir_);
-  for (const char* name : {"results.json", "results.jsonl", "report.html"}) check_output_file("--out", dir_ / name);
+  for (const char* name : kSweepFiles) check_output_file("--out", dir_ / name);
   // O_NOFOLLOW: a link planted since the check fails the open rather than truncating its target,
   // the rule every output follows (common/output_file.hpp).
   const int fd = ::open(jsonl_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/output_file.hpp"
 #include "reports/results/run_record.hpp"
 
 namespace rb::reports {
@@ -20,6 +21,13 @@ inline constexpr const char* kResultsSchema = "ringbench.results";
 inline constexpr const char* kResultsSchemaVersion = "2.10.0";
 // The oldest major version readers still take, converted on read (reports/results/results_upgrade.hpp).
 inline constexpr int kResultsOldestMajor = 0;
+
+// The files a sweep writes into its output folder.
+inline constexpr const char* kSweepFiles[] = {"results.json", "results.jsonl", "report.html"};
+
+// A sweep's output folder and the files it writes there, each the output of `flag`: what a command
+// that runs a sweep (run, accept, each build of ab) gives check_outputs_apart.
+std::vector<NamedPath> sweep_outputs(const std::string& flag, const std::filesystem::path& dir);
 
 class ResultsWriter {
  public:

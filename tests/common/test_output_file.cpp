@@ -272,5 +272,47 @@ TEST_F(OutputFile, AnInputPathSaysWhyItCannotBeUsed) {
   EXPECT_EQ(existing_path_problem(dir_, true), "");
 }
 
+// The one rule for outputs against inputs (check_outputs_apart): by file identity and by folder,
+// before anything exists, whatever the spelling. Returns the refusal's flag, or "" when accepted.
+TEST_F(OutputFile, AnOutputIsNoInputNoOtherOutputAndNothingInsideAnInputFolder) {
+  const fs::path in = dir_ / "in.json", hist = dir_ / "hist", night = hist / "2026-11-01.json", out = dir_ / "out";
+  std::ofstream(in) << "{}";
+  fs::create_directories(hist);
+  std::ofstream(night) << "{}";
+  fs::create_symlink(hist, dir_ / "hist-link");
+  fs::create_hard_link(night, dir_ / "night-hardlink.json");
+  const auto refused_by = [](const std::vector<NamedPath>& ins, const std::vector<NamedPath>& outs) {
+    try {
+      check_outputs_apart(ins, outs);
+    } catch (const InputError& e) {
+      return e.where();
+    }
+    return std::string();
+  };
+  const NamedPath history{"history", hist, PathKind::folder};
+  EXPECT_EQ(refused_by({{"IN", in}}, {{"--o", in}}), "--o");
+  EXPECT_EQ(refused_by({{"IN", in}}, {{"--o", dir_ / "." / "in.json"}}), "--o");
+  EXPECT_EQ(refused_by({history}, {{"--o", night}}), "--o");                          // a night of the history
+  EXPECT_EQ(refused_by({history}, {{"--o", hist / "trend.html"}}), "--o");            // a new file among them
+  EXPECT_EQ(refused_by({history}, {{"--o", dir_ / "hist-link" / "t.html"}}), "--o");  // through a link
+  EXPECT_EQ(refused_by({history}, {{"--o", hist / "new" / "t.html"}}), "--o");        // a new folder inside
+  EXPECT_EQ(refused_by({history}, {{"--o", dir_ / "night-hardlink.json"}}), "");      // a file's other name, beside
+  EXPECT_EQ(refused_by({{"IN", night}}, {{"--o", dir_ / "night-hardlink.json"}}), "--o");  // ... is that file
+  EXPECT_EQ(refused_by({history}, {{"--o", hist / ".." / "t.html"}}), "");
+  EXPECT_EQ(refused_by({history}, {{"--o", dir_ / "histories.html"}}), "");  // a name that only starts alike
+  // Outputs against each other: a file is no other file nor any folder; two folders may be one.
+  EXPECT_EQ(refused_by({}, {{"--a", dir_ / "x"}, {"--b", dir_ / "x"}}), "--b");
+  EXPECT_EQ(refused_by({}, {{"--out", out, PathKind::folder},
+                            {"--out", out / "results.json"},
+                            {"--dump", out / "results.json", PathKind::folder}}),
+            "--dump");
+  EXPECT_EQ(refused_by({}, {{"--dump", out / "results.json" / "q", PathKind::folder}, {"--out", out / "results.json"}}),
+            "--out");
+  EXPECT_EQ(refused_by({}, {{"--out", out, PathKind::folder}, {"--dump", out, PathKind::folder}}), "");
+  EXPECT_EQ(refused_by({}, {{"--out", out, PathKind::folder}, {"--junit", out / "junit.xml"}}), "");
+  EXPECT_EQ(refused_by({{"IN", in}}, {{"--o", ""}}), "");  // an output not asked for
+  EXPECT_FALSE(fs::exists(out));                           // nothing is created by the check
+}
+
 }  // namespace
 }  // namespace rb

@@ -92,8 +92,9 @@ TEST(ResultsTypes, TheReadersTableIsTheSchemas) {
     ASSERT_TRUE(table.count(path)) << path << " has a type in the schema but not in results_field_types()";
     EXPECT_EQ(table.at(path), kinds) << path;
   }
-  // Fields the schema leaves untyped that a reader reads: 1.x's rank mode, and the GPU bus id.
-  const std::set<std::string> older{"/runs/*/timing/rank_mode", "/runs/*/gpu_state/start/*/pci_bus_id",
+  // Fields the schema leaves untyped that a reader reads: why the sweep stopped, 1.x's rank mode,
+  // and the GPU bus id.
+  const std::set<std::string> older{"/stopped", "/runs/*/timing/rank_mode", "/runs/*/gpu_state/start/*/pci_bus_id",
                                     "/runs/*/gpu_state/end/*/pci_bus_id"};
   for (const auto& [path, kinds] : table)
     EXPECT_TRUE(from_schema.paths().count(path) || older.count(path)) << path << " is not in the schema";

@@ -67,8 +67,9 @@ inline std::vector<double> scaled(std::vector<double> v, double f) {
 }
 
 inline ResultsFile results(const std::string& name, json runs,
-                           json host = {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", json::array()}}) {
-  json doc{{"schema", kResultsSchema}, {"schema_version", kResultsSchemaVersion}, {"host", host}, {"runs", runs}};
+                           json host = {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", json::array()}},
+                           const std::string& version = kResultsSchemaVersion) {
+  json doc{{"schema", kResultsSchema}, {"schema_version", version}, {"host", host}, {"runs", runs}};
   ResultsFile f;
   validate_results(doc, name, &f);
   f.path = name;

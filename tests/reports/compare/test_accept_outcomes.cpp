@@ -309,5 +309,48 @@ TEST(AcceptEvaluate, AnAliasOfAFailedRunIsTheSameFailure) {
   EXPECT_EQ(rep.checks[1].failures(), 1);
 }
 
+// A sweep that did not run whole fails the profile, however its checks came out: the cause leads
+// the summary, and JUnit carries it as a failing case of type "incomplete".
+TEST(AcceptEvaluate, ASweepCutShortFailsWhateverItsChecksSay) {
+  auto cut = ok_run(config(512, 2, "zigzag"), samples(10, 0.01, 3, 4));
+  cut["timing"]["rounds"] = 1;
+  cut["timing"]["rounds_planned"] = 2;
+  const json whole = ok_run(config(512, 2, "contiguous"), samples(10, 0.01, 6, 5));
+  const auto checks = parse_checks(json::parse(R"([{"name": "correctness", "metric": "correctness"},
+      {"name": "rate", "metric": "attention_tflops", "min": 0}])"),
+                                   "p");
+  // As measured: every check passes.
+  EXPECT_TRUE(evaluate_checks("p", checks, results("r.json", {whole})).pass());
+
+  ResultsFile stopped = results("r.json", {whole, cut});
+  stopped.doc["stopped"] = "the sweep was interrupted by SIGTERM";
+  const auto rep = evaluate_checks("p", checks, stopped);
+  EXPECT_EQ(rep.failed_checks(), 0);
+  EXPECT_FALSE(rep.pass());
+  ASSERT_EQ(rep.incomplete.size(), 2u);
+  EXPECT_EQ(rep.incomplete[0], "the sweep did not finish: the sweep was interrupted by SIGTERM");
+  EXPECT_EQ(rep.incomplete[1], label_of(cut) + ": ran 1 of 2 rounds");
+  const std::string text = format_accept_text(rep);
+  EXPECT_NE(text.find("FAIL: 2 of 2 checks passed (the sweep did not finish: the sweep was interrupted by SIGTERM; "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("INCOMPLETE  " + label_of(cut) + ": ran 1 of 2 rounds"), std::string::npos) << text;
+  const std::string xml = junit_xml(rep);
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure type=\"incomplete\" message=\"the sweep did not finish: the sweep was interrupted by "
+                     "SIGTERM;"),
+            std::string::npos)
+      << xml;
+  EXPECT_EQ(rep.to_json().at("pass"), false);
+  EXPECT_EQ(rep.to_json().at("reason"), rep.verdict_reason());
+
+  // Fewer rounds alone (a stopped sweep's file whose header was lost) fail too; a failed run does
+  // not count twice: its failure is the correctness check's.
+  auto failed = failed_run(config(256, 2, "zigzag"), "round 2 of 2: out of memory");
+  const auto short_only = evaluate_checks("p", checks, results("r.json", {whole, cut, failed}));
+  EXPECT_EQ(short_only.incomplete, std::vector<std::string>{label_of(cut) + ": ran 1 of 2 rounds"});
+  EXPECT_FALSE(short_only.pass());
+}
+
 }  // namespace
 }  // namespace rb::reports

@@ -132,7 +132,7 @@ class AsvPeer(unittest.TestCase):
             for i in range(len(h.levels)):
                 write_text_json(os.path.join(d, f"{day0 + datetime.timedelta(days=i)}.json"),
                                 night_doc(base, [f[i] for f in factors], i))
-            p = subprocess.run([BIN, "trend", d, "-o", os.path.join(d, "trend.html"), "--json"], capture_output=True,
+            p = subprocess.run([BIN, "trend", d, "-o", d + "-trend.html", "--json"], capture_output=True,
                                text=True, timeout=300)
             assert p.returncode == 0, f"trend on {h.name}: {p.stderr[-2000:]}"
             cls.trend[h.name] = json.loads(p.stdout)

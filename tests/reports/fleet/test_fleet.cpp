@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -123,12 +124,122 @@ TEST(Fleet, FewerThanTheMinimumIsNotJudged) {
 
 TEST(Fleet, NothingSharedIsNotAPass) {
   auto files = fleet_of(6);
-  files[2].doc["runs"][0]["status"] = "failed";  // the one configuration is ok on five nodes only
+  for (int i = 0; i < 6; ++i)  // six sweeps under one profile name, no configuration in common
+    files[i].doc["runs"][0]["config"]["id"] = fmt::format("s256-c2-{}", i);
   const FleetReport r = judge_fleet(files, {});
   EXPECT_FALSE(r.judged);
   EXPECT_EQ(r.na_reason, "no configuration ran ok on every one of the 6 nodes: nothing to compare");
   EXPECT_NE(format_fleet_text(r).find("N/A: no configuration ran ok"), std::string::npos);
   EXPECT_EQ(format_fleet_text(r).find("PASS"), std::string::npos);
+  EXPECT_EQ(r.outlier_count(), 0);
+}
+
+const FleetNode& node_named(const FleetReport& r, const std::string& host) {
+  return *std::find_if(r.nodes.begin(), r.nodes.end(), [&](const FleetNode& n) { return n.identity.hostname == host; });
+}
+
+// A node that failed everything made the fleet N/A (exit 0), hiding a node 30% slower, and was
+// never named. It is an outlier by name, and the rest is judged over what they share.
+TEST(Fleet, ADeadNodeIsNamedAndTheRestIsStillJudged) {
+  auto files = fleet_of(5);
+  files.push_back(node("slow", 13.0));
+  files[2].doc["runs"][0]["status"] = "failed";
+  files[2].doc["runs"][0]["reason"] = "CUDA error: an illegal memory access";
+  const FleetReport r = judge_fleet(files, {});
+  EXPECT_TRUE(r.judged);
+  auto named = outliers(r);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, (std::vector<std::string>{"n2", "slow"}));
+  const FleetNode& dead = node_named(r, "n2");
+  ASSERT_EQ(dead.findings.size(), 1u);
+  EXPECT_NE(dead.findings[0].find("no configuration ran ok (1 failed, 0 skipped; first: "), std::string::npos)
+      << dead.findings[0];
+  EXPECT_NE(dead.findings[0].find("an illegal memory access"), std::string::npos);
+  EXPECT_NE(format_fleet_text(r).find("OUTLIER  n2  no configuration ran ok"), std::string::npos);
+  EXPECT_NE(fleet_junit_xml(r).find("failures=\"2\""), std::string::npos);
+  // Too few to judge by the spread, the dead node is named all the same.
+  auto small = fleet_of(3);
+  small[1].doc["runs"][0]["status"] = "failed";
+  const FleetReport s = judge_fleet(small, {});
+  EXPECT_FALSE(s.judged);
+  EXPECT_EQ(outliers(s), std::vector<std::string>{"n1"});
+  EXPECT_EQ(s.na_reason, "2 nodes with an ok run: too few to judge outliers (5 or more)");
+  EXPECT_NE(format_fleet_text(s).find("FAIL: 1 outlier by what it failed to measure"), std::string::npos);
+  const std::string xml = fleet_junit_xml(s);
+  EXPECT_NE(xml.find("failures=\"1\" errors=\"0\" skipped=\"2\""), std::string::npos) << xml;
+}
+
+// A node that failed a configuration the others ran ok is named, and does not take that
+// configuration from the rest: they are still compared on both.
+TEST(Fleet, ANodeThatFailedWhatOthersRanOkIsNamedAndShrinksNothing) {
+  auto files = fleet_of(6);
+  for (auto& f : files) {
+    json second = f.doc["runs"][0];
+    second["config"]["id"] = "s512-c2";
+    f.doc["runs"].push_back(second);
+  }
+  files[3].doc["runs"][1]["status"] = "failed";
+  files[3].doc["runs"][1]["reason"] = "out of memory";
+  const FleetReport r = judge_fleet(files, {});
+  EXPECT_TRUE(r.judged);
+  EXPECT_EQ(outliers(r), std::vector<std::string>{"n3"});
+  ASSERT_EQ(node_named(r, "n3").findings.size(), 1u);
+  EXPECT_NE(node_named(r, "n3").findings[0].find("1 configuration failed that ran ok on other nodes (first: "),
+            std::string::npos);
+  for (const auto& p : metric(r, "pass_time").nodes) EXPECT_EQ(p.configurations, p.node == "n3" ? 1 : 2) << p.node;
+  EXPECT_TRUE(r.notes.empty()) << r.notes.front();  // nothing left out
+}
+
+// A figure of 0 dropped the metric for every node (PASS: 0 outliers): it names its node instead, and
+// the metric is still judged over the rest.
+TEST(Fleet, AZeroFigureNamesItsNodeAndDropsNoMetric) {
+  auto files = fleet_of(6);
+  files.push_back(node("slow", 13.0));
+  files[4].doc["runs"][0]["metrics"]["attention_tflops"] = 0.0;
+  files[5].doc["runs"][0]["metrics"]["per_rank"][1]["comm_bandwidth_gbyte_per_s"] = 0.0;
+  const FleetReport r = judge_fleet(files, {});
+  auto named = outliers(r);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, (std::vector<std::string>{"n4", "n5", "slow"}));
+  EXPECT_NE(node_named(r, "n4").findings.back().find("attention TFLOP/s per GPU: 0 in 1 configuration"),
+            std::string::npos);
+  EXPECT_NE(node_named(r, "n5").findings.back().find("comm bandwidth: GPU GPU-n5-1 (rank 1): 0 in 1 configuration"),
+            std::string::npos);
+  const FleetMetricResult& tf = metric(r, "attention_tflops");
+  int placed = 0;
+  for (const auto& p : tf.nodes) placed += std::isfinite(p.relative);
+  EXPECT_EQ(placed, 6);  // every node but the one with 0
+  EXPECT_TRUE(std::any_of(tf.nodes.begin(), tf.nodes.end(), [](const FleetPoint& p) { return p.outlier; }));
+}
+
+// A node whose sweep did not run whole is named; a results.jsonl (no header) is named by its
+// records' placement and judged on them, or refused when they name no host.
+TEST(Fleet, AnUnfinishedNodeIsNamedAndAJsonlNodeIsReadByItsRecords) {
+  auto files = fleet_of(6);
+  files[1].doc["stopped"] = "the sweep was interrupted by SIGTERM";
+  ResultsFile killed = node("n9", 10.0);
+  killed.path = "n9/results.jsonl";
+  killed.doc = {{"schema", "ringbench.results"}, {"schema_version", "2.8.0"}, {"runs", killed.doc["runs"]}};
+  files.push_back(killed);
+  const FleetReport r = judge_fleet(files, {});
+  EXPECT_TRUE(r.judged);
+  auto named = outliers(r);
+  std::sort(named.begin(), named.end());
+  EXPECT_EQ(named, (std::vector<std::string>{"n1", "n9"}));
+  EXPECT_EQ(node_named(r, "n1").findings,
+            std::vector<std::string>{"its sweep did not finish: the sweep was interrupted by SIGTERM"});
+  EXPECT_NE(node_named(r, "n9").findings.at(0).find("a results.jsonl without its results.json"), std::string::npos);
+  EXPECT_EQ(r.profile, "p");  // from the files that have a header
+  EXPECT_TRUE(std::isfinite(metric(r, "pass_time").nodes.at(0).relative));
+
+  killed.doc["runs"][0].erase("placement");
+  files.back() = killed;
+  try {
+    judge_fleet(files, {});
+    ADD_FAILURE() << "a results.jsonl without a host was judged";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "n9/results.jsonl: host");
+  }
 }
 
 TEST(Fleet, MixedProfilesAreRefusedNamingBothFiles) {

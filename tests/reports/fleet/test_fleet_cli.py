@@ -145,13 +145,13 @@ class BadInput(unittest.TestCase):
                 self.refused(t, *words)
 
     def test_a_fleet_of_four_is_not_judged(self):
-        with tempdir() as t:
+        with tempdir() as t, tempdir() as o:  # the JUnit beside the nodes' folder, not inside it
             self.write_nodes(t, 4, lambda d: d.update(scale_all(d, 1.3)))
-            p = fleet(t, "--junit", os.path.join(t, "f.xml"))
+            p = fleet(t, "--junit", os.path.join(o, "f.xml"))
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("N/A: 4 nodes: too few to judge outliers (5 or more)", p.stdout)
             self.assertNotIn("PASS", p.stdout)
-            root = ET.parse(os.path.join(t, "f.xml")).getroot()
+            root = ET.parse(os.path.join(o, "f.xml")).getroot()
             self.assertEqual(len(root.findall(".//testcase/skipped")), 4)
 
     def test_older_results_are_read_and_say_what_they_lack(self):
