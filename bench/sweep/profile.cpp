@@ -193,7 +193,8 @@ SweepSpec parse_profile(const json& doc, const std::string& source) {
 }
 
 SweepSpec load_profile(const std::filesystem::path& path) {
-  return parse_profile(read_json_file(path, "profile", "a profile"), path.string());
+  return parse_profile(read_json_file(path, "profile", "a profile", JsonLimits{.whole_numbers_as_integers = true}),
+                       path.string());
 }
 
 nlohmann::json to_json(const SweepSpec& s) {
