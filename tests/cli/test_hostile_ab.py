@@ -14,20 +14,12 @@ import subprocess
 import time
 import unittest
 
-from ringbench_test import BIN, folder_state, run, tempdir
+from ringbench_test import BIN, folder_state, run, shell_script as script, tempdir
 
 # One configuration, one round of two timed passes: a second or two for the pair.
 ONE = ["--seq", "64", "--cp", "1", "--split", "zigzag", "--heads", "2", "--kv-heads", "1", "--head-dim", "8",
        "--warmup", "0", "--repeats", "2", "--rounds", "1"]
 VERSION = 'if [ "$1" = --version ]; then echo "ringbench 0.1.0"; echo "git: 0123456789ab"; exit 0; fi\n'
-
-
-def script(folder, name, body):
-    path = os.path.join(folder, name)
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + body)
-    os.chmod(path, 0o755)
-    return path
 
 
 def hold_lock(folder):

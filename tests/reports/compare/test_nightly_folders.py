@@ -9,17 +9,9 @@ import os
 import subprocess
 import unittest
 
-from ringbench_test import SOURCE_DIR, folder_state, tempdir
+from ringbench_test import SOURCE_DIR, folder_state, shell_script as stand_in, tempdir
 
 NIGHTLY = os.path.join(SOURCE_DIR, "scripts", "nightly.sh")
-
-
-def stand_in(folder, name, body):
-    path = os.path.join(folder, name)
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + body)
-    os.chmod(path, 0o755)
-    return path
 
 
 def nightly(cwd, *args, **env):
