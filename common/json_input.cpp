@@ -16,6 +16,7 @@
 #include "common/bounded_input.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
+#include "common/strict_number.hpp"
 
 namespace rb {
 
@@ -39,7 +40,17 @@ class BoundedDomBuilder {
   bool boolean(bool v) { return scalar(json(v)); }
   bool number_integer(json::number_integer_t v) { return scalar(json(v)); }
   bool number_unsigned(json::number_unsigned_t v) { return scalar(json(v)); }
-  bool number_float(json::number_float_t v, const json::string_t& /*text*/) { return scalar(json(v)); }
+  bool number_float(json::number_float_t v, const json::string_t& text) {
+    if (limits_.whole_numbers_as_integers) {
+      // Read from the text, exactly, as a flag's value is: 1e2 and 5.0 are 100 and 5.
+      try {
+        if (const auto whole = read_number(text, source_).integer) return scalar(json(*whole));
+      } catch (const InputError&) {
+        // Not a number the strict reader takes: the double stays, for the field's own rule.
+      }
+    }
+    return scalar(json(v));
+  }
   bool string(json::string_t& v) { return scalar(json(std::move(v))); }
   bool binary(json::binary_t& v) { return scalar(json::binary(std::move(v))); }
 
@@ -242,14 +253,15 @@ std::string read_input_file(const std::filesystem::path& path, const std::string
   return text;
 }
 
-json read_json_file(const std::filesystem::path& path, const std::string& field, const std::string& what) {
+json read_json_file(const std::filesystem::path& path, const std::string& field, const std::string& what,
+                    const JsonLimits& limits) {
   InputFd fd(open_input(path, field));
   BoundedInput input([&](char* buf, std::size_t capacity) { return read_some(fd.get(), buf, capacity, path, field); },
                      kMaxJsonFileBytes,
                      [&] { throw InputError(field, path.string(), too_large_rule(kMaxJsonFileBytes, "")); },
                      path.string(), what);
   std::istream in(&input);
-  return parse_json_stream(in, path.string(), what);
+  return parse_json_stream(in, path.string(), what, nullptr, limits);
 }
 
 }  // namespace rb

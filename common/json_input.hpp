@@ -36,6 +36,10 @@ inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{1} << 30;
 struct JsonLimits {
   std::size_t max_values = kMaxJsonValues;
   std::size_t max_element_values = kMaxJsonValues;
+  // A profile's numbers are read as a flag's are (common/strict_number.hpp): a number written with
+  // a fraction or an exponent whose value is whole within int64 (1e2, 5.0) becomes that integer,
+  // read from its text, so `"seq": 1e2` is 100 as `--seq 1e2` is (docs/cli.md, Numbers).
+  bool whole_numbers_as_integers = false;
 };
 
 // Hands the elements of one array to `sink` one at a time instead of keeping them, so a trace of
@@ -58,7 +62,8 @@ nlohmann::json parse_json_stream(std::istream& in, const std::string& source, co
 
 // Reads and parses a file (streamed, never held whole); a missing or unreadable file is an InputError
 // naming `field`, as is a file beyond kMaxJsonFileBytes.
-nlohmann::json read_json_file(const std::filesystem::path& path, const std::string& field, const std::string& what);
+nlohmann::json read_json_file(const std::filesystem::path& path, const std::string& field, const std::string& what,
+                              const JsonLimits& limits = {});
 
 // Reads at most `max_bytes` of a file into memory; more is an InputError that names `limit_flag`,
 // the flag that raises the cap, if there is one. Regular files and pipes are read; devices and

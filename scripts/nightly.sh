@@ -24,28 +24,30 @@
 #   against it); RINGBENCH_REPO, the repository COMMIT is in (default: this checkout);
 #   RINGBENCH_BASE_BUILD, the build command run in the worktree, which must leave
 #   build/main/bench/ringbench (default: the README's `cmake --preset main` and `cmake --build --preset main`).
-# Exit: 0 no regression; 1 a regression, or a configuration failed tonight; 2 bad usage or input.
+# Exit: 0 no regression; 1 a regression, or a configuration failed tonight; 2 bad usage or input
+#   (a flag without its value, -o or -b inside the history, another night running into -o).
 set -uo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
 profile="" baseline="" history="nightly/history" out="" date="$(date -u +%Y-%m-%d)" update=0
 ab_commit="" builds=""
 compare_flags=()
+# Bad usage is exit 2, never 1 (cron reads 1 as a regression): a flag at the end without its value
+# tripped `set -u` and exited 1.
+usage_error() { echo "nightly: $1 (see --help)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    -p) profile="$2"; shift 2 ;;
-    -b) baseline="$2"; shift 2 ;;
-    -H) history="$2"; shift 2 ;;
-    -o) out="$2"; shift 2 ;;
-    -d) date="$2"; shift 2 ;;
-    -B|--ab|--builds)
-      [ $# -ge 2 ] && [ -n "$2" ] || { echo "nightly: $1 needs a value (see --help)" >&2; exit 2; }
-      if [ "$1" = --builds ]; then builds="$2"; else ab_commit="$2"; fi
+    -p|-b|-H|-o|-d|-B|--ab|--builds)
+      [ $# -ge 2 ] && [ -n "$2" ] || usage_error "$1 needs a value"
+      case "$1" in
+        -p) profile="$2" ;; -b) baseline="$2" ;; -H) history="$2" ;; -o) out="$2" ;; -d) date="$2" ;;
+        --builds) builds="$2" ;; *) ab_commit="$2" ;;
+      esac
       shift 2 ;;
     --update-baseline) update=1; shift ;;
     --) shift; compare_flags=("$@"); break ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "nightly: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) usage_error "unknown argument '$1'" ;;
   esac
 done
 # A real calendar date, or trend (which reads the history by file name) would refuse the history
@@ -76,6 +78,20 @@ if [ -z "$profile" ]; then
 fi
 [ -n "$out" ] || out="nightly/$date"
 [ -n "$baseline" ] || baseline="$(dirname "$history")/baseline.json"  # not inside: the history holds dated files only
+# The history holds dated results files only: a night's folder or a baseline inside it would be read
+# by every later trend as a night (or refused, with every later regression hidden), and a history
+# inside a folder the night replaces would be deleted with it.
+within() {  # whether path $1 is $2 or lies inside it, both resolved as far as they exist
+  local p h
+  p="$(realpath -m -- "$1")" h="$(realpath -m -- "$2")"
+  [ "$p" = "$h" ] || [ "${p#"$h"/}" != "$p" ]
+}
+within "$out" "$history" && usage_error "-o '$out' lies inside the history $history, which holds dated results files only"
+within "$baseline" "$history" &&
+  usage_error "-b '$baseline' lies inside the history $history, which holds dated results files only"
+for sub in run ab repeat; do
+  within "$history" "$out/$sub" && usage_error "-H '$history' lies inside $out/$sub, which each night replaces"
+done
 # A/B mode: the baseline commit, resolved before anything is written.
 repo="${RINGBENCH_REPO:-$root}" sha=""
 if [ -n "$ab_commit" ]; then
@@ -84,6 +100,15 @@ if [ -n "$ab_commit" ]; then
   [ -n "$builds" ] || builds="$(dirname "$history")/builds"
 fi
 mkdir -p "$history" "$out" || exit 2
+# One night at a time in -o, from here on: before anything in it is deleted or written (a second
+# `-B` night into the same folder deleted the first pair's folder while it ran, and two pairs then
+# measured at once on the same cores). The lock is ringbench's own (a flock on the folder) and ends
+# with this script and whatever it started, however they end.
+exec {out_lock}<"$out" || exit 2
+if ! flock -n "$out_lock"; then
+  echo "nightly: -o '$out' is in use: another night (or ringbench) holds its lock; wait for it or choose another folder" >&2
+  exit 2
+fi
 
 # The commit a ringbench binary was built from: its --version `git:` line (tool.git_sha), or "".
 binary_commit() { "$1" --version 2>/dev/null | sed -n 's/^git: //p' | head -n 1; }

@@ -6,13 +6,20 @@
 // only one build measures at any moment, and a burst or a drift on the machine lands on both alike;
 // by sample, the two builds' passes are next to each other, closer than the machine's speed drifts
 // on a shared host (docs/compare.md). Each results.json records the pairing.
+//
+// The driver holds its folder: DIR's lock for the whole pair (a second `ab` into DIR is refused
+// before it touches a file), neither DIR/base nor DIR/new held by another ringbench before either
+// build starts, each build its own --dump folder. Every wait for a build has a deadline, a signal
+// ends the pair at any point with both builds ended, and a build that wrote files is never
+// reported as refused input (exit 2 says nothing was written).
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -20,11 +27,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
 #include <signal.h>
-#include <sys/wait.h>
+#include <sys/file.h>
 #include <unistd.h>
 
+#include "bench/cli/base_build.hpp"
 #include "bench/cli/command.hpp"
 #include "bench/cli/paced_child.hpp"
 #include "bench/sweep/distributed.hpp"
@@ -46,10 +53,6 @@ struct AbFlags {
   std::vector<std::string> run_args;  // everything else: passed to both builds' `run`
 };
 
-struct Build {
-  std::string version, git_sha;
-};
-
 // What `ab` passes to each build itself; given among the run options they would clash.
 constexpr std::string_view kOwnFlags[] = {"--pace-fd", "--pace-unit",   "--pair-role",
                                           "--pair-id", "--partner-sha", "--partner-version"};
@@ -61,103 +64,6 @@ bool names_own_flag(const std::string& line) {
   return false;
 }
 
-// A git sha or a version as --version prints it: letters, digits and . _ + - (run checks the same).
-bool plain_token(const std::string& v) {
-  if (v.empty() || v.size() > 64) return false;
-  for (const char c : v)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '_' ||
-          c == '+' || c == '-'))
-      return false;
-  return true;
-}
-
-// `bin --version`'s output (at most 64 KiB, within 60 s), and its exit status.
-std::pair<std::string, int> version_output(const std::string& bin) {
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0)
-    throw Error(fmt::format("ab: a pipe for BASE_BIN --version: {}", std::strerror(errno)));
-  const char* argv[] = {bin.c_str(), "--version", nullptr};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(out[1], STDOUT_FILENO);
-    const int null_fd = ::open("/dev/null", O_RDWR);
-    if (null_fd >= 0) {
-      ::dup2(null_fd, STDIN_FILENO);
-      ::dup2(null_fd, STDERR_FILENO);
-    }
-    ::execv(argv[0], const_cast<char* const*>(argv));
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  if (pid < 0) {
-    ::close(out[0]);
-    throw Error(fmt::format("ab: starting BASE_BIN --version: {}", std::strerror(errno)));
-  }
-  std::string text;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  bool timed_out = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                                            std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;
-    char buf[4096];
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > 65536) break;
-  }
-  ::close(out[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out) return {text, -1};
-  return {text, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status)};
-}
-
-// BASE_BIN's version and commit, from its --version: a build that prints no `git:` line predates
-// A/B runs, since the line came with them.
-Build probe_base(const std::string& bin) {
-  const std::string problem = existing_path_problem(bin, false);
-  if (!problem.empty()) throw InputError("BASE_BIN", bin, problem);
-  if (::access(bin.c_str(), X_OK) != 0) throw InputError("BASE_BIN", bin, "not executable");
-  const auto [text, status] = version_output(bin);
-  std::vector<std::string> lines;
-  for (std::size_t from = 0; from < text.size();) {
-    const std::size_t nl = text.find('\n', from);
-    lines.push_back(text.substr(from, nl == std::string::npos ? std::string::npos : nl - from));
-    if (nl == std::string::npos) break;
-    from = nl + 1;
-  }
-  const std::string first = lines.empty() ? "" : lines.front();
-  if (status != 0 || first.rfind("ringbench ", 0) != 0)
-    throw InputError("BASE_BIN", bin,
-                     fmt::format("not a ringbench binary: `--version` {} '{}', not 'ringbench VERSION'",
-                                 status == 0 ? "printed" : fmt::format("exited {} after printing", status),
-                                 elide(first, 60)));
-  Build b{first.substr(10), ""};
-  for (const auto& l : lines)
-    if (l.rfind("git: ", 0) == 0) b.git_sha = l.substr(5);
-  if (b.git_sha.empty())
-    throw InputError("BASE_BIN", bin,
-                     fmt::format("predates A/B runs (ringbench {} prints no 'git:' line in --version); compare against "
-                                 "its stored results instead",
-                                 elide(b.version, 40)));
-  if (!plain_token(b.version) || !plain_token(b.git_sha))
-    throw InputError("BASE_BIN", bin,
-                     fmt::format("its --version gives version '{}' and git '{}', not plain names", elide(b.version, 40),
-                                 elide(b.git_sha, 40)));
-  return b;
-}
-
 std::string random_pair_id() {
   std::random_device rd;
   std::uniform_int_distribution<unsigned> digit(0, 15);
@@ -165,6 +71,14 @@ std::string random_pair_id() {
   for (int i = 0; i < 16; ++i) id.push_back("0123456789abcdef"[digit(rd)]);
   return id;
 }
+
+// The deadlines of the driver's waits for a build (paced_child.hpp ends a build that misses one).
+// Start-up (its profile, plans and machine probe) and writing its files are not measured work;
+// a turn is, and is bounded by the builds' own --timeout where one is given.
+constexpr std::chrono::seconds kStartLimit{600};  // from its start to its first turn
+constexpr std::chrono::seconds kFilesLimit{600};  // from its last turn, or a stop, to its exit
+constexpr std::chrono::seconds kTurnMargin{60};   // a turn beyond --timeout: its records, traces
+constexpr std::chrono::seconds kSignalGrace{30};  // the turn that runs when a signal arrives
 
 enum class State { ready, done, ended };
 
@@ -181,9 +95,10 @@ struct Side {
   std::unique_ptr<PacedChild> child;
   State state = State::ready;  // ready: it waits at `at` for the driver's go
   Position at;
-  int status = 0;     // its exit status, once done or ended
-  std::string ended;  // how it ended, when it ended before its last turn
-  double pass_s = 0;  // time its turns of the pass being reported took
+  int status = 0;            // its exit status, once done or ended
+  std::string ended;         // how it ended, when it ended before its last turn
+  double pass_s = 0;         // time its turns of the pass being reported took
+  bool interrupted = false;  // a signal to the driver ended it before its first turn
 };
 
 // `ready R` (unit pass), `ready R I` (unit configuration) or `ready R I S` (unit sample) naming the
@@ -214,18 +129,18 @@ bool next_ready(const std::string& text, PaceUnit unit, Position at, Position& n
 }
 
 // Files what a child said after its turn: ready for the next one, done, or gone (any other line, a
-// turn out of order included, ends it).
-void take(Side& s, const PaceLine& line, PaceUnit unit) {
-  if (line.kind == PaceLine::Kind::line && next_ready(line.text, unit, s.at, s.at)) return;
-  if (line.kind == PaceLine::Kind::line && line.text == "done" && s.at.pass > 0) {
+// turn out of order, silence past its deadline included, ends it).
+void take(Side& s, const Heard& line, PaceUnit unit, const std::string& overdue = "") {
+  if (line.kind == Heard::Kind::line && next_ready(line.text, unit, s.at, s.at)) return;
+  if (line.kind == Heard::Kind::line && line.text == "done" && s.at.pass > 0) {
     s.state = State::done;
-    s.status = s.child->wait();  // it writes results.json first: nothing else runs meanwhile
+    s.status = s.child->wait(kFilesLimit);  // it writes results.json first: nothing else runs meanwhile
     return;
   }
   s.state = State::ended;
-  s.status = s.child->wait();
-  const std::string said = line.kind == PaceLine::Kind::line ? fmt::format(", after saying '{}'", elide(line.text, 60))
-                                                             : std::string();
+  s.status = line.kind == Heard::Kind::timed_out ? s.child->end(overdue) : s.child->wait(kFilesLimit);
+  const std::string said = line.kind == Heard::Kind::line ? fmt::format(", after saying '{}'", elide(line.text, 60))
+                                                          : std::string();
   const std::string last = last_line_of(s.child->log());
   s.ended = fmt::format("{}{}{}", s.child->how(), said, last.empty() ? "" : ": " + elide(last, 200));
 }
@@ -246,7 +161,7 @@ std::string signal_text(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGT
 void stop(Side& s, const std::string& reason) {
   if (s.state != State::ready) return;
   s.child->send("stop " + reason);
-  s.status = s.child->wait();
+  s.status = s.child->wait(kFilesLimit);
   s.state = State::ended;
 }
 
@@ -277,14 +192,98 @@ int pass_ahead(const Side& b, const Side& n) {
   return p;
 }
 
-// Starts a build's child and files its first line.
+// Starts a build's child and files its first line, waiting at most kStartLimit, and no longer than a
+// signal to the driver: the build is then ended (it stops as interrupted).
 void start(Side& s, const std::string& role, const std::vector<std::string>& argv, const fs::path& log, PaceUnit unit) {
   s = Side{};
   s.child = std::make_unique<PacedChild>(role, argv, log);
-  take(s, s.child->next(), unit);
+  const Heard first = s.child->next(PacedChild::Clock::now() + kStartLimit, true);
+  if (first.kind == Heard::Kind::interrupted) {
+    s.interrupted = true;
+    s.state = State::ended;
+    s.status = s.child->end(fmt::format("the A/B run was interrupted by {}", signal_text(interrupt_signal())));
+    return;
+  }
+  take(s, first, unit, fmt::format("it did not reach its first turn within {} s", kStartLimit.count()));
+}
+
+// A build's answer to its turn: within the turn's deadline, and within kSignalGrace of a signal to
+// the driver, which lets the turn end so that both builds keep as many rounds.
+Heard await_turn(PacedChild& child, std::optional<std::chrono::seconds> limit, std::string& overdue) {
+  const auto started = PacedChild::Clock::now();
+  std::optional<PacedChild::Clock::time_point> deadline;
+  if (limit) deadline = started + *limit;
+  overdue = limit ? fmt::format("its turn did not end within {} s (--timeout and {} s)", limit->count(),
+                                kTurnMargin.count())
+                  : "";
+  Heard h = child.next(deadline, true);
+  if (h.kind != Heard::Kind::interrupted) return h;
+  const auto grace = PacedChild::Clock::now() + kSignalGrace;
+  if (!deadline || grace < *deadline) {
+    deadline = grace;
+    overdue = fmt::format("the A/B run was interrupted by {}, and its turn did not end within {} s",
+                          signal_text(interrupt_signal()), kSignalGrace.count());
+  }
+  return child.next(deadline, false);
+}
+
+// How long a turn may take: one configuration's --timeout and a margin (unit pass: a turn is round
+// k of every configuration, which no one limit bounds); none without --timeout, as `run` has none.
+std::optional<std::chrono::seconds> turn_limit(const std::vector<std::string>& run_args, PaceUnit unit) {
+  if (unit == PaceUnit::pass) return std::nullopt;
+  std::optional<double> timeout;
+  for (std::size_t i = 0; i < run_args.size(); ++i) {
+    std::string value;
+    if (run_args[i] == "--timeout" && i + 1 < run_args.size()) value = run_args[i + 1];
+    if (run_args[i].rfind("--timeout=", 0) == 0) value = run_args[i].substr(10);
+    if (!value.empty()) timeout = std::stod(value);  // checked by run's rules before this is asked
+  }
+  if (!timeout || *timeout <= 0) return std::nullopt;
+  return std::chrono::seconds(static_cast<long long>(std::ceil(*timeout))) + kTurnMargin;
+}
+
+// Whether another process holds `dir`'s lock (common/output_file.hpp's OutputDirLock: a sweep
+// writing there). Taken and let go at once.
+bool held_elsewhere(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool held = ::flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);
+  return held;
+}
+
+// What a folder holds, to tell whether a build wrote there: each entry's name, size and time (an
+// earlier pair's files may be there already).
+std::vector<std::string> folder_stamp(const fs::path& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path p = it->path();
+    std::error_code e2;
+    const auto size = fs::is_regular_file(p, e2) ? fs::file_size(p, e2) : 0;
+    const auto time = fs::last_write_time(p, e2).time_since_epoch().count();
+    out.push_back(fmt::format("{} {} {}", p.filename().string(), size, time));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// The run options with each --dump folder DIR replaced by DIR/ROLE: the builds dump the same
+// configurations under the same names, and one folder had the second replace the first's files.
+std::vector<std::string> own_dump(std::vector<std::string> args, const std::string& role) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--dump" && i + 1 < args.size())
+      args[i + 1] = (fs::path(args[i + 1]) / role).string();
+    else if (args[i].rfind("--dump=", 0) == 0)
+      args[i] = "--dump=" + (fs::path(args[i].substr(7)) / role).string();
+  }
+  return args;
 }
 
 int ab(const AbFlags& f) {
+  // From the first moment: a signal while BASE_BIN --version runs or a build starts ends what was
+  // started, and no further build starts.
+  InterruptGuard interrupts;
   if (world() != nullptr)
     throw InputError("ab", "under an MPI launcher", "an A/B run alternates two local processes; start it without one");
   for (const auto& a : f.run_args)
@@ -292,16 +291,24 @@ int ab(const AbFlags& f) {
       if (a == flag || a.rfind(std::string(flag) + "=", 0) == 0)
         throw InputError(std::string(flag), "given", "`ab` passes it to each build itself");
   check_output_dir("--out", f.out);
-  std::vector<NamedPath> outputs{{"--out", fs::path(f.out) / "base.log"}, {"--out", fs::path(f.out) / "new.log"}};
+  const fs::path out(f.out);
+  // Outputs against inputs, the one rule of common/output_file.hpp.
+  std::vector<NamedPath> outputs{{"--out", out / "base.log"}, {"--out", out / "new.log"}};
   for (const char* role : {"base", "new"})
-    for (const NamedPath& p : reports::sweep_outputs("--out", fs::path(f.out) / role)) outputs.push_back(p);
+    for (const NamedPath& p : reports::sweep_outputs("--out", out / role)) outputs.push_back(p);
   check_outputs_apart({{"BASE_BIN", f.base_bin}}, outputs);
-  const Build base = probe_base(f.base_bin);
+  auto interrupted_before = [&](const std::string& what) {
+    const int sig = interrupt_signal();
+    print_quietly(stderr, fmt::format("ringbench ab: interrupted by {} {}\n", signal_text(sig), what));
+    return 128 + sig;
+  };
+  const std::optional<Build> probed = probe_base(f.base_bin);
+  if (!probed) return interrupted_before("while BASE_BIN --version ran; no build started");
+  const Build& base = *probed;
   const Build self{RINGBENCH_VERSION, tool_git_sha()};
   const std::string pair_id = random_pair_id();
-  const fs::path out(f.out);
   auto run_args = [&](const std::string& role, const Build& partner, PaceUnit unit) {
-    std::vector<std::string> args = f.run_args;
+    std::vector<std::string> args = own_dump(f.run_args, role);
     for (const std::string& a :
          {std::string("--out"), (out / role).string(), std::string("--pace-fd"), std::string("3"),
           std::string("--pair-role"), role, std::string("--pair-id"), pair_id, std::string("--partner-sha"),
@@ -319,23 +326,41 @@ int ab(const AbFlags& f) {
     return args;
   };
   PaceUnit unit = parse_pace_unit(f.pace, "--pace");
-  check_run_arguments(run_args("new", base, unit));  // this build's rules: bad input is exit 2 before either starts
-  for (const char* name : {"base.log", "new.log"}) check_output_file("--out", out / name);
+  // This build's rules, for both builds' options: bad input is exit 2 before either starts.
+  check_run_arguments(run_args("base", base, unit));
+  check_run_arguments(run_args("new", base, unit));
+  for (const char* role : {"base", "new"}) {
+    check_output_dir("--out", out / role);
+    check_output_file("--out", out / (std::string(role) + ".log"));
+  }
+  // The pair's folder is this driver's from here to its end, before any file in it is opened: a
+  // second `ab` into it deleted the first's log and blamed the base build for the lock it met.
   const bool made_out = !fs::exists(out);
-  make_output_dir("--out", out);
+  const OutputDirLock lock("--out", out);
+  for (const char* role : {"base", "new"})
+    if (held_elsewhere(out / role))
+      throw InputError("--out", (out / role).string(),
+                       "another ringbench is writing into this folder (it holds the folder's lock); wait for it or "
+                       "choose another folder");
+  const std::optional<std::chrono::seconds> limit = turn_limit(f.run_args, unit);
 
   auto command = [](const std::string& bin, const std::vector<std::string>& args) {
     std::vector<std::string> argv{bin, "run"};
     argv.insert(argv.end(), args.begin(), args.end());
     return argv;
   };
-  InterruptGuard interrupts;  // a signal ends the pair after the turn that runs, both files written
+  const std::vector<std::string> base_before = folder_stamp(out / "base");
+  const bool made_base = !fs::exists(out / "base");
+  auto wrote = [&] { return folder_stamp(out / "base") != base_before; };
+  auto written = [&] {
+    return wrote() ? fmt::format("; what it wrote is in {}", (out / "base").string()) : std::string();
+  };
   // One at a time from the start: each build's start-up (profile, plans) is work on the machine too.
   Side b;
   start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
   // A base from before the unit asked for (it refuses the value, or before --pace-unit the flag):
   // both builds take the finest turns it can.
-  while (b.state != State::ready && b.status == kExitBadInput && unit != PaceUnit::pass &&
+  while (b.state != State::ready && !b.interrupted && b.status == kExitBadInput && unit != PaceUnit::pass && !wrote() &&
          last_line_of(out / "base.log").find("--pace-unit") != std::string::npos) {
     const PaceUnit coarser = unit == PaceUnit::sample ? PaceUnit::configuration : PaceUnit::pass;
     print_quietly(stderr, fmt::format("ringbench ab: the base build ({}) predates taking turns by {}; the builds take "
@@ -344,34 +369,41 @@ int ab(const AbFlags& f) {
     unit = coarser;
     start(b, "base", command(f.base_bin, run_args("base", self, unit)), out / "base.log", unit);
   }
+  if (b.interrupted) return interrupted_before(fmt::format("before the base build's first round{}", written()));
   if (b.state != State::ready) {
     const std::string last = last_line_of(out / "base.log");
-    if (b.status == kExitBadInput) {
-      // Refused input leaves nothing behind, as `run`'s does: its line is in the error.
+    // Refused input leaves nothing behind, as `run`'s does: its line is in the error. A build that
+    // wrote files did more than refuse: exit 1, naming what it left.
+    if (b.status == kExitBadInput && !wrote()) {
       std::error_code ec;
       fs::remove(out / "base.log", ec);
-      if (made_out) fs::remove(out, ec);  // only if still empty
-    }
-    if (b.status == kExitBadInput && names_own_flag(last))
-      throw InputError("BASE_BIN", f.base_bin,
-                       fmt::format("predates A/B runs: its `run` refused the flags `ab` passes ({}); compare against "
-                                   "its stored results instead",
-                                   elide(last, 120)));
-    if (b.status == kExitBadInput)
+      if (made_base) fs::remove(out / "base", ec);  // only if still empty
+      if (made_out) fs::remove(out, ec);
+      if (names_own_flag(last))
+        throw InputError("BASE_BIN", f.base_bin,
+                         fmt::format("predates A/B runs: its `run` refused the flags `ab` passes ({}); compare against "
+                                     "its stored results instead",
+                                     elide(last, 120)));
       throw InputError("BASE_BIN", f.base_bin, fmt::format("its `run` refused the options: {}", elide(last, 160)));
-    throw Error(fmt::format("the base build ended before its first round ({}); see {}", b.ended,
-                            (out / "base.log").string()));
+    }
+    throw Error(fmt::format("the base build ended before its first round ({}); see {}{}", b.ended,
+                            (out / "base.log").string(), written()));
   }
   const fs::path self_bin = fs::read_symlink("/proc/self/exe");
   Side n;
-  start(n, "new", command(self_bin.string(), run_args("new", base, unit)), out / "new.log", unit);
+  if (interrupt_signal() == 0)
+    start(n, "new", command(self_bin.string(), run_args("new", base, unit)), out / "new.log", unit);
+  if (interrupt_signal() != 0) {
+    const std::string why = fmt::format("the A/B run was interrupted by {}", signal_text(interrupt_signal()));
+    stop(b, why);
+    return interrupted_before(fmt::format("before the pair's first round; the base build was stopped{}", written()));
+  }
   if (n.state != State::ready) {
+    // Its options were checked above, and its folder: the base build has started, and stopped, so
+    // files were written; never exit 2.
     stop(b, "the new build did not start");
-    if (n.status == kExitBadInput)  // its own input was checked above: what is left is the output folder
-      throw InputError("--out", (out / "new").string(),
-                       fmt::format("this build's `run` refused it: {}", elide(last_line_of(out / "new.log"), 160)));
-    throw Error(fmt::format("the new build ended before its first round ({}); see {}", n.ended,
-                            (out / "new.log").string()));
+    throw Error(fmt::format("the new build ended before its first round ({}); see {}; the base build was stopped{}",
+                            n.ended, (out / "new.log").string(), written()));
   }
 
   std::string failure;
@@ -397,7 +429,9 @@ int ab(const AbFlags& f) {
     for (Side* s : turn) {
       const auto started = std::chrono::steady_clock::now();
       s->child->send("go " + first);
-      take(*s, s->child->next(), unit);
+      std::string overdue;
+      const Heard answer = await_turn(*s->child, limit, overdue);
+      take(*s, answer, unit, overdue);
       const std::chrono::duration<double> took_s = std::chrono::steady_clock::now() - started;
       s->pass_s += took_s.count();
       took.push_back(fmt::format("{} {:.1f} s", s->child->role(), took_s.count()));
@@ -430,6 +464,17 @@ int ab(const AbFlags& f) {
     if (s->status != kExitOk && s->status != kExitCheckFailed)
       throw Error(fmt::format("the {} build exited {} after its last round; see {}", s->child->role(), s->status,
                               s->child->log().string()));
+  // Each build's results, or the pair is no pair: a build that said it was done and exited 0
+  // without them passed the pair.
+  for (const Side* s : {&b, &n}) {
+    const fs::path results = out / s->child->role() / "results.json";
+    std::error_code ec;
+    if (!fs::is_regular_file(results, ec) || fs::file_size(results, ec) == 0 || ec)
+      throw Error(fmt::format("the {} build exited {} after its last round but wrote no results: {} {}; see {}",
+                              s->child->role(), s->status, results.string(),
+                              fs::exists(results, ec) ? "is empty or not a file" : "does not exist",
+                              s->child->log().string()));
+  }
   return b.status == kExitOk && n.status == kExitOk ? kExitOk : kExitCheckFailed;
 }
 

@@ -37,7 +37,8 @@ struct AcceptFlags {
 };
 
 int run_accept(const AcceptFlags& f) {
-  const auto profile = reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile"),
+  const auto profile = reports::parse_accept_profile(read_json_file(f.profile, "profile", "an acceptance profile",
+                                                                    JsonLimits{.whole_numbers_as_integers = true}),
                                                      f.profile);
   // The sweep is validated even with --results, so a broken profile never passes a node.
   SweepSpec spec = parse_profile(profile.sweep_doc, f.profile);

@@ -1,7 +1,6 @@
 // `ringbench compare BASE NEW`: run-by-run verdicts between two results files (reports/compare/compare.hpp),
 // as a text table, JSON and an HTML diff. Exit 1 on any regression, 0 otherwise, 2 on bad input;
 // docs/compare.md states the decision rule.
-#include <map>
 #include <memory>
 #include <string>
 
@@ -43,10 +42,10 @@ int run_compare(const CompareFlags& f) {
   if (!f.html_out.empty()) check_output_file("--html", f.html_out);
   if (!f.json_out.empty()) check_output_file("--json-out", f.json_out);
   check_outputs_apart({{"BASE", f.base}, {"NEW", f.neu}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
-  std::map<std::string, reports::FirstVerdict> first;
+  reports::FirstCompare first;
   if (!f.repeat_of.empty()) {
     check_outputs_apart({{"--repeat-of", f.repeat_of}}, {{"--html", f.html_out}, {"--json-out", f.json_out}});
-    first = reports::read_first_compare(f.repeat_of, "--repeat-of");
+    first = reports::read_first_compare(f.repeat_of, "--repeat-of", *opts.metric);
   }
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);

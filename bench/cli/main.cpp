@@ -171,10 +171,11 @@ int main(int argc, char** argv) {
     if (bad) {
       bad_text = bad->what();
     } else {
-      // One short line, like every other input error (CLI11's own exit() adds a second line, and its
-      // text quotes the argument whole).
-      bad = rb::InputError("command line", e.what(), "see --help");
-      bad_text = fmt::format("{} (see --help)", rb::elide(e.what(), 300));
+      // One short line, like every other input error, naming the flag or argument and the rule
+      // (CLI11's own exit() adds a second line, and its words, `At Most 1 required but received 2`,
+      // name no rule).
+      bad = rb::bench::parse_error_line(app, e);
+      bad_text = bad->what();
     }
   } catch (const rb::InputError& e) {
     bad = e;

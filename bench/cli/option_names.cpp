@@ -116,4 +116,117 @@ void check_option_names(const CLI::App& command, const std::vector<std::string>&
   }
 }
 
+namespace {
+
+// The command being read (the last subcommand parsed), and what it takes as arguments: "BASE NEW".
+const CLI::App& command_of(const CLI::App& app) {
+  const CLI::App* at = &app;
+  for (;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return *at;
+    at = subs.back();
+  }
+}
+
+std::string positionals(const CLI::App& command) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : command.get_options())
+    if (opt->get_positional() && opt->get_lnames().empty() && opt->get_snames().empty()) {
+      std::string n = opt->get_name();
+      std::transform(n.begin(), n.end(), n.begin(), [](unsigned char c) { return std::toupper(c); });
+      names.push_back(n);
+    }
+  return names.empty() ? "no argument" : fmt::format("{}", fmt::join(names, " "));
+}
+
+// "NAME: REST" split at the first ": ", or {"", text}.
+std::pair<std::string, std::string> named(const std::string& text) {
+  const std::size_t colon = text.find(": ");
+  if (colon == std::string::npos) return {"", text};
+  return {text.substr(0, colon), text.substr(colon + 2)};
+}
+
+// The numbers of "… N … M …", in order.
+std::vector<long> numbers_in(const std::string& text) {
+  std::vector<long> out;
+  for (std::size_t i = 0; i < text.size();) {
+    if (std::isdigit(static_cast<unsigned char>(text[i])) == 0) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end])) != 0) ++end;
+    out.push_back(std::stol(text.substr(i, std::min<std::size_t>(end - i, 9))));
+    i = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+InputError parse_error_line(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App& command = command_of(app);
+  const std::string name = &command == &app ? std::string("ringbench") : command.get_name();
+  const std::string what = e.what();
+  const std::string help = fmt::format("see ringbench {}--help", &command == &app ? "" : name + " ");
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // "The following argument(s) was/were not expected: a b"
+    const std::string extra = named(what).second;
+    return InputError(name, extra,
+                      fmt::format("{} not expected: `{}` takes {} ({})",
+                                  extra.find(' ') == std::string::npos ? "an argument" : "arguments", name,
+                                  positionals(command), help));
+  }
+  const auto [flag, rest] = named(what);
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    const std::vector<long> n = numbers_in(what);
+    if (what.find("At Most") != std::string::npos && n.size() >= 2)
+      return InputError(flag, fmt::format("given {} times", n[1]),
+                        fmt::format("takes {} value{}; give it once ({})", n[0], n[0] == 1 ? "" : "s", help));
+    if (what.find("At least") != std::string::npos && n.size() >= 2)
+      return InputError(flag, fmt::format("{} value{}", n[1], n[1] == 1 ? "" : "s"),
+                        fmt::format("takes at least {} ({})", n[0], help));
+    if (what.rfind("Expected ", 0) == 0 && n.size() >= 2) {
+      const std::size_t to = what.find(" arguments to "), comma = what.rfind(", got");
+      const std::string option = to != std::string::npos && comma != std::string::npos
+                                     ? what.substr(to + 14, comma - to - 14)
+                                     : name;
+      return InputError(option, fmt::format("{} value{}", n[1], n[1] == 1 ? "" : "s"),
+                        fmt::format("takes {} {} ({})",
+                                    what.find("exactly") != std::string::npos ? "exactly" : "at least", n[0], help));
+    }
+    if (what.find(" missing") != std::string::npos)
+      return InputError(flag, "(none)", fmt::format("needs a value ({})", help));
+    return InputError(flag.empty() ? name : flag, "as given", fmt::format("{} ({})", rest, help));
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    // "--out is required", "Exactly 1 option from [a, b]"
+    const std::size_t is = what.find(" is required");
+    if (is != std::string::npos && what.find(' ') == is) {
+      // An argument by the name --help gives it (BASE_BIN), an option as it is written.
+      std::string missing = what.substr(0, is);
+      if (missing.rfind('-', 0) != 0)
+        std::transform(missing.begin(), missing.end(), missing.begin(),
+                       [](unsigned char c) { return std::toupper(c); });
+      return InputError(missing, "(none)", fmt::format("`{}` needs it ({})", name, help));
+    }
+    return InputError(name, "the options given", fmt::format("{} ({})", what, help));
+  }
+  if (dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr ||
+      dynamic_cast<const CLI::RequiresError*>(&e) != nullptr) {
+    // "--a excludes --b", "--a requires --b"
+    const bool excludes = dynamic_cast<const CLI::ExcludesError*>(&e) != nullptr;
+    const std::string verb = excludes ? " excludes " : " requires ";
+    const std::size_t at = what.find(verb);
+    if (at != std::string::npos) {
+      const std::string a = what.substr(0, at), b = what.substr(at + verb.size());
+      return InputError(a, excludes ? "given with " + b : "given without " + b,
+                        excludes ? fmt::format("cannot be given with {}; give one of them", b)
+                                 : fmt::format("needs {} too", b));
+    }
+  }
+  if (!flag.empty()) return InputError(flag, "as given", fmt::format("{} ({})", rest, help));
+  return InputError(name, "the command line", fmt::format("{} ({})", what, help));
+}
+
 }  // namespace rb::bench

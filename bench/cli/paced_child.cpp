@@ -1,18 +1,22 @@
 // A child build of an A/B run: started with its pacing socket on fd 3, talked to, waited for.
 #include "bench/cli/paced_child.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <thread>
 #include <utility>
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/sweep/interrupt.hpp"
 #include "common/error.hpp"
 
 namespace rb::bench {
@@ -20,6 +24,10 @@ namespace {
 
 // The fd `run --pace-fd` is given: the first after stdin, stdout and stderr.
 constexpr int kChildPaceFd = 3;
+// The longest line of the protocol (round_pacing.hpp), and how often a wait looks at the clock and
+// for a signal.
+constexpr std::size_t kMaxLine = 1024;
+constexpr int kSliceMs = 100;
 
 }  // namespace
 
@@ -67,21 +75,63 @@ PacedChild::PacedChild(std::string role, const std::vector<std::string>& argv, c
 }
 
 PacedChild::~PacedChild() {
-  if (!running()) return;
-  ::kill(pid_, SIGTERM);
-  wait();
+  if (running()) end("the A/B driver stopped on an error");
 }
 
-PaceLine PacedChild::next() { return read_pace_line(fd_, false); }
+Heard PacedChild::next(std::optional<Clock::time_point> deadline, bool stop_on_signal) {
+  Heard out;
+  // One byte at a time: nothing past the line is taken from the socket, and the lines are few.
+  while (fd_ >= 0) {
+    if (stop_on_signal && interrupt_signal() != 0) {
+      out.kind = Heard::Kind::interrupted;
+      return out;
+    }
+    int slice_ms = kSliceMs;
+    if (deadline) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count();
+      if (left <= 0) {
+        out.kind = Heard::Kind::timed_out;
+        return out;
+      }
+      slice_ms = static_cast<int>(std::min<long long>(left, kSliceMs));
+    }
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, slice_ms);
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    char c = 0;
+    const ssize_t n = ::read(fd_, &c, 1);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (n <= 0) break;
+    if (c == '\n') {
+      out.kind = Heard::Kind::line;
+      return out;
+    }
+    if (out.text.size() == kMaxLine) {
+      out.kind = Heard::Kind::too_long;
+      return out;
+    }
+    out.text.push_back(c);
+  }
+  out.kind = Heard::Kind::closed;
+  return out;
+}
 
-bool PacedChild::send(std::string_view line) { return write_pace_line(fd_, line); }
+bool PacedChild::send(std::string_view line) { return fd_ >= 0 && write_pace_line(fd_, line); }
 
-int PacedChild::wait() {
-  if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (!running()) return status_;
+bool PacedChild::reap(std::optional<Clock::time_point> until) {
+  if (!running()) return true;
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, until ? WNOHANG : 0);
+    if (r == pid_) break;
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) {  // not our child any more (cannot happen while pid_ is kept); nothing to wait for
+      status = 0;
+      break;
+    }
+    if (Clock::now() >= *until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   pid_ = -1;
   if (WIFSIGNALED(status)) {
@@ -91,6 +141,28 @@ int PacedChild::wait() {
   } else {
     status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     how_ = fmt::format("exit {}", status_);
+  }
+  if (!ended_for_.empty()) how_ = fmt::format("{}, ended by the driver: {}", how_, ended_for_);
+  return true;
+}
+
+int PacedChild::wait(std::chrono::seconds grace) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!reap(Clock::now() + grace)) end(fmt::format("it did not exit within {} s", grace.count()));
+  return status_;
+}
+
+int PacedChild::end(const std::string& why) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  if (!running()) return status_;
+  ended_for_ = why;
+  ::kill(pid_, SIGTERM);
+  if (!reap(Clock::now() + kEndGrace)) {
+    ended_for_ = fmt::format("{}; it ignored SIGTERM for {} s", why, kEndGrace.count());
+    ::kill(pid_, SIGKILL);
+    reap(std::nullopt);
   }
   return status_;
 }

@@ -1,9 +1,13 @@
 // One build of an A/B run as its driver (`ringbench ab`) sees it: a `run` child process whose fd 3
 // is its end of a pacing socket (bench/sweep/round_pacing.hpp), with stdin from /dev/null and
 // stdout and stderr into a log file. The driver alternates the children by the lines they trade.
+// Every wait for a child has a deadline: a child that neither answers nor exits in time is ended
+// (SIGTERM, then SIGKILL), so no build can hang the driver, nor outlive it once it is done.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,35 +18,57 @@
 
 namespace rb::bench {
 
+// How long a child that was asked to end (SIGTERM: a `run` stops as interrupted and writes what it
+// measured) has before it is killed.
+inline constexpr std::chrono::seconds kEndGrace{30};
+
+// What the driver heard from a child: a line, or why there is none.
+struct Heard {
+  enum class Kind { line, closed, too_long, interrupted, timed_out };
+  Kind kind = Kind::closed;
+  std::string text;  // without its '\n'
+};
+
 class PacedChild {
  public:
+  using Clock = std::chrono::steady_clock;
+
   // Starts argv (argv[0] the binary's path). Throws rb::Error when it cannot be started.
   PacedChild(std::string role, const std::vector<std::string>& argv, const std::filesystem::path& log);
   // A child still running (the driver is unwinding an error) is asked to stop as if interrupted,
-  // so it writes what it measured, and is waited for.
+  // so it writes what it measured, and is waited for, at most kEndGrace before it is killed.
   ~PacedChild();
   PacedChild(const PacedChild&) = delete;
   PacedChild& operator=(const PacedChild&) = delete;
 
   const std::string& role() const { return role_; }
   const std::filesystem::path& log() const { return log_; }
-  // Its next line, waiting as long as its pass takes (a signal to the driver does not cut it short).
-  PaceLine next();
+  // Its next line, waiting until `deadline` (none: as long as its turn takes) and, when
+  // `stop_on_signal`, no longer than SIGINT or SIGTERM to the driver (interrupt.hpp).
+  Heard next(std::optional<Clock::time_point> deadline, bool stop_on_signal);
   // False when it is gone.
   bool send(std::string_view line);
-  // Closes the socket and waits for it to exit; its status as a shell gives it (128 + N for signal N).
-  int wait();
+  // Closes the socket and waits for it to exit, at most `grace`; then ends it (end()). Its status as
+  // a shell gives it (128 + N for signal N).
+  int wait(std::chrono::seconds grace);
+  // Asks it to end now (SIGTERM), waits at most kEndGrace, then kills it; `why` says what it was
+  // ended for, in how().
+  int end(const std::string& why);
   bool running() const { return pid_ > 0; }
-  // How it ended, once waited for: "exit 1", "killed by signal 9 (Killed)".
+  // How it ended, once waited for: "exit 1", "killed by signal 9 (Killed)", or that the driver ended
+  // it and why.
   const std::string& how() const { return how_; }
 
  private:
+  // Waits for its exit until `until`; false when it is still running then.
+  bool reap(std::optional<Clock::time_point> until);
+
   std::string role_;
   std::filesystem::path log_;
   pid_t pid_ = -1;
   int fd_ = -1;
   int status_ = 0;
-  std::string how_;
+  std::string how_, ended_for_;
 };
 
 // The last line of a file that is not blank (a child's log: why it stopped), or "".

@@ -600,7 +600,7 @@ void check_run_arguments(const std::vector<std::string>& args) {
     throw InputError("run options", colon == std::string::npos ? what : what.substr(colon + 2),
                      "neither `ab` nor `run` takes it (see ringbench run --help)");
   } catch (const CLI::ParseError& e) {
-    throw InputError("run options", e.what(), "`ab` passes it to both builds' `run` (see ringbench run --help)");
+    throw parse_error_line(app, e);  // the flag, the value and the rule, as `run` itself would say
   }
   SweepSpec spec;
   RunOptions opts;

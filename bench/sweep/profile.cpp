@@ -88,9 +88,15 @@ std::vector<std::int64_t> seq_values(const FieldReader& rd, const json& val, con
   auto one = [&](const json& v, const std::string& p) {
     if (!v.is_string()) {
       out.push_back(rd.integer(v, p, 1, kMaxSeq));
-      return;
+    } else {
+      // One range expands to at most kMaxRangeValues; the axis stops where it passes the sweep's cap.
+      for (const std::int64_t x : parse_token_values(v.get<std::string>(), rd.where(p), kMaxSeq)) out.push_back(x);
     }
-    for (const std::int64_t x : parse_token_values(v.get<std::string>(), rd.where(p), kMaxSeq)) out.push_back(x);
+    if (out.size() > kMaxConfigurations)
+      rd.fail(p, v,
+              fmt::format("the seq axis reaches {} values here, and a sweep may have at most {} configurations "
+                          "(the product of its axes)",
+                          out.size(), kMaxConfigurations));
   };
   if (val.is_array()) {
     if (val.empty()) rd.fail(path, val, "must not be an empty list");
@@ -191,7 +197,8 @@ SweepSpec parse_profile(const json& doc, const std::string& source) {
 }
 
 SweepSpec load_profile(const std::filesystem::path& path) {
-  return parse_profile(read_json_file(path, "profile", "a profile"), path.string());
+  return parse_profile(read_json_file(path, "profile", "a profile", JsonLimits{.whole_numbers_as_integers = true}),
+                       path.string());
 }
 
 nlohmann::json to_json(const SweepSpec& s) {

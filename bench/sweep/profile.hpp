@@ -48,6 +48,12 @@ SweepSpec load_profile(const std::filesystem::path& path);
 SweepSpec parse_profile(const nlohmann::json& doc, const std::string& source);
 
 // The bounds every seq and cp value must keep (kMaxSeq, kMaxCp) are in common/sweep_limits.hpp.
+// The most configurations one sweep may have. Each one costs a record, a progress line and at
+// least a pass; a product of axes far beyond this is a mistake (a list pasted into the wrong flag),
+// and building it would exhaust memory before anything runs. No axis may list more values than
+// this either: the seq axis stops expanding its ranges there (a list of ranges took 415 MB before
+// the product was counted).
+inline constexpr std::uint64_t kMaxConfigurations = 100000;
 // The link's floor keeps a paced transfer's time, bytes * 8 / Gbit/s in ns, within int64 for any
 // transfer that fits in memory: 2^50 bytes at 1e-3 Gbit/s is 9.0e18 ns. 1e-320 overflowed it,
 // and the transfer ran unpaced. The flag and the profile field share it.

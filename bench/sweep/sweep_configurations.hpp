@@ -13,11 +13,6 @@
 
 namespace rb::bench {
 
-// The most configurations one sweep may have. Each one costs a record, a progress line and at
-// least a pass; a product of axes far beyond this is a mistake (a list pasted into the wrong flag),
-// and building it would exhaust memory before anything runs.
-inline constexpr std::uint64_t kMaxConfigurations = 100000;
-
 // The product of the axes' lengths (before repeated values are merged), saturated at UINT64_MAX
 // instead of wrapping.
 std::uint64_t configuration_count(const SweepSpec& spec);

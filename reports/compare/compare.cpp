@@ -365,12 +365,24 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   std::vector<RunRecord> base_runs, new_runs;
   for (const auto& r : base.runs()) base_runs.push_back(read_run_record(r));
   for (const auto& r : neu.runs()) new_runs.push_back(read_run_record(r));
+  // An alias (in either file) repeats the measurement of a configuration compared under its own id,
+  // the same computation (the reader checked it): it is left out of the verdicts and the family,
+  // counted once, and listed.
   std::set<std::string> aliases;
   for (const auto* runs : {&base_runs, &new_runs})
     for (const auto& r : *runs)
       if (!r.alias_of.empty()) aliases.insert(r.config.id);
-  for (auto* runs : {&base_runs, &new_runs})
-    std::erase_if(*runs, [&](const RunRecord& r) { return aliases.count(r.config.id) > 0; });
+  // Each kept run's place in its file, for check_same_config, which reads the file's own config.
+  std::vector<std::size_t> base_at, new_at;
+  for (auto [runs, at] : {std::pair{&base_runs, &base_at}, std::pair{&new_runs, &new_at}}) {
+    std::vector<RunRecord> kept;
+    for (std::size_t i = 0; i < runs->size(); ++i)
+      if (!aliases.count((*runs)[i].config.id)) {
+        kept.push_back(std::move((*runs)[i]));
+        at->push_back(i);
+      }
+    *runs = std::move(kept);
+  }
   cmp.aliases.assign(aliases.begin(), aliases.end());
   std::map<std::string, std::size_t> new_by_id, base_by_id;
   for (std::size_t i = 0; i < new_runs.size(); ++i) new_by_id.emplace(new_runs[i].config.id, i);
@@ -409,7 +421,7 @@ Comparison compare_results(const ResultsFile& base, const ResultsFile& neu, cons
   };
   for (std::size_t bi = 0; bi < base_runs.size(); ++bi) {
     const auto it = new_by_id.find(base_runs[bi].config.id);
-    if (it != new_by_id.end()) check_same_config(base, bi, neu, it->second);
+    if (it != new_by_id.end()) check_same_config(base, base_at[bi], neu, new_at[it->second]);
     cmp.runs.push_back(make(&base_runs[bi], it == new_by_id.end() ? nullptr : &new_runs[it->second]));
   }
   for (const auto& n : new_runs)
@@ -473,7 +485,7 @@ json Comparison::to_json() const {
   const Metric& mi = *options.metric;
   return {{"schema", "ringbench.compare"},
           // 0.2.0: UNDERPOWERED; 0.3.0: the error rate, pairs; 0.4.0: aliases; 0.5.0: a pair's change is paired
-          {"schema_version", "0.5.0"},
+          {"schema_version", kCompareSchemaVersion},
           {"base", base_path},
           {"new", new_path},
           {"metric",

@@ -24,6 +24,9 @@
 
 namespace rb::reports {
 
+// The version of compare's JSON (`--json-out`; docs/compare.md), which trend and `--repeat-of` read.
+inline constexpr const char* kCompareSchemaVersion = "0.5.0";
+
 // compare's --metric: one of the registry's metrics that compare offers (metric_registry.hpp).
 const Metric* parse_compare_metric(std::string_view s, std::string_view where);
 // "5%" or "0.05": a relative threshold, as a fraction; InputError naming `flag` otherwise.

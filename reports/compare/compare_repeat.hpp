@@ -20,13 +20,25 @@ struct FirstVerdict {
   std::optional<double> change;
 };
 
-// The verdicts of a compare's JSON (`compare --json-out`), by config id. Throws InputError naming
-// `flag` and the file for anything that is not a ringbench.compare document of 0.3.0 or later.
-std::map<std::string, FirstVerdict> read_first_compare(const std::filesystem::path& file, const std::string& flag);
+// What the first compare said, and of what.
+struct FirstCompare {
+  std::map<std::string, FirstVerdict> verdicts;  // by config id
+  bool paired = false;                           // it compared an A/B pair
+  std::string base, neu;                         // the files it compared, as it names them
+};
+
+// The first compare (`compare --json-out`). Throws InputError naming `flag`, the file and the JSON
+// path for anything that is not a ringbench.compare document of major version 0 from 0.3.0 on, a
+// compare of another metric than `metric`, or one that lists a config id twice (which verdict
+// would count?).
+FirstCompare read_first_compare(const std::filesystem::path& file, const std::string& flag, const Metric& metric);
 
 // Marks `repeat` as the repeat of `first`: each run found there gets its first verdict, and SLOWER
 // counts as a regression only where the first compare said SLOWER too. Other regressions (a FAILED
-// run, UNDERPOWERED) stand as they are.
-void apply_repeat(Comparison& repeat, const std::map<std::string, FirstVerdict>& first, const std::string& first_path);
+// run, UNDERPOWERED) stand as they are. Throws InputError naming `flag` when the two do not make a
+// repeat: one compared an A/B pair and the other not, or FIRST compared these very files (a repeat
+// is a fresh pair).
+void apply_repeat(Comparison& repeat, const FirstCompare& first, const std::string& first_path,
+                  const std::string& flag = "--repeat-of");
 
 }  // namespace rb::reports

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 #include <vector>
 
 namespace rb::reports {
@@ -18,21 +19,64 @@ double round_difference(double base, double neu) {
   return neu - base;
 }
 
+double walsh_select(std::span<const double> sorted, std::size_t k) {
+  const std::size_t n = sorted.size();
+  auto at = [&](std::size_t i, std::size_t j) { return (sorted[i] + sorted[j]) / 2; };
+  // Row i holds the averages of sorted[i] with sorted[j], j >= i; its candidates are the columns
+  // [lo[i], hi[i]). Every average left of the candidates is below the k-th, every one right of them
+  // above it, so the k-th is the (k - left)-th candidate.
+  std::vector<std::size_t> lo(n), hi(n, n), below(n), upto(n);
+  for (std::size_t i = 0; i < n; ++i) lo[i] = i;
+  // Few candidates left: list them and select among them, as the full list did.
+  constexpr std::size_t kListed = 4096;
+  std::mt19937_64 gen(0x5eed);  // any pivot gives the same answer; a fixed seed, the same work
+  for (;;) {
+    std::size_t candidates = 0, left = 0;
+    for (std::size_t i = 0; i < n; ++i) candidates += hi[i] - lo[i], left += lo[i] - i;
+    if (candidates <= std::max(kListed, n)) {
+      std::vector<double> listed;
+      listed.reserve(candidates);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = lo[i]; j < hi[i]; ++j) listed.push_back(at(i, j));
+      const auto nth = listed.begin() + static_cast<std::ptrdiff_t>(k - left);
+      std::nth_element(listed.begin(), nth, listed.end());
+      return *nth;
+    }
+    // A candidate drawn at random is the pivot (Monahan's algorithm).
+    std::size_t pick = std::uniform_int_distribution<std::size_t>(0, candidates - 1)(gen), row = 0;
+    while (pick >= hi[row] - lo[row]) pick -= hi[row] - lo[row], ++row;
+    const double pivot = at(row, lo[row] + pick);
+    // Per row, the first column (j >= i) whose average is >= pivot, and the first > pivot: the
+    // averages grow along a row and down a column, so both move left as the row moves down.
+    std::size_t less = 0, not_more = 0;
+    for (std::size_t i = 0, ge = n, gt = n; i < n; ++i) {
+      while (ge > 0 && at(i, ge - 1) >= pivot) --ge;
+      while (gt > 0 && at(i, gt - 1) > pivot) --gt;
+      below[i] = std::max(ge, i);
+      upto[i] = std::max(gt, i);
+      less += below[i] - i;
+      not_more += upto[i] - i;
+    }
+    if (k < less) {
+      for (std::size_t i = 0; i < n; ++i) hi[i] = std::min(hi[i], below[i]);
+    } else if (k >= not_more) {
+      for (std::size_t i = 0; i < n; ++i) lo[i] = std::max(lo[i], upto[i]);
+    } else {
+      return pivot;
+    }
+  }
+}
+
 double hodges_lehmann(std::span<const double> differences) {
   std::vector<double> d;
   for (const double x : differences)
     if (std::isfinite(x)) d.push_back(x);
   if (d.empty()) return std::nan("");
-  std::vector<double> walsh;
-  walsh.reserve(d.size() * (d.size() + 1) / 2);
-  for (std::size_t i = 0; i < d.size(); ++i)
-    for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
-  const std::size_t mid = walsh.size() / 2;
-  std::nth_element(walsh.begin(), walsh.begin() + static_cast<std::ptrdiff_t>(mid), walsh.end());
-  const double upper = walsh[mid];
-  if (walsh.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(walsh.begin(), walsh.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
+  std::sort(d.begin(), d.end());
+  const std::size_t count = d.size() * (d.size() + 1) / 2, mid = count / 2;
+  const double upper = walsh_select(d, mid);
+  if (count % 2 == 1) return upper;
+  return (walsh_select(d, mid - 1) + upper) / 2;
 }
 
 double signed_rank_min_p(int rounds) {

@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/json_input.hpp"
 #include "common/json_output.hpp"
+#include "reports/results/results_aliases.hpp"
 #include "reports/results/results_upgrade.hpp"
 #include "reports/results/results_values.hpp"
 #include "reports/results/results_writer.hpp"
@@ -595,6 +596,7 @@ ResultsFile read_results(const std::filesystem::path& path) {
   // A results.jsonl's lines carried no version before 1.0.0: a line without one is 0.x.
   convert_results(f.doc, path.string(), path.extension() == ".jsonl" ? std::optional<int>(0) : std::nullopt);
   parse_semver(f.doc.at("schema_version").get<std::string>(), f.major, f.minor, f.patch);  // as converted
+  check_aliases(f.doc, path.string());
   return f;
 }
 

@@ -13,7 +13,7 @@ import unittest
 
 import jsonschema
 
-from ringbench_test import BIN, SCHEMA, folder_state, read_json, read_jsonl, run, tempdir
+from ringbench_test import BIN, SCHEMA, folder_state, read_json, read_jsonl, run, shell_script as script, tempdir
 
 # 3 S x 2 c = 6 configurations, one timed pass a round.
 SHAPE = ["--seq", "64,128,256", "--cp", "1,2", "--split", "zigzag", "--heads", "2", "--kv-heads", "1",
@@ -113,14 +113,6 @@ except OSError:
     pass
 sys.exit(child.wait())
 """
-
-
-def script(folder, name, body):
-    path = os.path.join(folder, name)
-    with open(path, "w") as f:
-        f.write("#!/bin/sh\n" + body)
-    os.chmod(path, 0o755)
-    return path
 
 
 class AbRun(unittest.TestCase):

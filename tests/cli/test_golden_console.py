@@ -260,7 +260,7 @@ class GoldenConsole(unittest.TestCase):
     def test_quiet_and_verbose_exclude_each_other(self):
         p = run("run", *SWEEP, "--quiet", "--verbose")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("--quiet excludes --verbose", p.stderr)
+        self.assertIn("--quiet: value given with --verbose is invalid: cannot be given with --verbose", p.stderr)
 
     def test_noise_warning_under_a_planted_slow_round(self):
         # Configuration 0's second round 400% slower: its samples are t, t, 5t, 5t (noise ~77%).

@@ -136,6 +136,15 @@ def tempdir():
     return tempfile.TemporaryDirectory(prefix="ringbench-test-")
 
 
+def shell_script(folder, name, body):
+    """An executable `folder/name` running `body` under /bin/sh: a stand-in for a build or a tool."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write("#!/bin/sh\n" + body)
+    os.chmod(path, 0o755)
+    return path
+
+
 @functools.lru_cache(maxsize=None)
 def pytools_dir():
     """The folder that holds the field's own tools the tests use as peers (Meta's HTA, asv):

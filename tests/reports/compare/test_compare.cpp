@@ -486,7 +486,8 @@ TEST(Compare, OnlyASlowdownSeenInBothPairsIsARegression) {
   std::filesystem::create_directories(dir);
   const auto file = dir / "first.json";
   std::ofstream(file) << first.to_json().dump();
-  const auto verdicts = read_first_compare(file, "--repeat-of");
+  const Metric& time = compare_metric("time", "--metric");
+  const auto verdicts = read_first_compare(file, "--repeat-of", time);
   auto repeat =
       compare_results(results("b", {ok_run(kCfgA, a), ok_run(kCfgB, b), ok_run(kCfgC, c)}),
                       results("n", {ok_run(kCfgA, scaled(a, 1.2)), ok_run(kCfgB, b), ok_run(kCfgC, scaled(c, 1.2))}),
@@ -503,14 +504,38 @@ TEST(Compare, OnlyASlowdownSeenInBothPairsIsARegression) {
   EXPECT_EQ(repeat.to_json()["runs"][0]["first_verdict"], "SLOWER");
   // Anything but a compare of 0.3.0 or later is refused, naming the flag.
   std::ofstream(dir / "results.json") << R"({"schema": "ringbench.results", "runs": []})";
-  EXPECT_THROW(read_first_compare(dir / "results.json", "--repeat-of"), InputError);
+  EXPECT_THROW(read_first_compare(dir / "results.json", "--repeat-of", time), InputError);
   auto old = first.to_json();
   old["schema_version"] = "0.2.0";
   std::ofstream(dir / "old.json") << old.dump();
-  EXPECT_THROW(read_first_compare(dir / "old.json", "--repeat-of"), InputError);
+  EXPECT_THROW(read_first_compare(dir / "old.json", "--repeat-of", time), InputError);
   old["schema_version"] = "0.10.0";  // a later minor, not "less than 0.3.0" as text
   std::ofstream(dir / "later.json") << old.dump();
-  EXPECT_EQ(read_first_compare(dir / "later.json", "--repeat-of").size(), 2U);
+  EXPECT_EQ(read_first_compare(dir / "later.json", "--repeat-of", time).verdicts.size(), 2U);
+  // FIRST of another shape: a later major, another metric, an id listed twice; and a repeat that is
+  // no repeat of it (one an A/B pair and the other not).
+  auto refused = [&](const std::string& name, const nlohmann::json& doc, const Metric& metric, const char* field) {
+    std::ofstream(dir / name) << doc.dump();
+    try {
+      read_first_compare(dir / name, "--repeat-of", metric);
+      ADD_FAILURE() << name << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  auto doc = first.to_json();
+  doc["schema_version"] = "1.0.0";
+  refused("major.json", doc, time, "/schema_version");
+  refused("metric.json", first.to_json(), compare_metric("tflops", "--metric"), "/metric/name");
+  doc = first.to_json();
+  doc["runs"][1]["id"] = doc["runs"][0]["id"];
+  refused("twice.json", doc, time, "/runs/1/id");
+  doc = first.to_json();
+  doc["paired"] = true;
+  std::ofstream(dir / "paired.json") << doc.dump();
+  auto again = compare_results(results("b", {ok_run(kCfgA, a)}), results("n", {ok_run(kCfgA, a)}), {});
+  EXPECT_THROW(apply_repeat(again, read_first_compare(dir / "paired.json", "--repeat-of", time), "paired.json"),
+               InputError);
   std::filesystem::remove_all(dir);
 }
 

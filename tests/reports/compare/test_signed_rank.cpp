@@ -121,6 +121,38 @@ TEST(SignedRank, HodgesLehmannIsTheMedianOfTheWalshAverages) {
   EXPECT_DOUBLE_EQ(hodges_lehmann(std::vector<double>{0.1, std::nan(""), 0.1}), 0.1);
 }
 
+// The selection over the implicit Walsh averages (O(n) memory, where listing them took n(n+1)/2
+// doubles: 2.3 GB at 24,000 rounds) gives exactly what listing them gives, at sizes where the
+// selection runs (over 4096 averages, n >= 91), with ties and a spread of magnitudes, and for every
+// rank, not only the median.
+TEST(SignedRank, HodgesLehmannBySelectionEqualsTheListedMedian) {
+  std::mt19937_64 gen(11);
+  auto listed = [](const std::vector<double>& d) {
+    std::vector<double> walsh;
+    for (std::size_t i = 0; i < d.size(); ++i)
+      for (std::size_t j = i; j < d.size(); ++j) walsh.push_back((d[i] + d[j]) / 2);
+    std::sort(walsh.begin(), walsh.end());
+    return walsh;
+  };
+  for (const int n : {2, 3, 10, 90, 91, 92, 150, 257, 600}) {
+    for (const int kind : {0, 1, 2}) {
+      std::vector<double> d(static_cast<std::size_t>(n));
+      std::normal_distribution<double> noise(0.05, 0.2);
+      std::uniform_int_distribution<int> few(-3, 3);
+      for (auto& x : d)
+        x = kind == 0 ? noise(gen) : kind == 1 ? 0.01 * few(gen) : std::ldexp(noise(gen), few(gen) * 40);
+      const auto walsh = listed(d);
+      const std::size_t m = walsh.size();
+      const double want = m % 2 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2;
+      EXPECT_EQ(hodges_lehmann(d), want) << n << " " << kind;
+      std::vector<double> sorted = d;
+      std::sort(sorted.begin(), sorted.end());
+      for (const std::size_t k : {std::size_t{0}, m / 7, m / 3, m - 1})
+        EXPECT_EQ(walsh_select(sorted, k), walsh[k]) << n << " " << kind << " rank " << k;
+    }
+  }
+}
+
 // What it is for: two rounds of twelve hit by a burst on one side move it by little, where the
 // mean moves by a sixth of the burst.
 TEST(SignedRank, HodgesLehmannHoldsAgainstRoundsABurstHit) {
