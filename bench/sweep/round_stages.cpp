@@ -30,6 +30,7 @@ RoundFaults round_faults(const FaultSpec& fault, int config, int round) {
   f.corrupt = hit && fault.kind == FaultKind::corrupt;
   if (hit && fault.kind == FaultKind::throw_in_pass) f.pass = ring::InjectedFault::throw_in_pass;
   if (hit && fault.kind == FaultKind::hang) f.pass = ring::InjectedFault::hang;
+  if (hit && fault.kind == FaultKind::wrong_block) f.pass = ring::InjectedFault::wrong_kv_block;
   // The clock is the configuration's in every round, so that the filter keeps its nominal one.
   if (fault.kind == FaultKind::throttle && fault.aims_at(config)) f.clock_mhz = hit ? 500.0 : kInjectedNominalMhz;
   if (hit && fault.kind == FaultKind::slow) f.slow_pct = fault.slow_pct;

@@ -17,12 +17,13 @@ struct FaultName {
   FaultKind kind;
   std::string_view name;
 };
-constexpr std::array<FaultName, 6> kFaultNames{{{FaultKind::throw_in_pass, "throw"},
+constexpr std::array<FaultName, 7> kFaultNames{{{FaultKind::throw_in_pass, "throw"},
                                                 {FaultKind::hang, "hang"},
                                                 {FaultKind::corrupt, "corrupt"},
                                                 {FaultKind::fatal, "fatal"},
                                                 {FaultKind::throttle, "throttle"},
-                                                {FaultKind::slow, "slow"}}};
+                                                {FaultKind::slow, "slow"},
+                                                {FaultKind::wrong_block, "wrong-block"}}};
 constexpr double kMaxSlowPct = 1000;
 
 }  // namespace

@@ -37,7 +37,8 @@ void check_aliases(const json& doc, const std::string& source) {
     const json &a = run.at("config"), &b = measured.at("config");
     for (const std::string_view field : config_id_fields()) {
       const std::string key(field);
-      if (key == "split" || key == "variant") continue;  // what an alias may differ in
+      // What an alias may differ in: at c = 1 no split, variant or backward design moves anything.
+      if (key == "split" || key == "variant" || key == "dkv") continue;
       if (key == "cp" && !(a.value(key, json()) == 1 && b.value(key, json()) == 1))
         refuse(
             fmt::format("joins a run at c = {} to one at c = {}: only at c = 1 are splits and variants one "

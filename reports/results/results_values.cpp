@@ -114,6 +114,10 @@ const EnumRule kRunEnums[] = {
     {"/cupti/metrics/per_rank/*/comm_basis", {{"execution", {1, 0}}, {"in_flight", {1, 0}}}},
     {"/timeline/intervals/*/kind",
      {{"compute", {0, 1}}, {"comm", {0, 1}}, {"memory", {0, 1}}, {"other", {0, 1}}, {"comm_in_flight", {1, 0}}}},
+    {"/config/phase", {{"fwd", {2, 10}}, {"bwd", {2, 10}}, {"fwd+bwd", {2, 10}}}},
+    {"/config/dkv", {{"reverse", {2, 10}}, {"follow", {2, 10}}}},
+    {"/plan/backward/grads", {{"with_kv", {2, 10}}, {"trailing", {2, 10}}, {"reduce_scatter", {2, 10}}}},
+    {"/phase_metrics/*/comm_basis", {{"execution", {2, 10}}, {"in_flight", {2, 10}}, {"mixed", {2, 10}}}},
 };
 
 void check_enum(const EnumRule& rule, const json& v, const std::string& path, Version file, const std::string& source) {
@@ -248,6 +252,20 @@ const NumberRule kRunNumbers[] = {
     {"/timeline/intervals/*/rank", 0, kInf, kNotNegative},
     {"/timeline/intervals/*/bytes", 0, kInf, kNotNegative},
     {"/placement/*/rank", 0, kInf, kNotNegative},
+    {"/correctness/gradients/tolerance", 0, kInf, kNotNegative},
+    {"/correctness/gradients/*/rows_checked", 0, kInf, kNotNegative},
+    {"/correctness/gradients/*/max_abs_err", 0, kInf, kNotNegative},
+    {"/correctness/gradients/*/rel_l2_err", 0, kInf, kNotNegative},
+    {"/correctness/gradients/*/over_tolerance", 0, kInf, kNotNegative},
+    {"/timing/phase_ms/*/median_ms", 0, kInf, kNotNegative},
+    {"/timing/phase_ms/*/samples_ms/*", 0, kInf, kNotNegative},
+    {"/plan/forward_flops", 0, kInf, kNotNegative},
+    {"/plan/backward/flops", 0, kInf, kNotNegative},
+    {"/plan/backward/bytes_moved", 0, kInf, kNotNegative},
+    {"/plan/backward/grad_bytes_per_token", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/recv_bytes", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/tail_recv_bytes", 0, kInf, kNotNegative},
+    {"/timeline/intervals/*/phase", 0, 1, "must be 0 (the forward) or 1 (the backward)"},
 };
 
 template <std::size_t N>
@@ -395,7 +413,7 @@ void check_results_values(const json& doc, const std::string& source) {
         run.at("reason").get_ref<const std::string&>().empty())
       fail(source, rp + "/reason", run.at("reason"), "a failed or skipped run must give its reason");
     check_numbers(run, kRunNumbers, rp, source);
-    for (const char* m : {"/metrics", "/cupti/metrics"}) {
+    for (const char* m : {"/metrics", "/cupti/metrics", "/phase_metrics/fwd", "/phase_metrics/bwd"}) {
       std::string mp = rp + m;
       const json::json_pointer at(m);
       if (run.contains(at) && run.at(at).is_object()) check_numbers(run.at(at), kMetricsNumbers, mp, source);

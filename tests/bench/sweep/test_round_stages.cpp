@@ -197,12 +197,43 @@ TEST(CheckedPass, ACorrectRunPassesAndACorruptedOneFails) {
       ++passes;
       return exec->run_pass(record);
     };
-    const ring::Correctness c = checked_pass(*exec, pass, opts, reference, corrupt);
+    const ring::Correctness c = checked_pass(*exec, pass, opts, reference, corrupt).output;
     EXPECT_EQ(passes, 1);
     EXPECT_EQ(c.rows_checked, 64);
     EXPECT_EQ(c.passed(), !corrupt);
     if (corrupt) {
       EXPECT_GE(c.max_abs_err, 0.5);
+    }
+  }
+}
+
+// With a backward the check covers dQ, dK and dV too; the wrong-block fault leaves the output right
+// and fails the gradients, and the standing names the tensor.
+TEST(CheckedPass, ABackwardIsCheckedOnItsGradients) {
+  Config cfg = tiny();
+  cfg.phase = Phase::fwd_bwd;
+  cfg.dtype = DType::float64;
+  const ring::Plan plan = ring::make_plan(cfg);
+  RunOptions opts;
+  std::vector<double> ref;
+  const ReferenceProvider reference = [&](const ring::CheckRows& rows) -> const std::vector<double>& {
+    ref = ring::reference_rows(plan.config, rows.positions, 1);
+    return ref;
+  };
+  for (const bool fault : {false, true}) {
+    ring::CpuOptions copts;
+    if (fault) copts.fault = ring::InjectedFault::wrong_kv_block;
+    auto exec = ring::make_cpu_executor(plan, copts);
+    const CheckedPass c = checked_pass(*exec, [&](bool r) { return exec->run_pass(r); }, opts, reference, false);
+    ASSERT_TRUE(c.gradients.has_value());
+    EXPECT_TRUE(c.output.passed());
+    EXPECT_FALSE(c.gradients->dkv_unchecked.has_value());
+    EXPECT_EQ(c.gradients->dq.rows_checked, 64);
+    EXPECT_EQ(c.passed(), !fault);
+    const Standing s = standing_of(cfg, c, nullptr);
+    EXPECT_EQ(s.status, fault ? RunStatus::failed : RunStatus::ok);
+    if (fault) {
+      EXPECT_EQ(s.reason.rfind("gradient correctness: d", 0), 0U) << s.reason;
     }
   }
 }
@@ -237,10 +268,10 @@ TEST(Standing, TheChecksVerdictWinsOverTheThrottles) {
   for (int i = 0; i < 3; ++i) throttled.add(1.0, 100.0);
   ASSERT_NE(throttled.failure(), "");
 
-  const Standing both = standing_of(cfg, bad, &throttled);
+  const Standing both = standing_of(cfg, CheckedPass{bad, std::nullopt}, &throttled);
   EXPECT_EQ(both.status, RunStatus::failed);
   EXPECT_EQ(both.reason.rfind("correctness: 3 of 2048 checked elements", 0), 0U) << both.reason;
-  const Standing throttle_only = standing_of(cfg, ring::Correctness{}, &throttled);
+  const Standing throttle_only = standing_of(cfg, CheckedPass{ring::Correctness{}, std::nullopt}, &throttled);
   EXPECT_EQ(throttle_only.status, RunStatus::failed);
   EXPECT_EQ(throttle_only.reason, throttled.failure());
   const Standing fine = standing_of(cfg, std::nullopt, nullptr);
