@@ -20,10 +20,9 @@
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
-#include "common/nvtx.hpp"
 #include "ring/transport/process_group.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
-#include "bench/measure/cupti_tracer.hpp"
+#include "bench/measure/cupti_nvtx_tool.hpp"
 #endif
 #ifdef RINGBENCH_HAVE_MPI
 #include "ring/transport/mpi_world.hpp"
@@ -99,13 +98,14 @@ void check_option_names(const CLI::App& app, int argc, char** argv) {
 
 // NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
 // sweep's NVTX ranges only if libcupti is named before the sweep makes its first range. So a
-// command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here.
+// command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here
+// (not with libcupti 13.0.0, which crashes as NVTX's tool: one stderr line says so).
 void attach_cupti_to_nvtx([[maybe_unused]] const CLI::App& app) {
 #ifdef RINGBENCH_HAVE_CUPTI
   for (const char* name : {"run", "accept"}) {
     if (!app.got_subcommand(name)) continue;
     const CLI::Option* off = app.get_subcommand(name)->get_option_no_throw("--no-cupti");
-    if (off == nullptr || off->count() == 0) rb::nvtx::attach_injection(rb::bench::cupti_library_path());
+    if (off == nullptr || off->count() == 0) (void)rb::bench::name_cupti_as_nvtx_tool(rb::bench::is_primary());
   }
 #endif
 }
