@@ -27,6 +27,9 @@
 #ifdef RINGBENCH_HAVE_MPI
 #include "ring/transport/mpi_world.hpp"
 #endif
+#ifdef RINGBENCH_HAVE_CUDA
+#include "ring/cuda/cudnn_graph_cache.hpp"
+#endif
 
 namespace {
 
@@ -191,6 +194,16 @@ int main(int argc, char** argv) {
     return rb::bench::kExitBadInput;
   }
   attach_cupti_to_nvtx(app);
+  // The process's cuDNN graphs and handles (the cudnn kernel keeps them for every round) go when the
+  // command returns, however it returns: every executor is gone by then, each device is drained
+  // first, and CUDA has not torn down yet, as it would have by a static destructor's turn.
+  struct ReleaseCudnnGraphs {
+    ~ReleaseCudnnGraphs() {
+#ifdef RINGBENCH_HAVE_CUDA
+      (void)rb::ring::release_cudnn_graphs();
+#endif
+    }
+  } release_cudnn_graphs_on_return;
   // Only `run` is distributed; any other command runs once, on rank 0.
   if (!rb::bench::is_primary() && !app.got_subcommand("run")) return rb::bench::kExitOk;
   try {

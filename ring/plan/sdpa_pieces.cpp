@@ -109,6 +109,11 @@ SdpaGraphKey graph_key(const SdpaPiece& p, const Config& cfg) {
   return SdpaGraphKey{p.rows, p.keys, p.mask, cfg.heads, cfg.kv_heads, cfg.head_dim};
 }
 
+std::string graph_name(const SdpaGraphKey& k) {
+  return fmt::format("{}x{}{} Hq={} Hkv={} D={}", k.rows, k.keys, k.mask == SdpaMask::causal_top_left ? " causal" : "",
+                     k.hq, k.hkv, k.d);
+}
+
 std::int64_t q_offset(const SdpaPiece& p, const Config& cfg) {
   return p.q_row0 * cfg.heads * static_cast<std::int64_t>(cfg.head_dim);
 }

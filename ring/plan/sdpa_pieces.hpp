@@ -24,6 +24,7 @@
 #include <compare>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/config.hpp"
@@ -68,6 +69,8 @@ std::vector<SdpaPiece> pair_pieces(const kernels::BlockPair& pair, bool causal);
 std::vector<SdpaStep> sdpa_steps(const Plan& plan, int rank);
 
 SdpaGraphKey graph_key(const SdpaPiece& p, const Config& cfg);
+// A graph's shape as the record names it: "rows x keys[ causal] Hq=.. Hkv=.. D=..".
+std::string graph_name(const SdpaGraphKey& k);
 
 // Element offsets of a piece in the rank's buffers: Q and O at q_row0 · Hq · D, K and V at
 // k_row0 · Hkv · D (16-byte aligned: a row is H·D bf16 with D a multiple of 8), the fp32 stats at
