@@ -20,6 +20,7 @@
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
+#include "ring/library_versions.hpp"
 #include "ring/transport/process_group.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
 #include "bench/measure/cupti_nvtx_tool.hpp"
@@ -144,9 +145,15 @@ int main(int argc, char** argv) {
   // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport
   // from it) and for bug reports.
   // The git line names the commit the build was configured at, which `ab` records as the partner's
-  // and the nightly A/B mode checks a cached baseline build against (docs/nightly.md).
-  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
-                                        "\nbuilt with:" + kBuildFeatures);
+  // and the nightly A/B mode checks a cached baseline build against (docs/nightly.md). A build with
+  // cuDNN adds whether its library opens here (scripts/device-check.sh gates the cudnn acceptance on
+  // that), asked only when --version is.
+  app.set_version_flag("--version", [] {
+    std::string text = std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
+                       "\nbuilt with:" + kBuildFeatures;
+    if (const std::string cudnn = rb::ring::cudnn_library_status(); !cudnn.empty()) text += "\ncudnn library: " + cudnn;
+    return text;
+  });
   rb::bench::CommandAction action;
   rb::bench::add_run_command(app, action);
   rb::bench::add_analyze_command(app, action);
