@@ -52,9 +52,10 @@ bool enabled();
 
 // Names `library` as the tool NVTX loads (NVTX_INJECTION64_PATH). NVTX reads that variable once,
 // at the process's first NVTX call, and never again: so this must run before any NVTX call, which
-// is why main calls it, before any command runs, whenever a CUPTI pass may follow (CUPTI sees NVTX
-// ranges only as NVTX's tool). Leaves a variable that is already set alone (Nsight Systems sets
-// its own). Returns whether the variable names `library` afterwards; false without NVTX.
+// is why main has it called, before any command runs, whenever a CUPTI pass may follow (CUPTI sees
+// NVTX ranges only as NVTX's tool; bench/measure/cupti_nvtx_tool.hpp decides whether libcupti may
+// be). Leaves a variable that is already set alone (Nsight Systems sets its own). Returns whether
+// the variable names `library` afterwards; false without NVTX.
 bool attach_injection(const std::string& library);
 
 }  // namespace rb::nvtx

@@ -63,6 +63,17 @@ Versions mpi() {
 
 }  // namespace
 
+std::string cudnn_library_status() {
+#ifdef RINGBENCH_HAVE_CUDA
+  const auto v = cudnn_versions();
+  if (v.empty()) return "";
+  const auto path = v.find("path");
+  return v.at("library") + (path == v.end() ? "" : " (" + path->second + ")");
+#else
+  return "";
+#endif
+}
+
 std::string cuda_version_text(int code) { return fmt::format("{}.{}", code / 1000, (code % 1000) / 10); }
 
 std::string nccl_version_text(int code) {

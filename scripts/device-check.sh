@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check, in one go and under 8 minutes on one H200 (the GPU-truth issue's "must show"):
+# The GPU check, in one go and under 8 minutes on one H200 (the GPU-truth issue's "must show"),
+# its minutes spent on the point of the contact first (issue 40):
 #   1. the default preset configures against the node's own NCCL (2.28.3: no ncclCommRevoke) and
 #      MPI, and builds; where the node has Open MPI's runtime but no headers, against the headers
 #      .deps/ carries (scripts/device-deps.sh) and the node's own libmpi.so.40, so the nccl
@@ -7,17 +8,19 @@
 #   2. the per-sample SM clock of a --max-noise 1 sweep that starts on the GPU left idle by the
 #      build (clock-samples.tsv);
 #   3. every `gpu` test passes, one at a time (kernels against their twins, the stamped copy against
-#      events, the executor for every split and variant, contiguous ring included; the NVTX ranges
-#      under CUPTI);
-#   4. `accept profiles/gpu-check.json`: the S = 8k/32k x c = 1..8 x 3 splits x 2 variants sweep
+#      events, the executor for every split and variant, contiguous ring included, on both kernels;
+#      the NVTX ranges under CUPTI, libcupti named NVTX's tool as the binary names it);
+#   4. `accept profiles/gpu-check-cudnn.json --kernel cudnn`, right after the gpu tests: gpu-check's
+#      sweep at S = 32768 and its checks with every step on cuDNN's flash attention, where cuDNN's
+#      library opens on the node (`ringbench --version`'s `cudnn library:` line, not the build's
+#      flag); each graph shape's plan is built once (results: kernel_choice.cudnn_plan_builds);
+#   5. `accept profiles/gpu-check.json`: the S = 8k/32k x c = 1..8 x 3 splits x 2 variants sweep
 #      passes correctness everywhere, contiguous imbalance within 10% of plan and zig-zag <= 1.05 at
 #      S = 32768, c = 8, no per-GPU figure above the peak, NVLink N/A; then the comm clocks side by
 #      side (execution from stamps, in flight from events, CUPTI);
-#   5. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
-#   6. `bash scripts/run.sh` on a short profile, with the binary built in 1, takes the GPU path and
+#   6. the nccl transport with one rank under mpirun (one GPU cannot host two NCCL ranks);
+#   7. `bash scripts/run.sh` on a short profile, with the binary built in 1, takes the GPU path and
 #      exits 0;
-#   7. `accept profiles/gpu-check.json --kernel cudnn`: the same sweep and checks with every step on
-#      cuDNN's flash attention, where the build has cuDNN;
 #   8. compute-sanitizer memcheck, initcheck (uninitialised cp.async sources: memcheck does not see
 #      those) and racecheck on small shapes, once a trivial kernel of its own has passed under
 #      memcheck; where even that fails (gVisor answers "Device not supported") they are skipped;
@@ -25,17 +28,20 @@
 #      copy against the stamped copy) and PyTorch SDPA beside them.
 # Everything it produces goes under $OUT (default ./device-out): logs/, results/, *.json,
 # environment.txt (GPU, CUDA, NCCL, where MPI came from, and which cuDNN: headers and library with
-# their versions, PyTorch's copy among them), summary.txt (a line per step: ok,
-# FAILED, TIMED OUT, or skipped with its reason, the time budget's end among them).
+# their versions, PyTorch's copy among them), summary.txt (a line per step: ok, FAILED, TIMED OUT,
+# cut by the budget, or skipped with its reason).
 # Each step runs under its own limit, cut to what is left of a budget of 460 s
-# (RINGBENCH_CHECK_BUDGET_S), so the whole check ends inside 8 minutes; the steps the issue must see
-# come first. It carries on past a failing step and exits 1 when any step failed or timed out; a
-# step skipped for what the machine lacks (no compute-sanitizer, no mpirun) or for the budget's end
-# does not fail it: the check fails only for the code (a step that overran has failed already).
+# (RINGBENCH_CHECK_BUDGET_S; docs/performance.md recommends 540 for the first run after a long gap),
+# so the whole check ends inside 8 minutes; the steps the contact is for come first, and --dry-run
+# shows each step's expected time (the issue's figures on 16 cores) and where the budget ends. It
+# carries on past a failing step and exits 1 when any step failed or overran its own limit (TIMED
+# OUT). A step the budget's end stops, or leaves under 15 s for (RINGBENCH_CHECK_MIN_STEP_S), is
+# "cut": like a step skipped for what the machine lacks (no compute-sanitizer, no mpirun), it does
+# not fail the check, which fails only for the code.
 # Host libraries come from .deps/ (scripts/device-deps.sh) when it is there.
 # Usage: OUT=/path bash scripts/device-check.sh [--dry-run]
-#   --dry-run      print the plan (the MPI flags, the sanitizer decision, every step's command and
-#                  limit) and run nothing; works without a GPU
+#   --dry-run      print the plan (the MPI flags, the sanitizer decision, every step's command, limit
+#                  and expected time, where the budget ends) and run nothing; works without a GPU
 #   --mpi-args     print only the MPI flags configure would get, one a line (device-deps.sh --check)
 #   RINGBENCH_MPI_HEADERS=carried   use .deps/'s Open MPI headers even where the node has its own
 set -uo pipefail
@@ -46,7 +52,7 @@ case "${1:-}" in
   "") ;;
   --dry-run) mode=dry ;;
   --mpi-args) mode=mpi-args ;;
-  -h | --help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "usage: OUT=/path bash scripts/device-check.sh [--dry-run | --mpi-args]" >&2; exit 2 ;;
 esac
 
@@ -206,9 +212,11 @@ cudnn_text() {
 
 OUT="${OUT:-$PWD/device-out}"
 budget="${RINGBENCH_CHECK_BUDGET_S:-460}"
+min_step="${RINGBENCH_CHECK_MIN_STEP_S:-15}"
 start=$(date +%s)
 deadline=$((start + budget))
 failed=0
+cuts=()
 if [ "$mode" = run ]; then
   mkdir -p "$OUT/logs"
   OUT="$(cd "$OUT" && pwd)"
@@ -227,31 +235,73 @@ root=()
 
 note() { printf '%-22s %s\n' "$1" "$2" | tee -a "$summary"; }
 skip() { note "$1" "skipped ($2)"; }
+# A step the budget stopped or never let start: reported as cut, never as a failure.
+cut() {
+  cuts+=("$1")
+  note "$1" "cut ($2)"
+}
+# Whether the budget leaves a step under $min_step s (in a run; a dry run plans every step), and the
+# cut of a step that therefore does not start.
+spent() { [ "$mode" = run ] && [ $((deadline - $(date +%s))) -lt "$min_step" ]; }
+cut_spent() { cut "$1" "the ${budget}s budget left $((deadline - $(date +%s)))s, under ${min_step}s"; }
+
+# What each step takes at the first contact, in seconds, "low-high": issue 40's figures on 16 cores
+# (configure 20, build 90-120, clock samples 45, gpu tests 120-150, accept 120-150; accept-cudnn's
+# 180 s held over 100 s of plan builds, which the process's graph cache leaves at about 10, on half
+# the configurations); "-" where no run has timed it yet. --dry-run adds them up to show where the
+# budget ends.
+declare -A expect=([configure]=20 [build]=90-120 [clock-samples]=45 [gpu-tests]=120-150 [accept-cudnn]=60-90
+  [accept-gpu-check]=120-150)
+planned_low=0
+planned_high=0
+budget_end=""  # the first step the budget does not cover at the upper figures (dry run)
 
 # step NAME SECONDS CMD...: runs CMD with a time limit (SECONDS, or what is left of the budget if
 # less), its output in logs/NAME.log, one line in summary.txt with status and seconds. A step the
-# budget leaves under 15 s for does not start: it would show nothing, and says so.
+# budget leaves under $min_step s for does not start, and one the budget's end stops is cut: both
+# say so and neither fails the check. Returns 0 (ok), 1 (failed or overran its own limit), 3 (cut).
 step() {
   local name="$1" limit="$2"
   shift 2
   if [ "$mode" = dry ]; then
-    printf '%-22s %4ss  %s\n' "$name" "$limit" "$(printf '%q ' "$@")"
+    local e="${expect[$name]:--}"
+    if [ "$e" != - ]; then
+      planned_low=$((planned_low + ${e%-*}))
+      planned_high=$((planned_high + ${e#*-}))
+      e="${e}s, by ${planned_high}s"
+      if [ "$planned_high" -gt "$budget" ] && [ -z "$budget_end" ]; then
+        budget_end=$name
+        echo "budget-end             the ${budget}s budget ends here at the upper figures; what follows runs if" \
+          "the steps above were faster, else it is cut"
+      fi
+    fi
+    printf '%-22s %4ss  expect %-18s %s\n' "$name" "$limit" "$e" "$(printf '%q ' "$@")"
     return 0
   fi
-  local t0 rc left status=ok cut=""
+  local t0 rc left status=ok cut_by=""
   t0=$(date +%s)
   left=$((deadline - t0))
-  if [ "$left" -lt 15 ]; then
-    note "$name" "skipped (the ${budget}s budget is spent)"
-    return 1
+  if spent; then
+    cut_spent "$name"
+    return 3
   fi
-  [ "$limit" -gt "$left" ] && { limit=$left; cut=", the budget's end"; }
+  [ "$limit" -gt "$left" ] && { limit=$left; cut_by=yes; }
   timeout --signal=INT --kill-after=10 "$limit" "$@" >"$OUT/logs/$name.log" 2>&1
   rc=$?
-  [ $rc -eq 0 ] || { status="FAILED (rc $rc)"; failed=1; }
-  [ $rc -eq 124 ] && status="TIMED OUT after ${limit}s$cut"
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    if [ -n "$cut_by" ]; then
+      cut "$name" "the ${budget}s budget ended it after ${limit}s: logs/$name.log"
+      return 3
+    fi
+    status="TIMED OUT after ${limit}s"
+    failed=1
+  elif [ $rc -ne 0 ]; then
+    status="FAILED (rc $rc)"
+    failed=1
+  fi
   printf '%-22s %-22s %4ss\n' "$name" "$status" "$(($(date +%s) - t0))" | tee -a "$summary"
-  return $rc
+  [ $rc -eq 0 ] && return 0
+  return 1
 }
 
 if [ "$mode" = run ]; then
@@ -272,9 +322,10 @@ fi
 bin=build/default
 ringbench="$PWD/$bin/bench/ringbench"
 
-step configure 90 cmake --preset default "${mpi_args[@]}" "${cudnn_args[@]}" || { cat "$summary"; exit 1; }
-[ "$mode" = run ] && grep -E 'ncclCommRevoke|ringbench [0-9]' "$OUT/logs/configure.log" | tee -a "$summary"
-step build 240 cmake --build --preset default --parallel "$jobs" || { cat "$summary"; exit 1; }
+# A configure or build that failed ends the check; one the budget cut leaves every later step cut.
+step configure 90 cmake --preset default "${mpi_args[@]}" "${cudnn_args[@]}" || [ $? -eq 3 ] || { cat "$summary"; exit 1; }
+[ "$mode" = run ] && grep -E 'ncclCommRevoke|ringbench [0-9]' "$OUT/logs/configure.log" 2>/dev/null | tee -a "$summary"
+step build 240 cmake --build --preset default --parallel "$jobs" || [ $? -eq 3 ] || { cat "$summary"; exit 1; }
 
 # Measurement hygiene: the GPU has been idle through configure and build (20 s idle brings the
 # clock down to idle, 345 MHz seen); a --max-noise 1 sweep records every sample's SM clock, and the
@@ -282,11 +333,12 @@ step build 240 cmake --build --preset default --parallel "$jobs" || { cat "$summ
 # its first samples, the range, what was dropped and why sampling stopped.
 if [ "$mode" = run ]; then
   idle=$((20 - ($(date +%s) - start)))
-  [ "$idle" -gt 0 ] && sleep "$idle"
+  # Not when the budget would cut the sweep anyway.
+  [ "$idle" -gt 0 ] && [ $((deadline - $(date +%s) - idle)) -ge "$min_step" ] && sleep "$idle"
 else
   echo "idle-wait                    sleep until 20 s after the start (configure and build usually cover it)"
 fi
-step clock-samples 90 "$ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,4 \
+step clock-samples 60 "$ringbench" run --backend cuda --dtype bfloat16 --seq 8192,32768 --cp 1,4 \
   --split zigzag --heads 16 --kv-heads 2 --head-dim 128 --max-noise 1 --max-time 10 --no-interleave \
   --out "$OUT/results-clock"
 if [ "$mode" = run ] && [ -f "$OUT/results-clock/results.json" ]; then
@@ -306,6 +358,29 @@ fi
 
 # One test at a time: the gpu label's tests are RUN_SERIAL (tests/CMakeLists.txt).
 step gpu-tests 150 ctest --preset gpu --output-junit "$OUT/gpu-tests.xml"
+
+# The cudnn kernel (--kernel cudnn), the point of the first contact, right after the gpu tests:
+# gpu-check's sweep at S = 32768 and its checks with each step on cuDNN's SDPA pieces, where cuDNN's
+# library opens on this node (`ringbench --version`'s `cudnn library:` line says so, or why not):
+# a build with cuDNN on a node without it skips, as a build without cuDNN does.
+cudnn_step=(accept-cudnn 150 "$ringbench" accept profiles/gpu-check-cudnn.json --kernel cudnn --out "$OUT/results-cudnn"
+  --junit "$OUT/accept-cudnn.xml")
+if spent; then
+  cut_spent accept-cudnn
+elif [ "$mode" = dry ]; then
+  echo "accept-cudnn: runs where \`ringbench --version\` says 'cudnn library: <version> (<path>)', i.e. cuDNN opens here"
+  step "${cudnn_step[@]}"
+else
+  cudnn_line="$("$ringbench" --version 2>/dev/null | sed -n 's/^cudnn library: //p')"
+  if [ -z "$cudnn_line" ]; then
+    skip accept-cudnn "the build has no cuDNN kernel (see the configure line's cuDNN=OFF reason)"
+  elif [ "${cudnn_line#unavailable}" != "$cudnn_line" ]; then
+    skip accept-cudnn "cuDNN's library does not open here: ${cudnn_line#unavailable: }"
+  else
+    step "${cudnn_step[@]}"
+  fi
+fi
+[ -f "$OUT/logs/accept-cudnn.log" ] && cp "$OUT/logs/accept-cudnn.log" "$OUT/accept-cudnn.txt"
 
 # The sweep and its checks in one: accept runs gpu-check's sweep, then holds it to the checks.
 step accept-gpu-check 240 "$ringbench" accept profiles/gpu-check.json --out "$OUT/results" \
@@ -341,6 +416,8 @@ nccl_step=(nccl-1rank 60 mpirun -np 1 "${root[@]}" "$ringbench" run --backend cu
   --repeats 10 --out "$OUT/results-nccl")
 if ! command -v mpirun >/dev/null; then
   skip nccl-1rank "no mpirun"
+elif spent; then
+  cut_spent nccl-1rank
 elif [ "$mode" = dry ]; then
   echo "nccl-1rank: runs if the build has the nccl transport (needs NCCL at configure time; MPI: $mpi_origin)"
   step "${nccl_step[@]}"
@@ -373,15 +450,6 @@ step run-sh 60 env RINGBENCH_BIN="$ringbench" bash scripts/run.sh --profile "$OU
   "$OUT/results-run-sh"
 [ -f "$OUT/logs/run-sh.log" ] && grep -E '^ringbench: (one GPU|[0-9]+ GPUs|no GPU)' "$OUT/logs/run-sh.log" | tee -a "$summary"
 
-# The cudnn kernel (--kernel cudnn): gpu-check's sweep and checks again with each step on cuDNN's
-# SDPA pieces, where the build has cuDNN and its library opens (`ringbench --version` lists it).
-if [ "$mode" = dry ] || "$ringbench" --version 2>/dev/null | grep -q ' cudnn'; then
-  step accept-cudnn 180 "$ringbench" accept profiles/gpu-check.json --kernel cudnn --out "$OUT/results-cudnn" \
-    --junit "$OUT/accept-cudnn.xml"
-else
-  skip accept-cudnn "the build has no cuDNN kernel (see the configure line's cuDNN=OFF reason)"
-fi
-
 # Sanitizers on the small-shape tests: memcheck (out-of-bounds, misaligned, the stamped copy's
 # tails), initcheck (reads of device memory never written: the attention kernel's cp.async loads of
 # K and V, which memcheck does not track) and racecheck (shared-memory hazards between the cp.async
@@ -393,6 +461,9 @@ probed=""
 probe="$OUT/sanitizer-probe"
 if ! command -v compute-sanitizer >/dev/null; then
   sanitizer_skip="compute-sanitizer not found"
+elif spent; then
+  probed="cut" # and so is every sanitizer step
+  cut_spent sanitizer-probe
 elif ! command -v nvcc >/dev/null; then
   sanitizer_skip="no nvcc to build the sanitizer's probe"
 elif [ "$mode" = dry ]; then
@@ -422,8 +493,8 @@ CU
     sanitizer_skip="its probe fails without the sanitizer too: logs/sanitizer-probe-plain.log"
   else
     left=$((deadline - $(date +%s)))
-    if [ "$left" -lt 15 ]; then
-      probed="skipped (the ${budget}s budget is spent)" # and so is every sanitizer step
+    if spent; then
+      probed="cut" # and so is every sanitizer step
     else
       # Passing means the tool ran and reported on the kernel, not merely that the program exited 0.
       timeout --signal=INT --kill-after=10 $((left < 45 ? left : 45)) compute-sanitizer --tool memcheck \
@@ -436,7 +507,11 @@ CU
       fi
     fi
   fi
-  note sanitizer-probe "${probed:-${sanitizer_skip:+unusable: }${sanitizer_skip:-ok}}"
+  if [ "$probed" = cut ]; then
+    cut_spent sanitizer-probe
+  else
+    note sanitizer-probe "${sanitizer_skip:+unusable: }${sanitizer_skip:-ok}"
+  fi
 fi
 kfilter='KernelsCuda.AttentionMatchesTwinOnRandomSegments:KernelsCuda.MergeMatchesTwin:KernelsCuda.FillMatchesTwinBitForBit:KernelsCuda.StampedCopyMatchesTwinAndStampsItsWindow'
 sanitizer_steps=(
@@ -449,12 +524,16 @@ for s in "${sanitizer_steps[@]}"; do
   read -r -a argv <<<"$s"
   if [ -n "$sanitizer_skip" ]; then
     skip "${argv[0]}" "$sanitizer_skip"
+  elif [ "$probed" = cut ]; then
+    cut_spent "${argv[0]}"
   else
     step "${argv[@]}"
   fi
 done
 
-if [ "$mode" = dry ] || [ -x "$bin/bench/micro/ringbench_micro_cuda" ]; then
+if spent; then
+  cut_spent micro-cuda
+elif [ "$mode" = dry ] || [ -x "$bin/bench/micro/ringbench_micro_cuda" ]; then
   step micro-cuda 90 "$bin/bench/micro/ringbench_micro_cuda" --benchmark_min_time=0.1 \
     --benchmark_filter='CudaAttention/D:(64|128)/S:16384/group:8/causal_diag:1|CudaMerge|CudaPassC8|CudaCopyD2D|CudaStampedCopy' \
     --benchmark_out="$OUT/micro_cuda.json" --benchmark_out_format=json
@@ -465,8 +544,14 @@ fi
 step peer-sdpa 90 python3 scripts/peer_sdpa.py --out "$OUT/peer_sdpa.json"
 
 if [ "$mode" = dry ]; then
-  echo "device-check --dry-run: done; a real run exits 1 if any step is FAILED or TIMED OUT"
+  covers="all of them"
+  [ -n "$budget_end" ] && covers="the steps before $budget_end"
+  echo "expected: ${planned_low}-${planned_high}s for the steps with a figure (issue 40's, on 16 cores);" \
+    "the ${budget}s budget covers $covers at the upper figures"
+  echo "device-check --dry-run: done; a real run exits 1 if any step is FAILED or TIMED OUT (over its own" \
+    "limit); a step the ${budget}s budget cuts is 'cut' and fails nothing"
   exit 0
 fi
-echo "total $(($(date +%s) - start))s of a ${budget}s budget; logs in $OUT/logs" | tee -a "$summary"
+echo "total $(($(date +%s) - start))s of a ${budget}s budget${cuts[0]:+; cut by it: ${cuts[*]}}; logs in $OUT/logs" |
+  tee -a "$summary"
 exit $failed

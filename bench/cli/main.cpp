@@ -20,13 +20,16 @@
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
-#include "common/nvtx.hpp"
+#include "ring/library_versions.hpp"
 #include "ring/transport/process_group.hpp"
 #ifdef RINGBENCH_HAVE_CUPTI
-#include "bench/measure/cupti_tracer.hpp"
+#include "bench/measure/cupti_nvtx_tool.hpp"
 #endif
 #ifdef RINGBENCH_HAVE_MPI
 #include "ring/transport/mpi_world.hpp"
+#endif
+#ifdef RINGBENCH_HAVE_CUDA
+#include "ring/cuda/cudnn_graph_cache.hpp"
 #endif
 
 namespace {
@@ -99,13 +102,14 @@ void check_option_names(const CLI::App& app, int argc, char** argv) {
 
 // NVTX reads its tool once, at the process's first NVTX call: a CUPTI-traced pass sees the
 // sweep's NVTX ranges only if libcupti is named before the sweep makes its first range. So a
-// command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here.
+// command that may trace (run or accept, unless --no-cupti leaves CUPTI to Nsight) names it here
+// (not with libcupti 13.0.0, which crashes as NVTX's tool: one stderr line says so).
 void attach_cupti_to_nvtx([[maybe_unused]] const CLI::App& app) {
 #ifdef RINGBENCH_HAVE_CUPTI
   for (const char* name : {"run", "accept"}) {
     if (!app.got_subcommand(name)) continue;
     const CLI::Option* off = app.get_subcommand(name)->get_option_no_throw("--no-cupti");
-    if (off == nullptr || off->count() == 0) rb::nvtx::attach_injection(rb::bench::cupti_library_path());
+    if (off == nullptr || off->count() == 0) (void)rb::bench::name_cupti_as_nvtx_tool(rb::bench::is_primary());
   }
 #endif
 }
@@ -141,9 +145,15 @@ int main(int argc, char** argv) {
   // The second line lists what this build can run, for scripts (scripts/run.sh chooses a transport
   // from it) and for bug reports.
   // The git line names the commit the build was configured at, which `ab` records as the partner's
-  // and the nightly A/B mode checks a cached baseline build against (docs/nightly.md).
-  app.set_version_flag("--version", std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
-                                        "\nbuilt with:" + kBuildFeatures);
+  // and the nightly A/B mode checks a cached baseline build against (docs/nightly.md). A build with
+  // cuDNN adds whether its library opens here (scripts/device-check.sh gates the cudnn acceptance on
+  // that), asked only when --version is.
+  app.set_version_flag("--version", [] {
+    std::string text = std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
+                       "\nbuilt with:" + kBuildFeatures;
+    if (const std::string cudnn = rb::ring::cudnn_library_status(); !cudnn.empty()) text += "\ncudnn library: " + cudnn;
+    return text;
+  });
   rb::bench::CommandAction action;
   rb::bench::add_run_command(app, action);
   rb::bench::add_analyze_command(app, action);
@@ -192,6 +202,16 @@ int main(int argc, char** argv) {
     return rb::bench::kExitBadInput;
   }
   attach_cupti_to_nvtx(app);
+  // The process's cuDNN graphs and handles (the cudnn kernel keeps them for every round) go when the
+  // command returns, however it returns: every executor is gone by then, each device is drained
+  // first, and CUDA has not torn down yet, as it would have by a static destructor's turn.
+  struct ReleaseCudnnGraphs {
+    ~ReleaseCudnnGraphs() {
+#ifdef RINGBENCH_HAVE_CUDA
+      (void)rb::ring::release_cudnn_graphs();
+#endif
+    }
+  } release_cudnn_graphs_on_return;
   // Only `run` is distributed; any other command runs once, on rank 0.
   if (!rb::bench::is_primary() && !app.got_subcommand("run")) return rb::bench::kExitOk;
   try {

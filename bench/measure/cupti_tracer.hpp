@@ -23,7 +23,7 @@ class CuptiTracer {
   // Registers the buffer callbacks and enables the activity kinds. CUPTI's activity API is
   // process-global, so only one tracer may live at a time (rb::Error otherwise). NVTX markers
   // reach CUPTI only if NVTX_INJECTION64_PATH named libcupti at the process's first NVTX call:
-  // main sees to that (cupti_library_path(), nvtx::attach_injection).
+  // main sees to that (bench/measure/cupti_nvtx_tool.hpp), and so do the tracer's tests.
   explicit CuptiTracer(CuptiConversionOptions options = {});
   ~CuptiTracer();  // disables the activity kinds and flushes; never throws
   CuptiTracer(const CuptiTracer&) = delete;
@@ -61,7 +61,7 @@ class CuptiTracer {
   std::string callback_error_;
 };
 
-// The path of the libcupti this process loaded, for nvtx::attach_injection; empty if unknown.
+// The path of the libcupti this process loaded, for name_cupti_as_nvtx_tool; empty if unknown.
 std::string cupti_library_path();
 
 // CUPTI's id of a CUDA graph node (pass the cudaGraphNode_t). Throws rb::ApiError.

@@ -92,6 +92,8 @@ void ConfigurationRounds::run_round(const ReferenceProvider& reference, ring::Pr
   }
   traced.executor_made();
   facts_ = executor_facts(*exec, group);
+  cudnn_builds_ += facts_.cudnn.builds;
+  cudnn_build_ms_ += facts_.cudnn.build_ms;
   metrics_in_.gpus = facts_.gpus_at_work;
   if (!throttle_)
     throttle_.emplace(make_throttle_filter(opts_.throttle, *exec, faults.clock_mhz.has_value(), distributed_));
@@ -190,7 +192,7 @@ reports::RunRecord ConfigurationRounds::record() const {
   reports::RunRecord rec = result_record(cfg_, now.status, now.reason);
   if (opts_.kernel_requested != Kernel::ringbench) {
     rec.kernel_choice = kernel_choice_record(opts_.kernel_requested, cfg_);
-    rec.kernel_choice->cudnn_plans = facts_.cudnn_plans;
+    add_cudnn_graphs(*rec.kernel_choice, facts_.cudnn, cudnn_builds_, cudnn_build_ms_);
   }
   rec.plan = plan_record_;
   if (check_) rec.correctness = correctness_record(check_->output, check_->gradients);

@@ -86,6 +86,8 @@ class ConfigurationRounds {
   std::optional<reports::RecordCupti> cupti_;  // the traced pass, after the last round (cuda)
   bool distributed_ = false;                   // run with a process group
   ExecutorFacts facts_;                        // of the latest round's executor
+  int cudnn_builds_ = 0;                       // cudnn kernel: plans built by every round's executor
+  double cudnn_build_ms_ = 0;                  // and the time they took
   int chunk_ = 1;                              // --max-noise: timed passes per round
   // cuda: NVML's view of the GPUs before and after (gpu_state.hpp); nullopt until read.
   std::optional<std::vector<reports::RecordGpuDevice>> gpu_start_, gpu_end_;

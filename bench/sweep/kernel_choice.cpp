@@ -50,7 +50,10 @@ reports::RecordKernelChoice kernel_choice_record(Kernel requested, const Config&
   reports::RecordKernelChoice choice{.requested = std::string(to_string(requested)),
                                      .chosen = std::string(to_string(cfg.kernel)),
                                      .why = std::nullopt,
-                                     .cudnn_plans = {}};
+                                     .cudnn_plans = {},
+                                     .cudnn_graphs = {},
+                                     .cudnn_plan_builds = std::nullopt,
+                                     .cudnn_plan_build_ms = std::nullopt};
   if (requested == Kernel::automatic) {
     std::string why = "cuDNN runs this configuration";
     if (cfg.kernel != Kernel::cudnn) {
@@ -63,6 +66,17 @@ reports::RecordKernelChoice kernel_choice_record(Kernel requested, const Config&
     choice.why = why;
   }
   return choice;
+}
+
+void add_cudnn_graphs(reports::RecordKernelChoice& choice, const ring::CudnnGraphsUsed& latest, int builds,
+                      double build_ms) {
+  if (latest.shapes.empty()) return;
+  for (const auto& [shape, facts] : latest.shapes) {
+    choice.cudnn_plans[shape] = facts.plan;
+    choice.cudnn_graphs[shape] = {std::string(ring::to_string(facts.implementation)), facts.build_ms};
+  }
+  choice.cudnn_plan_builds = builds;
+  choice.cudnn_plan_build_ms = build_ms;
 }
 
 }  // namespace rb::bench

@@ -8,6 +8,7 @@
 
 #include "common/config.hpp"
 #include "reports/results/run_record.hpp"
+#include "ring/cuda/cudnn_graph_cache.hpp"
 
 namespace rb::bench {
 
@@ -26,5 +27,12 @@ void check_kernel(const Config& cfg);
 // The record's `kernel_choice` when the sweep asked for `requested` and cfg runs cfg.kernel: the
 // request, the choice and, for auto, why.
 reports::RecordKernelChoice kernel_choice_record(Kernel requested, const Config& cfg);
+
+// The cuDNN graphs a configuration ran on, into its `kernel_choice`: from `latest` (the last round's
+// executor) each shape's plan (cudnn_plans), implementation and build time (cudnn_graphs); and the
+// plans every round built, `builds` in `build_ms` (the first configuration to need a shape builds
+// it, later rounds and configurations find it built). Nothing where no graph was used.
+void add_cudnn_graphs(reports::RecordKernelChoice& choice, const ring::CudnnGraphsUsed& latest, int builds,
+                      double build_ms);
 
 }  // namespace rb::bench

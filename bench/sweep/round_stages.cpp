@@ -66,7 +66,7 @@ ExecutorFacts executor_facts(const ring::Executor& exec, ring::ProcessGroup* gro
   ExecutorFacts facts{exec.gpus_at_work(), std::nullopt, {}, exec.rank_devices()};
   if (const auto* cuda = dynamic_cast<const ring::CudaExecutor*>(&exec)) {
     if (!group) facts.cuda_devices = cuda->options().devices;
-    facts.cudnn_plans = cuda->cudnn_plans();
+    facts.cudnn = cuda->cudnn_graphs();
   }
   if (group) {
     // One name a line: a device name never holds a newline (a UUID, "cpu N").

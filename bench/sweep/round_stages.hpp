@@ -21,6 +21,7 @@
 #include "common/run_status.hpp"
 #include "ring/check/reference.hpp"
 #include "ring/check/reference_backward.hpp"
+#include "ring/cuda/cudnn_graph_cache.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/plan/plan.hpp"
 #include "ring/transport/process_group.hpp"
@@ -65,9 +66,9 @@ ThrottleFilter make_throttle_filter(const ThrottleRule& rule, const ring::Execut
 // What the record keeps of the executor besides its passes.
 struct ExecutorFacts {
   int gpus_at_work = 1;
-  std::optional<int> cuda_devices;                 // cuda, local transport: GPUs the virtual ranks were dealt over
-  std::map<std::string, std::string> cudnn_plans;  // cudnn kernel: each graph shape's cuDNN plan
-  std::vector<std::string> rank_devices;           // by ring rank: what ran it (Executor::rank_devices)
+  std::optional<int> cuda_devices;        // cuda, local transport: GPUs the virtual ranks were dealt over
+  ring::CudnnGraphsUsed cudnn;            // cudnn kernel: each graph shape's plan, and the builds
+  std::vector<std::string> rank_devices;  // by ring rank: what ran it (Executor::rank_devices)
 };
 // Collective in a group: each process knows only its own ranks' devices, so they are gathered.
 ExecutorFacts executor_facts(const ring::Executor& exec, ring::ProcessGroup* group);

@@ -133,6 +133,11 @@ std::optional<RecordKernelChoice> read_kernel_choice(const json& k) {
   if (const json& plans = member(k, "cudnn_plans"); plans.is_object())
     for (const auto& [shape, plan] : plans.items())
       if (plan.is_string()) out.cudnn_plans[shape] = plan.get<std::string>();
+  if (const json& graphs = member(k, "cudnn_graphs"); graphs.is_object())
+    for (const auto& [shape, g] : graphs.items())
+      out.cudnn_graphs[shape] = RecordCudnnGraph{text(g, "implementation"), number(g, "build_ms")};
+  out.cudnn_plan_builds = integer(k, "cudnn_plan_builds");
+  out.cudnn_plan_build_ms = number(k, "cudnn_plan_build_ms");
   return out;
 }
 

@@ -57,11 +57,25 @@ struct RecordCorrectness {
   std::optional<RecordGradients> gradients;  // with a backward
 };
 
+// One SDPA graph shape of the cudnn kernel (2.9.0): the implementation its graph was built with
+// ("composite" or "unified") and how long the host took to build its plan, in whichever
+// configuration first needed it (the process keeps every built graph).
+struct RecordCudnnGraph {
+  std::string implementation;
+  std::optional<double> build_ms;
+};
+
 // Which attention kernel ran and why, when the sweep was asked for one (2.1.0).
 struct RecordKernelChoice {
   std::string requested, chosen;
   std::optional<std::string> why;                  // for auto
   std::map<std::string, std::string> cudnn_plans;  // each SDPA graph shape's cuDNN plan
+  // 2.9.0, with cudnn_plans: each shape's implementation and build time; the plans this
+  // configuration's rounds built (0 where every shape came built from an earlier configuration)
+  // and the time those builds took.
+  std::map<std::string, RecordCudnnGraph> cudnn_graphs;
+  std::optional<std::int64_t> cudnn_plan_builds;
+  std::optional<double> cudnn_plan_build_ms;
 };
 
 // What ran one ring rank (2.5.0): the host, and the GPU's UUID, or on the cpu backend "cpu N" for a

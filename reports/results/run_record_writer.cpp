@@ -54,6 +54,16 @@ json to_json(const RecordKernelChoice& k) {
   json j{{"requested", k.requested}, {"chosen", k.chosen}};
   if (k.why) j["why"] = *k.why;
   if (!k.cudnn_plans.empty()) j["cudnn_plans"] = k.cudnn_plans;
+  if (!k.cudnn_graphs.empty()) {
+    json graphs = json::object();
+    for (const auto& [shape, g] : k.cudnn_graphs) {
+      graphs[shape] = {{"implementation", g.implementation}};
+      if (g.build_ms) graphs[shape]["build_ms"] = *g.build_ms;
+    }
+    j["cudnn_graphs"] = std::move(graphs);
+  }
+  if (k.cudnn_plan_builds) j["cudnn_plan_builds"] = *k.cudnn_plan_builds;
+  if (k.cudnn_plan_build_ms) j["cudnn_plan_build_ms"] = *k.cudnn_plan_build_ms;
   return j;
 }
 

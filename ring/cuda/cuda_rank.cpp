@@ -70,7 +70,11 @@ void CudaRank::setup(const Plan& plan, int r, int dev, CudnnSdpa* cudnn) {
     sdpa = sdpa_steps(plan, r);
     std::int64_t ws = 0;
     for (const auto& st : sdpa)
-      for (const auto& piece : st.pieces) ws = std::max(ws, cudnn_->prepare(graph_key(piece, cfg)));
+      for (const auto& piece : st.pieces) {
+        // The sweep refuses such a configuration first (sdpa_refusal); a direct caller learns why here.
+        if (!stats_aligned(piece, cfg)) throw Error(fmt::format("cuda rank {}: {}", r, sdpa_refusal(plan)));
+        ws = std::max(ws, cudnn_->prepare(graph_key(piece, cfg)));
+      }
     if (ws > 0) workspace = DeviceBuffer<std::byte>(static_cast<std::size_t>(ws));
   }
   for (std::size_t j = 0; j < launches.size(); ++j)

@@ -2,6 +2,7 @@
 #include "ring/cuda/cudnn_sdpa.hpp"
 
 #include <cmath>
+#include <mutex>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -24,16 +25,17 @@ namespace {
 
 enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats };
 
-std::string key_name(const SdpaGraphKey& k) {
-  return fmt::format("{}x{}{} Hq={} Hkv={} D={}", k.rows, k.keys, k.mask == SdpaMask::causal_top_left ? " causal" : "",
-                     k.hq, k.hkv, k.d);
+fe::AttentionImplementation_t frontend_implementation(SdpaImplementation v) {
+  return v == SdpaImplementation::composite ? fe::AttentionImplementation_t::COMPOSITE
+                                            : fe::AttentionImplementation_t::UNIFIED;
 }
 
 // The graph of one piece shape over the buffers' (rows, H, D) layout: logical dims [1, H, S, D] with
 // strides {S·H·D, D, H·D, 1}, so a row offset is a pointer offset; the stats [1, Hq, S, 1] with
-// strides {S·Hq, 1, Hq, 1} land in the (rows, Hq) layout the merge reads.
+// strides {S·Hq, 1, Hq, 1} land in the (rows, Hq) layout the merge reads. The implementation is
+// chosen, not left to AUTO (cudnn_graph_cache.hpp, sdpa_implementation).
 // `sm_version` > 0 validates for that GPU generation without a device (90: Hopper).
-std::shared_ptr<fe::graph::Graph> sdpa_graph(const SdpaGraphKey& k, int sm_version = 0) {
+std::shared_ptr<fe::graph::Graph> sdpa_graph(const SdpaGraphKey& k, SdpaImplementation impl, int sm_version = 0) {
   auto g = std::make_shared<fe::graph::Graph>();
   g->set_io_data_type(fe::DataType_t::BFLOAT16)
       .set_intermediate_data_type(fe::DataType_t::FLOAT)
@@ -52,6 +54,7 @@ std::shared_ptr<fe::graph::Graph> sdpa_graph(const SdpaGraphKey& k, int sm_versi
   auto v = tensor("V", kV, hkv, k.keys);
   auto options = fe::graph::SDPA_attributes()
                      .set_name("ringbench_piece")
+                     .set_implementation(frontend_implementation(impl))
                      .set_generate_stats(true)
                      .set_attn_scale(static_cast<float>(1.0 / std::sqrt(static_cast<double>(k.d))));
   if (k.mask == SdpaMask::causal_top_left) options.set_causal_mask(true);
@@ -65,72 +68,97 @@ std::shared_ptr<fe::graph::Graph> sdpa_graph(const SdpaGraphKey& k, int sm_versi
   return g;
 }
 
+using Graph = std::shared_ptr<fe::graph::Graph>;
+using ProcessGraphs = CudnnGraphCache<cudnnHandle_t, Graph>;
+
+ProcessGraphs::Ops cudnn_ops() {
+  ProcessGraphs::Ops ops;
+  ops.open = [](int device) {
+    use_device(device);
+    cudnnHandle_t h = nullptr;
+    RB_CUDNN_CHECK(fe::detail::create_handle(&h));
+    return h;
+  };
+  ops.build = [](cudnnHandle_t& h, int device, const SdpaGraphKey& key, SdpaGraphFacts& facts) {
+    use_device(device);
+    Graph g = sdpa_graph(key, facts.implementation);
+    RB_CUDNN_FE_CHECK(g->validate());
+    RB_CUDNN_FE_CHECK(g->build_operation_graph(h));
+    RB_CUDNN_FE_CHECK(g->create_execution_plans({fe::HeurMode_t::A}));
+    RB_CUDNN_FE_CHECK(g->check_support());
+    RB_CUDNN_FE_CHECK(g->build_plans());
+    RB_CUDNN_FE_CHECK(g->get_workspace_size(facts.workspace));
+    (void)g->get_plan_name(facts.plan);
+    return g;
+  };
+  // Errors are ignored: the release runs at exit and must not throw; a device that failed has
+  // nothing left to wait for.
+  ops.drain = [](int device) {
+    if (cudaSetDevice(device) == cudaSuccess) (void)cudaDeviceSynchronize();
+  };
+  ops.close = [](int device, cudnnHandle_t& h) {
+    (void)cudaSetDevice(device);
+    (void)fe::detail::destroy_handle(h);
+  };
+  return ops;
+}
+
+// The process's graphs: made by the first cudnn executor, released by release_cudnn_graphs() and
+// never destroyed, so that no static destructor runs cuDNN or CUDA after CUDA's own teardown.
+std::mutex g_graphs_mu;
+ProcessGraphs* g_graphs = nullptr;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables)
+
+ProcessGraphs& process_graphs() {
+  std::lock_guard lock(g_graphs_mu);
+  if (g_graphs == nullptr) g_graphs = new ProcessGraphs(cudnn_ops());  // NOLINT(cppcoreguidelines-owning-memory)
+  return *g_graphs;
+}
+
 }  // namespace
 
 struct CudnnSdpa::Impl {
-  int device = 0;
-  cudnnHandle_t handle = nullptr;
-  struct Built {
-    std::shared_ptr<fe::graph::Graph> graph;
-    std::int64_t workspace = 0;
-    std::string plan;
-  };
-  std::map<SdpaGraphKey, Built> graphs;
+  explicit Impl(int device) : user(process_graphs(), device) {}
+  CudnnGraphUser<ProcessGraphs> user;
+  cudnnHandle_t handle = nullptr;  // the device's, the process's
 };
 
-CudnnSdpa::CudnnSdpa(int device) : impl_(std::make_unique<Impl>()) {
+CudnnSdpa::CudnnSdpa(int device) {
   if (const auto& lib = kernels::cudnn::library(); !lib.loaded) throw Error("cudnn: " + lib.error);
-  impl_->device = device;
   use_device(device);
-  RB_CUDNN_CHECK(fe::detail::create_handle(&impl_->handle));
+  impl_ = std::make_unique<Impl>(device);
+  impl_->handle = process_graphs().handle(device);
 }
 
-CudnnSdpa::~CudnnSdpa() {
-  if (impl_ && impl_->handle != nullptr) {
-    (void)cudaSetDevice(impl_->device);
-    impl_->graphs.clear();
-    (void)fe::detail::destroy_handle(impl_->handle);
-  }
-}
+CudnnSdpa::~CudnnSdpa() = default;
 
-std::int64_t CudnnSdpa::prepare(const SdpaGraphKey& key) {
-  if (auto it = impl_->graphs.find(key); it != impl_->graphs.end()) return it->second.workspace;
-  use_device(impl_->device);
-  Impl::Built b;
-  b.graph = sdpa_graph(key);
-  RB_CUDNN_FE_CHECK(b.graph->validate());
-  RB_CUDNN_FE_CHECK(b.graph->build_operation_graph(impl_->handle));
-  RB_CUDNN_FE_CHECK(b.graph->create_execution_plans({fe::HeurMode_t::A}));
-  RB_CUDNN_FE_CHECK(b.graph->check_support());
-  RB_CUDNN_FE_CHECK(b.graph->build_plans());
-  RB_CUDNN_FE_CHECK(b.graph->get_workspace_size(b.workspace));
-  (void)b.graph->get_plan_name(b.plan);
-  const std::int64_t ws = b.workspace;
-  impl_->graphs.emplace(key, std::move(b));
-  return ws;
-}
+std::int64_t CudnnSdpa::prepare(const SdpaGraphKey& key) { return impl_->user.prepare(key).facts.workspace; }
 
 void CudnnSdpa::run(const SdpaGraphKey& key, const SdpaPointers& p, void* workspace, cudaStream_t stream) {
-  const auto it = impl_->graphs.find(key);
-  if (it == impl_->graphs.end()) throw Error(fmt::format("cudnn: no graph prepared for {}", key_name(key)));
+  const auto& entry = impl_->user.entry(key);
   RB_CUDNN_CHECK(fe::detail::set_stream(impl_->handle, stream));
   std::unordered_map<std::int64_t, void*> pack{{kQ, const_cast<void*>(p.q)},
                                                {kK, const_cast<void*>(p.k)},
                                                {kV, const_cast<void*>(p.v)},
                                                {kO, p.o},
                                                {kStats, p.stats}};
-  RB_CUDNN_FE_CHECK(it->second.graph->execute(impl_->handle, pack, workspace));
+  RB_CUDNN_FE_CHECK(entry.graph->execute(impl_->handle, pack, workspace));
 }
 
-std::map<std::string, std::string> CudnnSdpa::plans() const {
-  std::map<std::string, std::string> out;
-  for (const auto& [key, b] : impl_->graphs) out[key_name(key)] = b.plan;
-  return out;
+CudnnGraphsUsed CudnnSdpa::used() const { return impl_->user.used(); }
+
+int release_cudnn_graphs() noexcept {
+  std::lock_guard lock(g_graphs_mu);
+  if (g_graphs == nullptr) return 0;
+  try {
+    return g_graphs->release();
+  } catch (...) {
+    return 0;
+  }
 }
 
 std::string validate_sdpa_graph(const SdpaGraphKey& key, int sm_version) {
   if (const auto& lib = kernels::cudnn::library(); !lib.loaded) return "cudnn: " + lib.error;
-  auto st = sdpa_graph(key, sm_version)->validate();
+  auto st = sdpa_graph(key, sdpa_implementation(key), sm_version)->validate();
   return st.is_good() ? "" : st.get_message();
 }
 
@@ -154,7 +182,8 @@ CudnnSdpa::CudnnSdpa(int) {
 CudnnSdpa::~CudnnSdpa() = default;
 std::int64_t CudnnSdpa::prepare(const SdpaGraphKey&) { return 0; }
 void CudnnSdpa::run(const SdpaGraphKey&, const SdpaPointers&, void*, cudaStream_t) {}
-std::map<std::string, std::string> CudnnSdpa::plans() const { return {}; }
+CudnnGraphsUsed CudnnSdpa::used() const { return {}; }
+int release_cudnn_graphs() noexcept { return 0; }
 std::string validate_sdpa_graph(const SdpaGraphKey&, int) { return "this build has no cuDNN kernel"; }
 std::map<std::string, std::string> cudnn_versions() { return {}; }
 

@@ -1,9 +1,9 @@
-// cuDNN's fused flash attention for the `--kernel cudnn` path: one device's cuDNN handle and the
-// SDPA forward graphs its ranks' pieces need (ring/plan/sdpa_pieces.hpp), built and planned once at the
-// executor's setup, outside any capture, and cached by shape; executing one enqueues it on a stream,
-// capturable, with the pointers of one piece. Built with CUDA; without cuDNN (RINGBENCH_HAVE_CUDNN)
-// construction throws, which the sweep never reaches (bench/sweep/kernel_choice.hpp refuses first).
-// This header needs no cuDNN header.
+// cuDNN's fused flash attention for the `--kernel cudnn` path: one executor's view, on one device, of
+// the process's cuDNN handles and SDPA forward graphs (ring/cuda/cudnn_graph_cache.hpp: one handle
+// per device, each shape built and planned once per process, outside any capture); executing one
+// enqueues it on a stream, capturable, with the pointers of one piece. Built with CUDA; without
+// cuDNN (RINGBENCH_HAVE_CUDNN) construction throws, which the sweep never reaches
+// (bench/sweep/kernel_choice.hpp refuses first). This header needs no cuDNN header.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "ring/cuda/cudnn_graph_cache.hpp"
 #include "ring/plan/sdpa_pieces.hpp"
 
 namespace rb::ring {
@@ -28,28 +29,32 @@ struct SdpaPointers {
 
 class CudnnSdpa {
  public:
-  // A handle on `device`, which becomes the current device. Not to be shared between threads.
+  // A view of the process's graphs on `device`, which becomes the current device. Not to be shared
+  // between threads.
   explicit CudnnSdpa(int device);
   ~CudnnSdpa();
   CudnnSdpa(const CudnnSdpa&) = delete;
   CudnnSdpa& operator=(const CudnnSdpa&) = delete;
 
-  // Builds and plans the graph for `key` once (validate, lower, heuristics, check support, build
-  // the plan); returns the workspace one execution needs. Throws rb::ApiError when cuDNN has no plan
-  // for it.
+  // The graph for `key`, built and planned by the first executor of the process that needs it
+  // (validate, lower, heuristics, check support, build the plan; the implementation that
+  // sdpa_implementation names); returns the workspace one execution needs. Throws rb::ApiError
+  // when cuDNN has no plan for it.
   std::int64_t prepare(const SdpaGraphKey& key);
   // Enqueues one piece on `stream` (the device's). `workspace` holds at least prepare(key) bytes.
   void run(const SdpaGraphKey& key, const SdpaPointers& p, void* workspace, cudaStream_t stream);
-  // The plans chosen so far: "rows x keys mask: plan name", one per graph, for the record.
-  std::map<std::string, std::string> plans() const;
+  // The graphs prepared through this view: each shape's plan, implementation and build time, and
+  // how many of them this view built (the others were built before, by another executor).
+  CudnnGraphsUsed used() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
-// The frontend's validate() of the graph prepare() would build for `key`, for GPUs of `sm_version`
-// (90: Hopper): "" when cuDNN's frontend accepts it, else its message. Needs no device or handle,
+// The frontend's validate() of the graph prepare() would build for `key` (its implementation
+// included), for GPUs of `sm_version` (90: Hopper): "" when cuDNN's frontend accepts it, else its
+// message. Needs no device or handle,
 // only the library (kernels/cudnn_library); so the CPU tests hold every graph a profile needs to it.
 std::string validate_sdpa_graph(const SdpaGraphKey& key, int sm_version);
 

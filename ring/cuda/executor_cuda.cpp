@@ -124,9 +124,9 @@ class CudaExecutorImpl final : public CudaExecutor {
     return rb::gpus_at_work(c_, concurrent() && !group_, static_cast<int>(devices_.size()));
   }
 
-  std::map<std::string, std::string> cudnn_plans() const override {
-    std::map<std::string, std::string> out;
-    for (const auto& [device, sdpa] : cudnn_) out.merge(sdpa->plans());
+  CudnnGraphsUsed cudnn_graphs() const override {
+    CudnnGraphsUsed out;
+    for (const auto& [device, sdpa] : cudnn_) out.merge(sdpa->used());
     return out;
   }
 
@@ -240,7 +240,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       p.clock = SampleClock(rk.device);
     }
     CudnnSdpa* sdpa = nullptr;
-    if (plan_.config.kernel == Kernel::cudnn) {  // one handle per device, made outside any capture
+    if (plan_.config.kernel == Kernel::cudnn) {  // the process's graphs on the device, outside any capture
       auto& handle = cudnn_[rk.device];
       if (!handle) handle = std::make_unique<CudnnSdpa>(rk.device);
       sdpa = handle.get();
@@ -537,7 +537,8 @@ class CudaExecutorImpl final : public CudaExecutor {
   std::vector<int> hosted_;                          // the ring ranks this process runs
   std::vector<int> devices_;                         // the devices they live on, in order of first use
   std::vector<std::string> rank_uuids_;              // rank_devices(): each hosted rank's GPU UUID
-  std::map<int, std::unique_ptr<CudnnSdpa>> cudnn_;  // by device, with the cudnn kernel
+  std::map<int, std::unique_ptr<CudnnSdpa>> cudnn_;  // by device, with the cudnn kernel: views of the
+                                                     // process's graphs (cudnn_graph_cache.hpp)
   std::vector<CudaRank> ranks_;                      // by ring rank; only the hosted ones are set up
   std::vector<RankPass> passes_;                     // by ring rank, as ranks_
   CudaStream origin_;                                // concurrent mode; on opts_.device

@@ -16,6 +16,7 @@
 #include "common/timeline.hpp"
 #include "ring/cuda/cuda_devices.hpp"
 #include "ring/cuda/cuda_options.hpp"
+#include "ring/cuda/cudnn_graph_cache.hpp"
 #include "ring/executor/executor.hpp"
 
 namespace rb::ring {
@@ -63,8 +64,10 @@ class CudaExecutor : public Executor {
   // Sum over ranks of each rank's measured pass (isolated mode) next to the composed wall time
   // run_pass reports; equal to wall_ns in concurrent mode. From the last run_pass.
   virtual std::int64_t last_raw_ns() const = 0;
-  // With the cudnn kernel: each SDPA graph shape and the cuDNN plan (engine) chosen for it.
-  virtual std::map<std::string, std::string> cudnn_plans() const = 0;
+  // With the cudnn kernel: each SDPA graph shape, the cuDNN plan (engine) chosen for it, its
+  // implementation and build time, and how many of the graphs this executor built (the others
+  // came built from an earlier executor of the process: ring/cuda/cudnn_graph_cache.hpp).
+  virtual CudnnGraphsUsed cudnn_graphs() const = 0;
 };
 
 // Every rank in this process over the copy transport: allocates and fills every rank's shard on its

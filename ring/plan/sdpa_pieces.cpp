@@ -109,6 +109,11 @@ SdpaGraphKey graph_key(const SdpaPiece& p, const Config& cfg) {
   return SdpaGraphKey{p.rows, p.keys, p.mask, cfg.heads, cfg.kv_heads, cfg.head_dim};
 }
 
+std::string graph_name(const SdpaGraphKey& k) {
+  return fmt::format("{}x{}{} Hq={} Hkv={} D={}", k.rows, k.keys, k.mask == SdpaMask::causal_top_left ? " causal" : "",
+                     k.hq, k.hkv, k.d);
+}
+
 std::int64_t q_offset(const SdpaPiece& p, const Config& cfg) {
   return p.q_row0 * cfg.heads * static_cast<std::int64_t>(cfg.head_dim);
 }
@@ -117,15 +122,31 @@ std::int64_t kv_offset(const SdpaPiece& p, const Config& cfg) {
 }
 std::int64_t stats_offset(const SdpaPiece& p, const Config& cfg) { return p.q_row0 * cfg.heads; }
 
+bool stats_aligned(const SdpaPiece& p, const Config& cfg) {
+  return stats_offset(p, cfg) * static_cast<std::int64_t>(sizeof(float)) % kStatsAlignment == 0;
+}
+
 std::int64_t piece_pairs(const SdpaPiece& p) {
   return p.mask == SdpaMask::none ? p.rows * p.keys : p.rows * (p.rows + 1) / 2;
 }
 
 std::string sdpa_refusal(const Plan& plan) {
+  const Config& cfg = plan.config;
   try {
-    for (const auto& rp : plan.ranks)
-      for (const auto& step : step_block_pairs(plan, rp.rank))
-        for (const auto& pair : step) (void)pair_pieces(pair, plan.config.causal);
+    for (const auto& rp : plan.ranks) {
+      const auto steps = step_block_pairs(plan, rp.rank);
+      for (std::size_t j = 0; j < steps.size(); ++j)
+        for (const auto& pair : steps[j])
+          for (const auto& piece : pair_pieces(pair, cfg.causal))
+            if (!stats_aligned(piece, cfg))
+              return fmt::format(
+                  "cudnn: rank {} step {}: the {}x{}{} piece from query row {} has its stats at float {} (row "
+                  "{} x Hq {}), {} bytes off the 16-byte alignment cuDNN assumes; Hq a multiple of 4 keeps "
+                  "every piece aligned",
+                  rp.rank, j, piece.rows, piece.keys, piece.mask == SdpaMask::causal_top_left ? " causal" : "",
+                  piece.q_row0, stats_offset(piece, cfg), piece.q_row0, cfg.heads,
+                  stats_offset(piece, cfg) * 4 % kStatsAlignment);
+    }
   } catch (const Error& e) {
     return e.what();
   }

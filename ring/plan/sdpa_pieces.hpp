@@ -24,6 +24,7 @@
 #include <compare>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common/config.hpp"
@@ -68,17 +69,29 @@ std::vector<SdpaPiece> pair_pieces(const kernels::BlockPair& pair, bool causal);
 std::vector<SdpaStep> sdpa_steps(const Plan& plan, int rank);
 
 SdpaGraphKey graph_key(const SdpaPiece& p, const Config& cfg);
+// A graph's shape as the record names it: "rows x keys[ causal] Hq=.. Hkv=.. D=..".
+std::string graph_name(const SdpaGraphKey& k);
 
-// Element offsets of a piece in the rank's buffers (all 16-byte aligned: a row is H·D bf16 with D a
-// multiple of 8): Q and O at q_row0 · Hq · D, K and V at k_row0 · Hkv · D, the stats at q_row0 · Hq.
+// Element offsets of a piece in the rank's buffers: Q and O at q_row0 · Hq · D, K and V at
+// k_row0 · Hkv · D (16-byte aligned: a row is H·D bf16 with D a multiple of 8), the fp32 stats at
+// q_row0 · Hq, which is 16-byte aligned only where q_row0 · Hq is a multiple of 4 (always for Hq = 4
+// or 16; not for Hq = 1, 2 or odd when the piece's first row is odd).
 std::int64_t q_offset(const SdpaPiece& p, const Config& cfg);
 std::int64_t kv_offset(const SdpaPiece& p, const Config& cfg);
 std::int64_t stats_offset(const SdpaPiece& p, const Config& cfg);
 
+// The alignment, in bytes, cuDNN's frontend declares for every tensor it is given (its
+// Tensor_attributes default) and so may assume of each pointer bound at execution.
+inline constexpr std::int64_t kStatsAlignment = 16;
+// Whether the piece's stats pointer keeps that alignment.
+bool stats_aligned(const SdpaPiece& p, const Config& cfg);
+
 // Unmasked (query, key) pairs of a piece, one head: its rectangle, or the square's triangle.
 std::int64_t piece_pairs(const SdpaPiece& p);
 
-// Why the cudnn kernel cannot run a configuration, or "" when every rank's every step maps.
+// Why the cudnn kernel cannot run a configuration, or "" when every rank's every step maps: two
+// strides no rectangle expresses, or a piece whose stats pointer breaks the 16-byte alignment (one
+// line naming the rank, step and piece).
 std::string sdpa_refusal(const Plan& plan);
 
 }  // namespace rb::ring

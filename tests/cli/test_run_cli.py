@@ -127,6 +127,22 @@ class RunCli(unittest.TestCase):
                      "--no-causal", "--backend", "--dtype", "--seed", "--repeats", "--out", "--dump"]:
             self.assertIn(flag, p.stdout)
 
+    def test_version_says_whether_cudnn_opens_here(self):
+        # A build with cuDNN ends --version with whether its library opens on this machine (the
+        # device check runs the cudnn acceptance only where it does); one without says nothing.
+        lines = run("--version").stdout.splitlines()
+        built = next(line for line in lines if line.startswith("built with:")).split()
+        cudnn = [line for line in lines if line.startswith("cudnn library: ")]
+        if "cudnn" not in built:
+            self.assertEqual(cudnn, [])
+            return
+        self.assertEqual(len(cudnn), 1, lines)
+        self.assertEqual(lines[-1], cudnn[0])
+        self.assertRegex(cudnn[0], r"^cudnn library: (\d+\.\d+\.\d+ \(/.*libcudnn[^)]*\)|unavailable: .+)$")
+        env = dict(os.environ, RINGBENCH_CUDNN_LIBRARY="/nonexistent/libcudnn.so.9")
+        p = run("--version", env=env)
+        self.assertRegex(p.stdout.splitlines()[-1], r"^cudnn library: unavailable: .*/nonexistent/libcudnn.so.9")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "common/error.hpp"
 #include "common/scheme_table.hpp"
@@ -39,8 +41,19 @@ Correctness check(CudaExecutor& ex) {
   return compare_to_reference(out, ref, plan.config, rows);
 }
 
-// Every split, variant and rank mode on `kernel` equals the reference within its bound.
+// The process's cuDNN graphs go before CUDA tears down, as the binary's go at the end of main.
+class ReleaseCudnnGraphs : public ::testing::Environment {
+ public:
+  void TearDown() override { (void)release_cudnn_graphs(); }
+};
+[[maybe_unused]] const ::testing::Environment* const kReleaseCudnnGraphs =
+    ::testing::AddGlobalTestEnvironment(new ReleaseCudnnGraphs);
+
+// Every split, variant and rank mode on `kernel` equals the reference within its bound. With cuDNN,
+// each graph shape is built once in the process, by the first of its executors to need it.
 void expect_every_split_variant_and_mode_correct(Kernel kernel) {
+  std::set<std::string> shapes;
+  int builds = 0;
   for (int c : {1, 2, 3, 4, 8})
     for (auto split : {Split::contiguous, Split::zigzag, Split::striped})
       for (const Variant variant : every_variant())
@@ -64,8 +77,16 @@ void expect_every_split_variant_and_mode_correct(Kernel kernel) {
                                             [](const Interval& iv) { return iv.name == "attention"; });
           EXPECT_EQ(n_attn, launched);
           EXPECT_FALSE(ex->graph_nodes().empty());
-          EXPECT_EQ(ex->cudnn_plans().empty(), kernel != Kernel::cudnn);
+          const CudnnGraphsUsed graphs = ex->cudnn_graphs();
+          EXPECT_EQ(graphs.shapes.empty(), kernel != Kernel::cudnn);
+          for (const auto& [name, facts] : graphs.shapes) {
+            EXPECT_EQ(facts.implementation, SdpaImplementation::composite) << name;
+            EXPECT_FALSE(facts.plan.empty()) << name;
+            shapes.insert(name);
+          }
+          builds += graphs.builds;
         }
+  EXPECT_EQ(builds, static_cast<int>(shapes.size())) << "a shape built twice, or one never built";
 }
 
 // The captured pass replays to the eager pass's output, bit for bit.

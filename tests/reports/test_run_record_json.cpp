@@ -89,7 +89,9 @@ json cuda_run(bool cupti_failed) {
   t["l2"] = "warm";
   t["devices"] = 2;
   r["kernel_choice"] = json::parse(R"({"requested": "auto", "chosen": "cudnn", "why": "cuDNN runs this configuration",
-      "cudnn_plans": {"s256 d16 causal": "eng0"}})");
+      "cudnn_plans": {"s256 d16 causal": "eng0"},
+      "cudnn_graphs": {"s256 d16 causal": {"implementation": "composite", "build_ms": 412.5}},
+      "cudnn_plan_builds": 0, "cudnn_plan_build_ms": 0.0})");
   r["trace_error"] = "--trace-dir: traces/x.json: cannot write: No space left on device";
   r["gpu_state"] = json::parse(R"j({"start": [
       {"temperature_c": 41, "power_w": 123.456, "power_limit_w": 700.0, "sm_clock_mhz": 1980,
@@ -175,6 +177,9 @@ TEST(RunRecordJson, TheTypedPartsSayWhatTheJsonSays) {
   EXPECT_FALSE(cuda.cupti->metrics.timeline_pass_ms);
   ASSERT_TRUE(cuda.kernel_choice);
   EXPECT_EQ(cuda.kernel_choice->cudnn_plans.at("s256 d16 causal"), "eng0");
+  EXPECT_EQ(cuda.kernel_choice->cudnn_graphs.at("s256 d16 causal").implementation, "composite");
+  EXPECT_EQ(cuda.kernel_choice->cudnn_graphs.at("s256 d16 causal").build_ms, 412.5);
+  EXPECT_EQ(cuda.kernel_choice->cudnn_plan_builds, 0);  // every shape came built from an earlier configuration
 }
 
 // A record made in code, as the sweep makes one, writes the nulls and leaves out what does not apply.

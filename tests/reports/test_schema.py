@@ -185,9 +185,32 @@ class Schema(unittest.TestCase):
             r.pop("placement", None)
         self.assertEqual(errors(self.v, older), [])
 
+    def test_the_cudnn_kernel_s_graphs_validate_and_broken_ones_are_refused(self):
+        # 2.9.0: the golden cuda results file (tests/bench/sweep/test_cudnn_record_golden.cpp) with
+        # each graph's implementation and build time, and the builds of the configuration's rounds.
+        golden = read_json(os.path.join(SOURCE_DIR, "tests", "data", "golden", "records", "cudnn-graphs.json"))
+        self.assertEqual(errors(self.v, golden), [])
+        choice = golden["runs"][0]["kernel_choice"]
+        self.assertEqual({g["implementation"] for g in choice["cudnn_graphs"].values()}, {"composite"})
+        self.assertEqual(choice["cudnn_graphs"].keys(), choice["cudnn_plans"].keys())
+        breakages = {
+            "an implementation AUTO would leave open": lambda k: next(iter(k["cudnn_graphs"].values()))
+            .__setitem__("implementation", "auto"),
+            "a graph without its implementation": lambda k: next(iter(k["cudnn_graphs"].values())).pop("implementation"),
+            "a negative build time": lambda k: next(iter(k["cudnn_graphs"].values())).__setitem__("build_ms", -1.0),
+            "builds not a count": lambda k: k.__setitem__("cudnn_plan_builds", 1.5),
+            "plans as graphs (cudnn_plans' values stay names)": lambda k: k["cudnn_plans"].update(
+                {s: {"implementation": "composite"} for s in k["cudnn_plans"]}),
+        }
+        for name, breakage in breakages.items():
+            with self.subTest(name):
+                doc = copy.deepcopy(golden)
+                breakage(doc["runs"][0]["kernel_choice"])
+                self.assertNotEqual(errors(self.v, doc), [], f"the schema accepted: {name}")
+
     def test_later_minor_versions_may_add_fields(self):
         doc = copy.deepcopy(self.doc)
-        doc["schema_version"] = "2.9.0"
+        doc["schema_version"] = "2.10.0"
         doc["new_top_level"] = {"x": 1}
         doc["runs"][0]["new_field"] = [1, 2]
         doc["runs"][0]["config"]["new_axis"] = "value"

@@ -118,14 +118,14 @@ class AcceptCli(unittest.TestCase):
             res = os.path.join(d, "r")
             self.assertEqual(run("run", "--seq", "64", "--cp", "1", "--split", "contiguous", "--heads", "2",
                                  "--kv-heads", "1", "--head-dim", "8", "--repeats", "1", "--out", res).returncode, 0)
-            for name in ("acceptance-h100.json", "acceptance-h200.json", "gpu-check.json"):
+            for name in ("acceptance-h100.json", "acceptance-h200.json", "gpu-check.json", "gpu-check-cudnn.json"):
                 with self.subTest(name):
                     p = run("accept", os.path.join(SOURCE_DIR, "profiles", name), "--results",
                             os.path.join(res, "results.json"))
                     self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
                     self.assertIn("FAIL", p.stdout)
             for name in ("nightly.json", "llama3-405b-cp16.json", "acceptance-h100.json", "gpu-short.json",
-                         "gpu-check.json"):
+                         "gpu-check.json", "gpu-check-cudnn.json"):
                 with self.subTest(name):
                     doc = read_json(os.path.join(SOURCE_DIR, "profiles", name))
                     self.assertEqual(doc["sweep"]["backend"], "cuda")

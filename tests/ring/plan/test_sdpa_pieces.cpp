@@ -172,5 +172,39 @@ TEST(SdpaPieces, PiecesOfOneShapeShareAGraph) {
   EXPECT_EQ(kv_offset(b, cfg), 512 * 2 * 64);
 }
 
+// cuDNN assumes every pointer it is given 16-byte aligned; a piece's fp32 stats start q_row0 · Hq
+// floats into the rank's buffer, so with Hq of 1, 2 or odd a piece from an odd row breaks that,
+// and the configuration is refused in one line naming the piece. Hq = 4 never is, nor are Hq = 1
+// pieces that all start on a multiple of 4 rows.
+TEST(SdpaPieces, StatsOffTheSixteenByteAlignmentAreRefused) {
+  Config cfg = config(24, 4, Split::striped, Variant::ring, true);  // rank 1 against rank 3: from row 1
+  cfg.kv_heads = 1;
+  for (int hq : {1, 2, 3, 5}) {
+    cfg.heads = hq;
+    const std::string why = sdpa_refusal(make_plan(cfg));
+    SCOPED_TRACE("Hq " + std::to_string(hq) + ": " + why);
+    EXPECT_NE(why.find("16-byte alignment"), std::string::npos);
+    EXPECT_NE(why.find("causal piece from query row 1 "), std::string::npos);
+    EXPECT_NE(why.find("x Hq " + std::to_string(hq) + ")"), std::string::npos);
+    EXPECT_EQ(why.find('\n'), std::string::npos);
+  }
+  for (int hq : {4, 8}) {
+    cfg.heads = hq;
+    EXPECT_EQ(sdpa_refusal(make_plan(cfg)), "") << "Hq " << hq;
+  }
+  Config contiguous = config(32, 4, Split::contiguous, Variant::ring, true);  // every piece from row 0
+  contiguous.heads = 1;
+  contiguous.kv_heads = 1;
+  EXPECT_EQ(sdpa_refusal(make_plan(contiguous)), "");
+
+  Config two = cfg;
+  two.heads = 2;
+  EXPECT_FALSE(stats_aligned(SdpaPiece{1, 5, 0, 5, SdpaMask::causal_top_left}, two));
+  EXPECT_TRUE(stats_aligned(SdpaPiece{2, 4, 0, 4}, two));  // 4 floats: 16 bytes
+  two.heads = 1;
+  EXPECT_FALSE(stats_aligned(SdpaPiece{2, 4, 0, 4}, two));
+  EXPECT_TRUE(stats_aligned(SdpaPiece{4, 4, 0, 4}, two));
+}
+
 }  // namespace
 }  // namespace rb::ring
