@@ -264,6 +264,9 @@ void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
     t.bwd_samples_ms = bwd_ms_;
     t.bwd_median_ms = summarize(bwd_ms_).median;
     const double f = plan_.flops();
+    // A part's window, which its rates divide by: the forward's from the pass start to its end
+    // (fwd_ns); the backward's the span of its own intervals, since a rank may begin its backward
+    // while another still runs its forward.
     auto part = [&](int phase, std::int64_t begin, std::int64_t end, double flops) {
       Timeline tl;
       tl.window_begin_ns = begin;
@@ -276,10 +279,9 @@ void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
         fr = flops * fr / std::max(metrics_in_.flops, 1.0);  // each rank's share, as in the whole pass
       return compute_metrics(tl, in).record();
     };
-    const std::int64_t begin = median_pass.timeline.window_begin_ns, end = median_pass.timeline.window_end_ns;
-    const std::int64_t split = begin + median_pass.fwd_ns;
-    if (times_forward(cfg_.phase)) rec.metrics_fwd = part(0, begin, split, f);
-    rec.metrics_bwd = part(1, split, end, ring::Plan::kBackwardFlopsFactor * f);
+    const std::int64_t begin = median_pass.timeline.window_begin_ns;
+    if (times_forward(cfg_.phase)) rec.metrics_fwd = part(0, begin, begin + median_pass.fwd_ns, f);
+    rec.metrics_bwd = part(1, 0, 0, ring::Plan::kBackwardFlopsFactor * f);
   }
   // The simulator replays the forward's steps; a backward-only pass has none to replay.
   if (times_forward(cfg_.phase)) rec.model = simulator_check(plan_, median_pass);

@@ -28,7 +28,7 @@ namespace rb::bench {
 // slow:PCT (every pass of configuration N takes PCT% longer in real time: a planted regression for
 // the nightly gate's tests). N may be a list (`slow:15@0,3,6`), and `KIND@N/R` limits it to round R
 // (1-based). For the tests of docs/failures.md and docs/compare.md.
-// wrong_block: every backward step of a rotating variant reads the own K/V block (diffusers #14265).
+// wrong_block: every backward step of a rotating variant reads its first step's K/V (diffusers #14265).
 enum class FaultKind { none, throw_in_pass, hang, corrupt, fatal, throttle, slow, wrong_block };
 
 struct FaultSpec {

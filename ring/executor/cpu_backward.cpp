@@ -109,8 +109,10 @@ void backward_compute(const CpuPass<T>& p, int r) {
       bp.dv = rk.bwd.scratch.data() + 3 * n.lane_rows * n.row;
       scratch_len = n.fused;
     } else {
-      // Reverse's step 0 reads the forward's last step buffer; follow reads the forward's buffers.
-      const auto& kv = fault ? rk.own : b.grads == GradFlow::with_kv ? rk.step_buffer(c - 1) : rk.step_buffer(j);
+      // Reverse's step 0 reads the forward's last step buffer; follow reads the forward's buffers. The
+      // wrong-block fault reads step 0's block at every step, as the defect of diffusers #14265 did.
+      const bool reverse = b.grads == GradFlow::with_kv;
+      const auto& kv = reverse ? rk.step_buffer(c - 1) : fault ? rk.own : rk.step_buffer(j);
       bp.k = kv.data();
       bp.v = bp.k + p.shape.v_offset;
       bp.sk = p.plan.schedule.key_rows();

@@ -63,9 +63,9 @@ class Executor {
 
 // Faults injected on purpose, so the tests can show that a failing configuration is recorded and
 // the sweep goes on (docs/failures.md). Never set in normal runs.
-// wrong_kv_block: every backward step of a rotating variant reads the rank's own K/V block instead of
-// the one its schedule brings (the defect of diffusers #14265: the forward is right, the gradients
-// are not).
+// wrong_kv_block: every backward step of a rotating variant reads the K/V block of the backward's
+// first step instead of the one its schedule brings (the defect of diffusers #14265, which reused
+// iteration 0's K/V: the forward is right, the gradients are not).
 enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
 struct CpuOptions {

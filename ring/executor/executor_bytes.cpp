@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/size_estimate.hpp"
+#include "ring/executor/backward_buffers.hpp"
 
 namespace rb::ring {
 namespace {
@@ -41,7 +42,11 @@ std::int64_t cpu_executor_bytes(const Plan& plan) {
   const RankElements e = rank_elements(plan);
   // Q and the two O, the own block, the two LSE, then the step buffers or the gathered K/V; all in
   // the run's dtype.
-  const double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv;
+  double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv;
+  // A backward's: dO, dQ, Δ, the own block's dK/dV, the step's block gradients and the buffers its
+  // design carries dK/dV in (ring/executor/backward_buffers.hpp), in the run's dtype on the CPU.
+  if (plan.backward && !plan.ranks.empty())
+    elems += static_cast<double>(backward_elements(backward_buffer_shape(plan, 0)));
   return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
 }
 

@@ -3,7 +3,7 @@
 // every build: the estimates are arithmetic on the plan and need no CUDA, so a build without it
 // still sizes, and the tests check, the CUDA backend's. Each counts the buffer set of
 // ring/executor/rank_buffers.hpp: per rank Q, the own K/V block, two step buffers or the gathered K/V, the
-// partial and accumulated O and LSE.
+// partial and accumulated O and LSE; with a backward, its buffers too (ring/executor/backward_buffers.hpp).
 #pragma once
 
 #include <cstdint>

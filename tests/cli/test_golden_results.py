@@ -81,6 +81,8 @@ def mask_record(r):
                 t[k] = MEASURED
     if isinstance(r.get("metrics"), dict):
         _mask_metrics(r["metrics"])
+    for part in (r.get("phase_metrics") or {}).values():  # each part of a pass with a backward (2.10.0)
+        _mask_metrics(part)
     if isinstance(r.get("model"), dict):
         for k in MODEL_MEASURED & r["model"].keys():
             r["model"][k] = MEASURED
@@ -198,6 +200,13 @@ SWEEPS = [
                        "throw@2/2"], 1, True),
     # A fatal error in configuration 1 stops the sweep: the rest are not run, results.json says why.
     ("fatal", ["run", *SMALL, "--repeats", "2", "--rounds", "2", "--inject-fault", "fatal@1"], 1, True),
+    # The backward (docs/design.md §3a) of both designs and the gather, timed with the forward and
+    # alone; c = 1 runs each phase once; configuration 7 (c = 4, fwd+bwd, follow) reads its first
+    # step's K/V at every backward step: its output passes and its gradients fail.
+    ("backward", ["run", "--seq", "64", "--cp", "1,4", "--split", "zigzag", "--variant", "ring,allgather", "--heads",
+                  "4", "--kv-heads", "1", "--head-dim", "8", "--no-causal", "--dtype", "float64", "--seed", "3",
+                  "--warmup", "0", "--phase", "fwd+bwd,bwd", "--dkv", "reverse,follow", "--repeats", "2", "--rounds",
+                  "1", "--inject-fault", "wrong-block@7"], 1, True),
     # --max-noise 1000% is met by any samples, so sampling stops at --rounds and --min-samples.
     ("adaptive", ["run", *SMALL, "--repeats", "4", "--rounds", "2", "--max-noise", "1000", "--min-samples", "3"],
      0, True),

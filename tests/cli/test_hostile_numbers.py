@@ -30,9 +30,9 @@ NUMERIC = {
 }
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
-    "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--out", "--dump",
+    "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--phase", "--dkv", "--out", "--dump",
             "--rank-mode", "--launch", "--only", "--cpu-bind"],
-    "model": ["--preset", "--split", "--variant", "--memory-row"],
+    "model": ["--preset", "--split", "--variant", "--memory-row", "--phase"],
     "analyze": ["--stream-role"],
     "report": ["--out", "--title", "--history", "--timeline"],
     "compare": ["--metric", "--json-out", "--html", "--repeat-of"],

@@ -28,8 +28,12 @@ const json& stored_runs() {
     std::stringstream text;
     text << in.rdbuf();
     json out = json::parse(text.str()).at("runs");
-    // Stored in an earlier MINOR version whose runs have today's fields.
-    for (auto& run : out) run["schema_version"] = kResultsSchemaVersion;
+    // Stored in an earlier MINOR version whose runs have today's fields; 2.10.0 names every
+    // configuration's phase.
+    for (auto& run : out) {
+      run["schema_version"] = kResultsSchemaVersion;
+      run["config"]["phase"] = "fwd";
+    }
     return out;
   }();
   return runs;
@@ -124,6 +128,49 @@ json without_plan_steps() {
   return r;
 }
 
+// A run with a backward (2.10.0): its gradients' check, each part's samples and metrics, the
+// backward's plan, and the backward's timeline intervals; `fwd` false for phase bwd, which has no
+// forward part.
+json backward_run(bool fwd) {
+  json r = ring_run();
+  json& cfg = r["config"];
+  cfg["phase"] = fwd ? "fwd+bwd" : "bwd";
+  cfg["dkv"] = "follow";
+  cfg["id"] = cfg["id"].get<std::string>() + (fwd ? "-fwd+bwd" : "-bwd") + "-follow";
+  const json check{{"rows_checked", 256}, {"all_rows", true},    {"max_abs_err", 3e-16},
+                   {"rel_l2_err", 1e-16}, {"over_tolerance", 0}, {"passed", true}};
+  r["correctness"]["gradients"] = {{"tolerance", 1e-9},
+                                   {"tolerance_basis", "float64"},
+                                   {"dq", check},
+                                   {"dk", fwd ? check : json(nullptr)},
+                                   {"dv", fwd ? check : json(nullptr)},
+                                   {"dkv_unchecked", fwd ? json(nullptr) : json("too large")},
+                                   {"passed", true}};
+  const json samples = r["timing"]["samples_ms"];
+  json phases{{"bwd", {{"median_ms", 1.5}, {"samples_ms", samples}}}};
+  if (fwd) phases["fwd"] = {{"median_ms", 0.5}, {"samples_ms", samples}};
+  r["timing"]["phase_ms"] = phases;
+  json metrics{{"bwd", r["metrics"]}};
+  if (fwd) metrics["fwd"] = r["metrics"];
+  r["phase_metrics"] = metrics;
+  r["plan"]["forward_flops"] = r["plan"]["flops"];
+  json ranks = json::array();
+  for (int rank = 0; rank < 4; ++rank)
+    ranks.push_back({{"rank", rank},
+                     {"recv_bytes", 1000},
+                     {"tail_recv_bytes", 100},
+                     {"steps", r["plan"]["per_rank"][rank]["steps"]}});
+  r["plan"]["backward"] = {{"grads", "trailing"},
+                           {"flops", 2.5 * r["plan"]["flops"].get<double>()},
+                           {"bytes_moved", 4000},
+                           {"grad_bytes_per_token", 512},
+                           {"per_rank", ranks}};
+  json& first = r["timeline"]["intervals"][0];
+  first["phase"] = 1;
+  first["name"] = "attention_bwd";
+  return r;
+}
+
 TEST(RunRecordJson, EveryShapeTheSweepWritesReadsBackAsWritten) {
   const std::vector<std::pair<std::string, json>> shapes = {
       {"ok, c = 4", ring_run()},
@@ -143,6 +190,8 @@ TEST(RunRecordJson, EveryShapeTheSweepWritesReadsBackAsWritten) {
       {"cuda", cuda_run(false)},
       {"cuda, CUPTI failed", cuda_run(true)},
       {"plan without steps", without_plan_steps()},
+      {"fwd+bwd", backward_run(true)},
+      {"bwd", backward_run(false)},
   };
   for (const auto& [name, run] : shapes) {
     const RunRecord record = read_run_record(run);

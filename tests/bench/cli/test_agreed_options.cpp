@@ -104,7 +104,7 @@ TEST(AgreedOptions, OnlyTheSweepsOwnAndTheRankLocalOptionsAreLeftOut) {
                                               "--cp",        "--split",  "--variant",   "--heads",   "--kv-heads",
                                               "--head-dim",  "--causal", "--no-causal", "--dtype",   "--backend",
                                               "--transport", "--seed",   "--repeats",   "--warmup",  "--link-gbps",
-                                              "--kernel",    "--out"};
+                                              "--kernel",    "--phase",  "--dkv",       "--out"};
   EXPECT_EQ(left_out, sweep_and_local);
   EXPECT_EQ(presence, std::set<std::string>{"--dump"});
   // Every option the hand-written list held before it was derived.
