@@ -555,8 +555,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
                   "Abort a configuration after this many seconds and record it (0: none)", "S");
   add_number_flag(sub, "--memory-limit", f->memory_limit_gib, kMemoryLimitGib,
                   "Skip configurations estimated to need more host memory, GiB (0: 90% of available)", "GIB");
-  sub->add_option("--inject-fault", f->inject_fault,
-                  "Testing: KIND@N[,N...][/R], KIND one of throw, hang, corrupt, fatal, throttle, slow:PCT, wrong-block")
+  sub->add_option(
+         "--inject-fault", f->inject_fault,
+         "Testing: KIND@N[,N...][/R], KIND one of throw, hang, corrupt, fatal, throttle, slow:PCT, wrong-block")
       ->group("");  // hidden: for the failure-isolation tests
   // Hidden: what `ringbench ab` passes to each build it runs (bench/sweep/round_pacing.hpp).
   add_integer_flag(sub, "--pace-fd", f->pace_fd, 3, 1 << 20,

@@ -224,7 +224,8 @@ TEST(CheckedPass, ABackwardIsCheckedOnItsGradients) {
     ring::CpuOptions copts;
     if (fault) copts.fault = ring::InjectedFault::wrong_kv_block;
     auto exec = ring::make_cpu_executor(plan, copts);
-    const CheckedPass c = checked_pass(*exec, [&](bool r) { return exec->run_pass(r); }, opts, reference, false);
+    const CheckedPass c = checked_pass(
+        *exec, [&](bool r) { return exec->run_pass(r); }, opts, reference, false);
     ASSERT_TRUE(c.gradients.has_value());
     EXPECT_TRUE(c.output.passed());
     EXPECT_FALSE(c.gradients->dkv_unchecked.has_value());
