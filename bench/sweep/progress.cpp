@@ -41,6 +41,17 @@ std::string trimmed(const std::string& s, std::size_t width) {
 
 std::string num(std::optional<double> v, const char* f) { return v ? fmt::format(fmt::runtime(f), *v) : "-"; }
 
+// The largest error the check saw: the output's and, with a backward, its gradients' (the status
+// says whether each kept its own tolerance).
+std::optional<double> largest_error(const reports::RunRecord& rec) {
+  if (!rec.correctness) return std::nullopt;
+  std::optional<double> err = rec.correctness->max_abs_err;
+  if (const auto& g = rec.correctness->gradients)
+    for (const auto* t : {&g->dq, &g->dk, &g->dv})
+      if (*t && (*t)->max_abs_err) err = err ? std::max(*err, *(*t)->max_abs_err) : (*t)->max_abs_err;
+  return err;
+}
+
 int digits(std::int64_t n) { return static_cast<int>(fmt::formatted_size("{}", n)); }
 
 // The figure cells of a record, in the order of the columns after the status.
@@ -51,8 +62,7 @@ std::vector<std::string> figure_cells(const reports::RunRecord& rec) {
   std::optional<double> exposed_pct;
   const std::optional<double> pass_ms = m.pass_time_ms ? m.pass_time_ms : t.median_ms;
   if (comm && m.exposed_comm_ms && pass_ms && *pass_ms > 0) exposed_pct = 100.0 * *m.exposed_comm_ms / *pass_ms;
-  std::optional<double> err;
-  if (rec.correctness) err = rec.correctness->max_abs_err;
+  const std::optional<double> err = largest_error(rec);
   return {num(t.median_ms, "{:.3f}"),
           t.noise_pct && t.count && *t.count >= 2 ? fmt::format("±{:.1f}%", *t.noise_pct) : "-",
           num(m.attention_tflops, "{:.3f}"),
@@ -86,9 +96,12 @@ std::string timing_detail(const reports::RunRecord& rec) {
   const reports::RecordTiming& t = rec.timing;
   // Every sample dropped as throttled so far: no timing to show, only why.
   if (!t.median_ms) return rec.reason.empty() ? std::string("no timed sample kept") : rec.reason;
-  const std::optional<double> err = rec.correctness ? rec.correctness->max_abs_err : std::nullopt;
-  return fmt::format("median {:.3f} ms ±{}%  {} TFLOP/s per {} (slowest rank {})  max_err {}", *t.median_ms,
-                     num(t.noise_pct, "{:.1f}"), num(rec.metrics.attention_tflops, "{:.3f}"),
+  const std::optional<double> err = largest_error(rec);
+  std::string parts;  // a pass with a backward: each part's median
+  if (t.bwd_median_ms)
+    parts = fmt::format("  (fwd {} ms, bwd {:.3f} ms)", num(t.fwd_median_ms, "{:.3f}"), *t.bwd_median_ms);
+  return fmt::format("median {:.3f} ms ±{}%{}  {} TFLOP/s per {} (slowest rank {})  max_err {}", *t.median_ms,
+                     num(t.noise_pct, "{:.1f}"), parts, num(rec.metrics.attention_tflops, "{:.3f}"),
                      rec.config.backend == "cuda" ? "GPU" : "rank",
                      num(rec.metrics.attention_tflops_slowest_rank, "{:.3f}"), num(err, "{:.2e}"));
 }

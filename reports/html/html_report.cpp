@@ -141,6 +141,7 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += section_time_vs_seq(runs, opt);
   html += section_rank_bars(runs, opt);
   html += section_overlap(runs);
+  html += section_backward(runs);
   html += section_cupti(runs);
   html += timelines;
   html += section_samples(runs, opt);

@@ -35,6 +35,10 @@ std::string section_samples(const std::vector<RunView>& runs, const ReportOption
 // report_model_section.cpp
 std::string section_model(const std::vector<RunView>& runs);
 
+// report_backward.cpp: passes with a backward, their forward and backward side by side and per rank;
+// empty when no run has one.
+std::string section_backward(const std::vector<RunView>& runs);
+
 // report_timelines.cpp: fills `anchor` (by run index) with the element id of each drawn timeline.
 std::string section_timelines(const std::vector<RunView>& runs, const ReportOptions& opt,
                               std::vector<std::string>& anchor);

@@ -1,6 +1,7 @@
 // The metric registry's entries and lookups.
 #include "reports/results/metric_registry.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -63,6 +64,40 @@ std::vector<std::vector<double>> tflops_rounds(const RunRecord& r) {
   return out;
 }
 
+// A pass with a backward (2.10.0): each part's median, per sample, and the metrics of its part.
+Value fwd_ms(const RunRecord& r, const MetricContext&) { return r.timing.fwd_median_ms; }
+Value bwd_ms(const RunRecord& r, const MetricContext&) { return r.timing.bwd_median_ms; }
+std::vector<std::vector<double>> fwd_rounds(const RunRecord& r) {
+  if (r.timing.fwd_samples_ms.empty()) return {};
+  return r.timing.rounds_of(r.timing.fwd_samples_ms);
+}
+std::vector<std::vector<double>> bwd_rounds(const RunRecord& r) {
+  if (r.timing.bwd_samples_ms.empty()) return {};
+  return r.timing.rounds_of(r.timing.bwd_samples_ms);
+}
+Value bwd_tflops(const RunRecord& r, const MetricContext&) {
+  return r.metrics_bwd ? r.metrics_bwd->attention_tflops : std::nullopt;
+}
+Value bwd_exposed_comm(const RunRecord& r, const MetricContext&) {
+  return r.metrics_bwd ? r.metrics_bwd->exposed_comm_ms : std::nullopt;
+}
+Value bwd_overlap(const RunRecord& r, const MetricContext&) {
+  return r.metrics_bwd ? r.metrics_bwd->overlap_fraction : std::nullopt;
+}
+Value fwd_exposed_comm(const RunRecord& r, const MetricContext&) {
+  return r.metrics_fwd ? r.metrics_fwd->exposed_comm_ms : std::nullopt;
+}
+Value fwd_overlap(const RunRecord& r, const MetricContext&) {
+  return r.metrics_fwd ? r.metrics_fwd->overlap_fraction : std::nullopt;
+}
+Value gradient_error(const RunRecord& r, const MetricContext&) {
+  if (!r.correctness || !r.correctness->gradients) return std::nullopt;
+  std::optional<double> err;
+  for (const auto* t : {&r.correctness->gradients->dq, &r.correctness->gradients->dk, &r.correctness->gradients->dv})
+    if (*t && (*t)->max_abs_err) err = err ? std::max(*err, *(*t)->max_abs_err) : (*t)->max_abs_err;
+  return err;
+}
+
 std::optional<std::pair<double, double>> time_spread(const RunRecord& r) {
   if (!r.timing.min_ms || !r.timing.p90_ms) return std::nullopt;
   return std::pair{*r.timing.min_ms, *r.timing.p90_ms};
@@ -118,11 +153,39 @@ const Metric kMetrics[] = {
      .spread = time_spread},
     {.name = "noise_pct", .unit = "%", .source = "timing.noise_pct", .description = "timing.noise_pct",
      .docs = "docs/formats.md#resultsjsonl-and-resultsjson", .value = noise_pct},
+    {.name = "fwd_median_ms", .compare_name = "fwd_time", .unit = "ms",
+     .source = "timing.phase_ms.fwd.median_ms (samples: timing.phase_ms.fwd.samples_ms)",
+     .description = "a pass with a backward: the forward part's median (docs/design.md §3a)",
+     .docs = "docs/formats.md#resultsjsonl-and-resultsjson", .value = fwd_ms, .rounds = fwd_rounds},
+    {.name = "bwd_median_ms", .compare_name = "bwd_time", .unit = "ms",
+     .source = "timing.phase_ms.bwd.median_ms (samples: timing.phase_ms.bwd.samples_ms)",
+     .description = "a pass with a backward: the backward part's median (docs/design.md §3a)",
+     .docs = "docs/formats.md#resultsjsonl-and-resultsjson", .value = bwd_ms, .rounds = bwd_rounds},
+    {.name = "bwd_attention_tflops", .unit = "TFLOP/s per GPU", .lower_is_better = false,
+     .source = "phase_metrics.bwd.attention_tflops",
+     .description = "the backward part's FLOPs (2.5 times the forward's) / the GPUs at work / its window",
+     .docs = "docs/metrics.md#flops-of-the-forward-and-the-backward", .value = bwd_tflops},
+    {.name = "bwd_exposed_comm_ms", .unit = "ms", .source = "phase_metrics.bwd.exposed_comm_ms",
+     .description = "phase_metrics.bwd.exposed_comm_ms: the backward's transfers with no compute under them",
+     .docs = "docs/metrics.md#flops-of-the-forward-and-the-backward", .comm_clock = true, .value = bwd_exposed_comm},
+    {.name = "bwd_overlap_fraction", .lower_is_better = false, .source = "phase_metrics.bwd.overlap_fraction",
+     .description = "phase_metrics.bwd.overlap_fraction", .docs = "docs/metrics.md#flops-of-the-forward-and-the-backward",
+     .comm_clock = true, .value = bwd_overlap},
+    {.name = "fwd_exposed_comm_ms", .unit = "ms", .source = "phase_metrics.fwd.exposed_comm_ms",
+     .description = "phase_metrics.fwd.exposed_comm_ms: the forward part's, in a pass with a backward",
+     .docs = "docs/metrics.md#flops-of-the-forward-and-the-backward", .comm_clock = true, .value = fwd_exposed_comm},
+    {.name = "fwd_overlap_fraction", .lower_is_better = false, .source = "phase_metrics.fwd.overlap_fraction",
+     .description = "phase_metrics.fwd.overlap_fraction", .docs = "docs/metrics.md#flops-of-the-forward-and-the-backward",
+     .comm_clock = true, .value = fwd_overlap},
+    {.name = "gradient_max_abs_err", .source = "correctness.gradients.{dq,dk,dv}.max_abs_err",
+     .description = "the largest error of dQ, dK and dV against the float64 reference (a backward's)",
+     .docs = "docs/design.md#3a-the-backward", .value = gradient_error},
 };
 // clang-format on
 
 // compare's --metric list, in the order its help and the trend page show them.
-constexpr std::string_view kCompareOrder[] = {"time", "tflops", "overlap", "exposed_comm", "imbalance"};
+constexpr std::string_view kCompareOrder[] = {"time",    "tflops",   "overlap", "exposed_comm",
+                                              "imbalance", "fwd_time", "bwd_time"};
 
 }  // namespace
 

@@ -5,7 +5,10 @@
 
 namespace rb::reports {
 
-std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const {
+std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const { return rounds_of(samples_ms); }
+
+std::vector<std::vector<double>> RecordTiming::rounds_of(const std::vector<double>& per_sample) const {
+  if (per_sample.size() != samples_ms.size()) return {per_sample};
   const auto kept = static_cast<std::int64_t>(samples_ms.size());
   std::vector<std::int64_t> sizes;  // samples per round, in order; rounds that kept none left out
   std::int64_t total = 0;
@@ -28,11 +31,11 @@ std::vector<std::vector<double>> RecordTiming::rounds_of_samples() const {
     if (r >= 2 && r <= kept)
       for (const int n : round_sizes(static_cast<int>(kept), static_cast<int>(r))) sizes.push_back(n);
   }
-  if (sizes.size() < 2) return {samples_ms};
+  if (sizes.size() < 2) return {per_sample};
   std::vector<std::vector<double>> out;
   std::int64_t at = 0;
   for (const std::int64_t n : sizes) {
-    out.emplace_back(samples_ms.begin() + at, samples_ms.begin() + at + n);
+    out.emplace_back(per_sample.begin() + at, per_sample.begin() + at + n);
     at += n;
   }
   return out;

@@ -45,6 +45,9 @@ struct RecordTiming {
 
   // The samples of each round, in order; one group (all samples) when the rounds cannot be told apart.
   std::vector<std::vector<double>> rounds_of_samples() const;
+  // The same layout over another list of one value per kept sample (a phase's parts); one group
+  // when it is not one value per sample.
+  std::vector<std::vector<double>> rounds_of(const std::vector<double>& per_sample) const;
 };
 
 }  // namespace rb::reports

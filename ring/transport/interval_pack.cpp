@@ -63,6 +63,7 @@ std::vector<std::byte> pack_intervals(std::span<const Interval> intervals) {
     put(out, iv.begin_ns);
     put(out, iv.end_ns);
     put(out, iv.graph_node_id);
+    put(out, static_cast<std::int32_t>(iv.phase));
     put_string(out, iv.lane);
     put_string(out, iv.name);
   }
@@ -83,6 +84,7 @@ void unpack_intervals(std::span<const std::byte> bytes, std::vector<Interval>& o
     iv.begin_ns = r.get<std::int64_t>();
     iv.end_ns = r.get<std::int64_t>();
     iv.graph_node_id = r.get<std::uint64_t>();
+    iv.phase = r.get<std::int32_t>();
     iv.lane = r.get_string();
     iv.name = r.get_string();
     out.push_back(std::move(iv));

@@ -76,6 +76,33 @@ class MpiMatchesLocal(unittest.TestCase):
     def test_four_processes(self):
         self.check_world(4)
 
+    def test_the_backward_of_three_processes_gives_the_threaded_gradients(self):
+        # docs/design.md §3a: both dK/dV designs and the gather's reduce-scatter, over MPI.
+        sweep = ["--seq", "96", "--cp", "3", "--split", "zigzag", "--variant", "ring,allgather", "--dtype", "float64",
+                 "--heads", "4", "--kv-heads", "2", "--head-dim", "8", "--phase", "fwd+bwd", "--dkv", "reverse,follow",
+                 "--repeats", "2", "--rounds", "1"]
+        with tempdir() as d:
+            m = mpirun(3, "run", "--transport", "mpi", *sweep, "--out", f"{d}/mpi", "--dump", f"{d}/mpi/dump")
+            self.assertEqual(m.returncode, 0, m.stderr[-3000:])
+            loc = run("run", *sweep, "--out", f"{d}/local", "--dump", f"{d}/local/dump")
+            self.assertEqual(loc.returncode, 0, loc.stderr)
+            res = read_json(f"{d}/mpi/results.json")
+            self.assertEqual(len(res["runs"]), 3)
+            for r in res["runs"]:
+                self.assertEqual(r["status"], "ok", r["reason"])
+                self.assertTrue(r["correctness"]["gradients"]["passed"])
+                self.assertEqual({iv["rank"] for iv in r["timeline"]["intervals"] if iv.get("phase") == 1}, {0, 1, 2})
+            compared = 0
+            for sub in os.listdir(f"{d}/mpi/dump"):
+                twin = sub.replace("-mpi", "-local")
+                for t in ("o", "do", "dq", "dk", "dv"):
+                    a = np.load(f"{d}/mpi/dump/{sub}/{t}.npy")
+                    b = np.load(f"{d}/local/dump/{twin}/{t}.npy")
+                    self.assertEqual(a.shape, b.shape)
+                    np.testing.assert_allclose(a, b, rtol=0, atol=4 * np.finfo(np.float64).eps * np.abs(b).max())
+                    compared += 1
+            self.assertEqual(compared, 3 * 5)
+
 
 class MpiFailures(unittest.TestCase):
     def test_a_failing_rank_is_recorded_and_the_sweep_goes_on(self):

@@ -151,6 +151,36 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
   EXPECT_NE(html.find("tracing failed: CUPTI is in use by another client", cupti), std::string::npos);
 }
 
+// A pass with a backward (docs/design.md §3a): the section sets the two parts side by side and splits
+// each rank's attention time; a report of forward passes has no such section.
+TEST(HtmlReport, APassWithABackwardShowsBothPartsPerRank) {
+  EXPECT_EQ(render_report(make_file(sweep(true))).find("id=\"backward\""), std::string::npos);
+  json run = make_run(2048, 2, "zigzag", "ok", true);
+  run["config"]["phase"] = "fwd+bwd";
+  run["config"]["dkv"] = "follow";
+  run["timing"]["phase_ms"] = {{"fwd", {{"median_ms", 1.25}, {"samples_ms", {1.25, 1.25}}}},
+                               {"bwd", {{"median_ms", 3.5}, {"samples_ms", {3.5, 3.5}}}}};
+  json fwd = {{"attention_tflops", 0.4}, {"exposed_comm_ms", 0.01}, {"overlap_fraction", 0.5},
+              {"per_rank", {{{"rank", 0}, {"attention_time_ms", 1.0}}, {{"rank", 1}, {"attention_time_ms", 1.1}}}}};
+  json bwd = {{"attention_tflops", 0.6}, {"exposed_comm_ms", 0.02}, {"overlap_fraction", 0.25},
+              {"per_rank", {{{"rank", 0}, {"attention_time_ms", 2.5}}, {{"rank", 1}, {"attention_time_ms", 3.0}}}}};
+  run["phase_metrics"] = {{"fwd", fwd}, {"bwd", bwd}};
+  run["correctness"]["gradients"] = {{"tolerance", 1e-3},
+                                     {"tolerance_basis", "float32"},
+                                     {"dq", {{"max_abs_err", 2e-6}, {"passed", true}}},
+                                     {"dk", {{"max_abs_err", 7e-6}, {"passed", true}}},
+                                     {"dv", nullptr},
+                                     {"dkv_unchecked", nullptr},
+                                     {"passed", true}};
+  const std::string html = render_report(make_file(json::array({run})));
+  const auto at = html.find("id=\"backward\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  for (const char* want : {"follow", "1.25", "3.5", "2.8", "50.0%", "25.0%", "7.00e-06", "attention time per rank"})
+    EXPECT_NE(section.find(want), std::string::npos) << want;
+  EXPECT_EQ(count(section, "class=\"bar c3\""), 2u);  // one backward bar per rank
+}
+
 TEST(HtmlReport, HasEverySection) {
   const std::string html = render_report(make_file(sweep(true)));
   for (const char* id :

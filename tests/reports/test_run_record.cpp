@@ -175,12 +175,13 @@ TEST(RunRecord, SplitsRoundsAsTheWriterLaidThemOut) {
   EXPECT_EQ(t.rounds_of_samples(), (std::vector<std::vector<double>>{{4, 2, 3, 10, 12}}));
 }
 
-TEST(MetricRegistry, OneEntryPerNameAndCompareOffersFiveInItsOrder) {
+TEST(MetricRegistry, OneEntryPerNameAndCompareOffersSevenInItsOrder) {
   std::set<std::string_view> names;
   for (const Metric& m : all_metrics()) EXPECT_TRUE(names.insert(m.name).second) << m.name;
   std::vector<std::string_view> offered;
   for (const Metric* m : compare_metrics()) offered.push_back(m->compare_name);
-  EXPECT_EQ(offered, (std::vector<std::string_view>{"time", "tflops", "overlap", "exposed_comm", "imbalance"}));
+  EXPECT_EQ(offered, (std::vector<std::string_view>{"time", "tflops", "overlap", "exposed_comm", "imbalance",
+                                                    "fwd_time", "bwd_time"}));
   // accept lists exactly the registry, in its order.
   ASSERT_EQ(accept_metric_names().size(), all_metrics().size());
   for (std::size_t i = 0; i < all_metrics().size(); ++i)

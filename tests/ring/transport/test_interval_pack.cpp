@@ -10,7 +10,7 @@ namespace {
 
 std::vector<Interval> sample() {
   return {Interval{0, IntervalKind::compute, "compute", "attention", 0, 0, 10, 250, 0},
-          Interval{3, IntervalKind::comm, "comm", "kv_recv", 2, 1 << 20, -5, 4'000'000'000'000LL, 0},
+          Interval{3, IntervalKind::comm, "comm", "dkv_recv", 2, 1 << 20, -5, 4'000'000'000'000LL, 0, 1},
           Interval{1, IntervalKind::memory, "", "", -1, 7, 0, 0, 0xfeedbeefULL}};
 }
 
@@ -30,6 +30,7 @@ TEST(IntervalPack, RoundTripKeepsEveryField) {
     EXPECT_EQ(out[i].begin_ns, in[i].begin_ns);
     EXPECT_EQ(out[i].end_ns, in[i].end_ns);
     EXPECT_EQ(out[i].graph_node_id, in[i].graph_node_id);
+    EXPECT_EQ(out[i].phase, in[i].phase);  // the backward's intervals stay the backward's
   }
 }
 
@@ -42,7 +43,7 @@ TEST(IntervalPack, ConcatenatedPartsUnpackAsOneTimeline) {
   std::vector<Interval> out;
   unpack_intervals(a, out);
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_EQ(out[1].name, "kv_recv");
+  EXPECT_EQ(out[1].name, "dkv_recv");
   EXPECT_EQ(out[2].graph_node_id, 0xfeedbeefULL);
 }
 
