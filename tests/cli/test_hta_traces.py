@@ -35,7 +35,8 @@ SCHEMA = os.path.join(HERE, "trace_event_format.schema.json")
 SHAPE = ["--seq", "512", "--variant", "ring,allgather,ring-bidirectional", "--heads", "4", "--kv-heads", "2",
          "--head-dim", "32", "--link-gbps", "2", "--repeats", "2", "--rounds", "1", "--trace"]
 SWEEPS = {  # transport: (world size, the sweep's own flags)
-    "local": (4, ["--cp", "4", "--split", "zigzag"]),
+    # The local sweep times the backward too (docs/design.md §3a): its intervals reach HTA as well.
+    "local": (4, ["--cp", "4", "--split", "zigzag", "--phase", "fwd,fwd+bwd"]),
     "mpi": (2, ["--transport", "mpi", "--cp", "2", "--split", "zigzag"]),
 }
 DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
@@ -131,6 +132,7 @@ class Sweeps(TransportTest):
                 self.assertEqual({r["config"]["variant"] for r in runs}, VARIANTS)
                 self.assertTrue(all(r["status"] == "ok" for r in runs))
                 self.assertEqual({r["config"]["transport"] for r in runs}, {t})
+        self.assertEqual({r["config"]["phase"] for r in OUT["local"]["doc"]["runs"]}, {"fwd", "fwd+bwd"})
 
     def test_the_mpi_transport_was_traced(self):
         self.require("mpi")
