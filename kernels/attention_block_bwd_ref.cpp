@@ -18,8 +18,8 @@
 namespace rb::kernels::ref {
 namespace {
 
-constexpr int kTileRows = 16;  // BM: query rows per tile (times the GQA group)
-constexpr int kTileKeys = 64;  // BN: keys per tile
+constexpr int kBwdTileRows = 16;  // BM: query rows per tile (times the GQA group)
+constexpr int kBwdTileKeys = 64;  // BN: keys per tile
 
 template <typename T>
 void check_params(const AttentionBlockBwdParams<T>& p) {
@@ -34,16 +34,16 @@ void check_params(const AttentionBlockBwdParams<T>& p) {
 
 // Scratch for one (key tile, query tile); sized once per call.
 template <typename T>
-struct Tile {
-  Tile(int rows, int d)
+struct BwdTile {
+  BwdTile(int rows, int d)
       : q(rows * d),
         d_o(rows * d),
-        kt(d * kTileKeys),
-        vt(d * kTileKeys),
-        s(rows * kTileKeys),
-        dp(rows * kTileKeys),
-        dk(kTileKeys * d),
-        dv(kTileKeys * d),
+        kt(d * kBwdTileKeys),
+        vt(d * kBwdTileKeys),
+        s(rows * kBwdTileKeys),
+        dp(rows * kBwdTileKeys),
+        dk(kBwdTileKeys * d),
+        dv(kBwdTileKeys * d),
         lse(rows),
         delta(rows) {}
   std::vector<T> q, d_o;  // (BM*G, D): scaled queries, output gradients
@@ -61,32 +61,32 @@ std::int64_t first_query_at(const Segment& q, std::int64_t pos) {
 }
 
 template <typename T>
-void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int g, Tile<T>& t) {
+void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int g, BwdTile<T>& t) {
   constexpr T kNegInf = -std::numeric_limits<T>::infinity();
   const int group = p.hq / p.hkv;
   const int d = p.d;
   const bool masked_pair = p.causal && pr.mask == MaskClass::partial;
 
-  for (std::int64_t j0 = 0; j0 < pr.k.count; j0 += kTileKeys) {
-    const int nk = static_cast<int>(std::min<std::int64_t>(kTileKeys, pr.k.count - j0));
+  for (std::int64_t j0 = 0; j0 < pr.k.count; j0 += kBwdTileKeys) {
+    const int nk = static_cast<int>(std::min<std::int64_t>(kBwdTileKeys, pr.k.count - j0));
     const std::int64_t k_first = pr.k.pos(j0), k_last = pr.k.pos(j0 + nk - 1);
     // Under the mask, query tiles before the first query that sees this tile's first key add nothing.
     std::int64_t i_begin = masked_pair ? first_query_at(pr.q, k_first) : 0;
-    i_begin -= i_begin % kTileRows;
+    i_begin -= i_begin % kBwdTileRows;
     if (i_begin >= pr.q.count) continue;
     for (int n = 0; n < nk; ++n) {
       const std::int64_t row = ((pr.k_row0 + j0 + n) * p.hkv + g) * d;
       for (int x = 0; x < d; ++x) {
-        t.kt[x * kTileKeys + n] = p.k[row + x];
-        t.vt[x * kTileKeys + n] = p.v[row + x];
+        t.kt[x * kBwdTileKeys + n] = p.k[row + x];
+        t.vt[x * kBwdTileKeys + n] = p.v[row + x];
       }
     }
     std::fill(t.dk.begin(), t.dk.end(), T(0));
     std::fill(t.dv.begin(), t.dv.end(), T(0));
 
-    for (std::int64_t i0 = i_begin; i0 < pr.q.count; i0 += kTileRows) {
+    for (std::int64_t i0 = i_begin; i0 < pr.q.count; i0 += kBwdTileRows) {
       if (p.cancel && p.cancel->load(std::memory_order_relaxed)) throw Cancelled("attention_block_backward: cancelled");
-      const int nq = static_cast<int>(std::min<std::int64_t>(kTileRows, pr.q.count - i0));
+      const int nq = static_cast<int>(std::min<std::int64_t>(kBwdTileRows, pr.q.count - i0));
       const int rows = nq * group;
       const bool tile_full = !masked_pair || k_last <= pr.q.pos(i0);
       for (int r = 0; r < rows; ++r) {
@@ -104,16 +104,16 @@ void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int
       }
       // S = (scale·Q) K^T and dP = dO V^T, then P and dS in place.
       for (int r = 0; r < rows; ++r) {
-        T* __restrict s = t.s.data() + r * kTileKeys;
-        T* __restrict dp = t.dp.data() + r * kTileKeys;
+        T* __restrict s = t.s.data() + r * kBwdTileKeys;
+        T* __restrict dp = t.dp.data() + r * kBwdTileKeys;
         const T* __restrict qr = t.q.data() + r * d;
         const T* __restrict gr = t.d_o.data() + r * d;
         std::fill(s, s + nk, T(0));
         std::fill(dp, dp + nk, T(0));
         for (int x = 0; x < d; ++x) {
           const T qv = qr[x], gv = gr[x];
-          const T* __restrict kr = t.kt.data() + x * kTileKeys;
-          const T* __restrict vr = t.vt.data() + x * kTileKeys;
+          const T* __restrict kr = t.kt.data() + x * kBwdTileKeys;
+          const T* __restrict vr = t.vt.data() + x * kBwdTileKeys;
           for (int n = 0; n < nk; ++n) {
             s[n] += qv * kr[n];
             dp[n] += gv * vr[n];
@@ -135,8 +135,8 @@ void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int
       }
       // dV += P^T dO and dK += dS^T (scale·Q), in the tile's buffers.
       for (int r = 0; r < rows; ++r) {
-        const T* __restrict s = t.s.data() + r * kTileKeys;
-        const T* __restrict ds = t.dp.data() + r * kTileKeys;
+        const T* __restrict s = t.s.data() + r * kBwdTileKeys;
+        const T* __restrict ds = t.dp.data() + r * kBwdTileKeys;
         const T* __restrict qr = t.q.data() + r * d;
         const T* __restrict gr = t.d_o.data() + r * d;
         for (int n = 0; n < nk; ++n) {
@@ -152,7 +152,7 @@ void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int
       // dQ += scale · dS K.
       for (int r = 0; r < rows; ++r) {
         const std::int64_t idx = (pr.q_row0 + i0 + r / group) * p.hq + g * group + r % group;
-        const T* __restrict ds = t.dp.data() + r * kTileKeys;
+        const T* __restrict ds = t.dp.data() + r * kBwdTileKeys;
         T* __restrict dq = p.dq + idx * d;
         for (int n = 0; n < nk; ++n) {
           const T coef = ds[n] * p.scale;
@@ -179,7 +179,7 @@ void run_pair_head(const AttentionBlockBwdParams<T>& p, const BlockPair& pr, int
 template <typename T>
 void attention_block_backward(const AttentionBlockBwdParams<T>& p) {
   check_params(p);
-  Tile<T> tile(kTileRows * (p.hq / p.hkv), p.d);
+  BwdTile<T> tile(kBwdTileRows * (p.hq / p.hkv), p.d);
   for (const auto& pr : p.pairs) {
     if (pr.q.count == 0 || pr.k.count == 0) continue;
     if (p.causal && pr.mask == MaskClass::skip) continue;

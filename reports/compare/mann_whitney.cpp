@@ -7,6 +7,8 @@
 #include <numeric>
 #include <vector>
 
+#include "reports/compare/normal_tail.hpp"
+
 namespace rb::reports {
 namespace {
 
@@ -30,8 +32,6 @@ std::vector<double> u_counts(int n1, int n2) {
   }
   return prev[n2];
 }
-
-double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
 
 }  // namespace
 

@@ -7,12 +7,9 @@
 #include <random>
 #include <vector>
 
+#include "reports/compare/normal_tail.hpp"
+
 namespace rb::reports {
-namespace {
-
-double normal_sf(double z) { return 0.5 * std::erfc(z / std::sqrt(2.0)); }
-
-}  // namespace
 
 double round_difference(double base, double neu) {
   if (base > 0 && neu > 0) return std::log(neu / base);

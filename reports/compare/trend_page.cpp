@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-std::string fmt_num(double v) { return fmt::format("{:.4g}", v); }
+std::string trend_number(double v) { return fmt::format("{:.4g}", v); }
 
 // Tick labels: three significant digits and the unit, e.g. "6.65 ms", "0.0135 TFLOP/s".
 std::string tick(double v, const std::string& unit) {
@@ -92,7 +92,7 @@ std::string chart(const TrendSeries& s, const History& h, const std::string& tit
   if (relative) c.bands.push_back({-threshold, threshold, "rbt-band"});  // within it a change is SAME
   if (s.baseline)
     c.rules.push_back({Rule::Along::horizontal, to_y(*s.baseline), "rbt-base",
-                       fmt::format("baseline: {}", fmt_num(*s.baseline))});
+                       fmt::format("baseline: {}", trend_number(*s.baseline))});
   for (const auto& t : s.steps)
     c.rules.push_back({Rule::Along::vertical, (day(t.previous_date) + day(t.date)) / 2,
                        t.regression ? "rbt-step rbt-reg" : "rbt-step",
@@ -102,9 +102,9 @@ std::string chart(const TrendSeries& s, const History& h, const std::string& tit
   line.name = s.metric;
   line.color = 0;
   for (const auto& p : s.points) {
-    Point pt(day(p.date), to_y(p.value), fmt::format("{}: {}", p.date, fmt_num(p.value)));
+    Point pt(day(p.date), to_y(p.value), fmt::format("{}: {}", p.date, trend_number(p.value)));
     if (p.lo && p.hi) {
-      pt.note += fmt::format(" (min {}, p90 {})", fmt_num(*p.lo), fmt_num(*p.hi));
+      pt.note += fmt::format(" (min {}, p90 {})", trend_number(*p.lo), trend_number(*p.hi));
       pt.lo = to_y(*p.lo);
       pt.hi = to_y(*p.hi);
     }

@@ -39,7 +39,7 @@ const std::vector<MetricReader>& readers() {
   return kReaders;
 }
 
-double median_of(std::vector<double> v) {
+double fleet_median(std::vector<double> v) {
   if (v.empty()) return std::nan("");
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -52,7 +52,7 @@ double robust_spread(const std::vector<double>& v, double median) {
   std::vector<double> dev;
   dev.reserve(v.size());
   for (double x : v) dev.push_back(std::abs(x - median));
-  return 1.4826 * median_of(std::move(dev));
+  return 1.4826 * fleet_median(std::move(dev));
 }
 
 bool is_jsonl(const ResultsFile& f) { return f.path.extension() == ".jsonl"; }
@@ -339,7 +339,7 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
       }
       std::vector<double> values;
       for (const auto& [i, v] : measured) values.push_back(v);
-      const double med = median_of(values);
+      const double med = fleet_median(values);
       if (med > 0)
         for (const auto& [i, v] : measured) node_ratios[i].push_back(v / med);
       if (!reader.rank) continue;
@@ -358,7 +358,7 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
       for (const auto& [rank, vals] : by_rank) {
         std::vector<double> vs;
         for (const auto& [i, v] : vals) vs.push_back(v);
-        const double rmed = median_of(vs);
+        const double rmed = fleet_median(vs);
         if (!(rmed > 0)) continue;
         for (const auto& [i, v] : vals) {
           auto& slot = gpu_ratios[{i, gpu_name(nodes[i].runs.at(id), rank)}];
@@ -372,12 +372,12 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
       FleetPoint p;
       p.node = nodes[i].identity.hostname;
       p.configurations = static_cast<int>(node_ratios[i].size());
-      p.relative = node_ratios[i].empty() ? std::nan("") : median_of(node_ratios[i]);
+      p.relative = node_ratios[i].empty() ? std::nan("") : fleet_median(node_ratios[i]);
       if (std::isfinite(p.relative)) rel.push_back(p.relative);
       mr.nodes.push_back(std::move(p));
     }
     if (rel.empty()) continue;  // no node measured it (comm at c = 1 only, say)
-    mr.median = median_of(rel);
+    mr.median = fleet_median(rel);
     mr.spread = robust_spread(rel, mr.median);
     for (auto& p : mr.nodes)
       if (std::isfinite(p.relative)) judge_point(p, mr.median, mr.spread, mr.metric, options, rep.judged);
@@ -388,7 +388,7 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     // node's GPUs): a node slow on every GPU is named once, as a node, and a GPU when it is the odd
     // one out of its node, which is what a user swaps.
     std::map<std::size_t, std::vector<double>> node_gpus;
-    for (const auto& [key, ratios] : gpu_ratios) node_gpus[key.first].push_back(median_of(ratios.first));
+    for (const auto& [key, ratios] : gpu_ratios) node_gpus[key.first].push_back(fleet_median(ratios.first));
     std::vector<double> grel;
     for (auto& [key, ratios] : gpu_ratios) {
       FleetPoint p;
@@ -396,14 +396,14 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
       p.gpu = key.second;
       p.ranks.assign(ratios.second.begin(), ratios.second.end());
       p.configurations = static_cast<int>(ratios.first.size());
-      const double level = median_of(node_gpus.at(key.first));
-      p.relative = level > 0 ? median_of(ratios.first) / level : std::nan("");
+      const double level = fleet_median(node_gpus.at(key.first));
+      p.relative = level > 0 ? fleet_median(ratios.first) / level : std::nan("");
       if (!std::isfinite(p.relative)) continue;
       grel.push_back(p.relative);
       mr.gpus.push_back(std::move(p));
     }
     if (!grel.empty()) {
-      mr.gpu_median = median_of(grel);
+      mr.gpu_median = fleet_median(grel);
       mr.gpu_spread = robust_spread(grel, mr.gpu_median);
       for (auto& p : mr.gpus) judge_point(p, mr.gpu_median, mr.gpu_spread, mr.metric, options, rep.judged);
       const double gedge = outlier_edge(options, mr.gpu_spread, mr.gpu_median);
@@ -467,7 +467,7 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
                    a.identity.started_utc,
                    b.identity.started_utc,
                    reader.info.title,
-                   median_of(ratios) - 1,
+                   fleet_median(ratios) - 1,
                    false};
       d.beyond = shortfall_of(1 + d.change, 1, reader.info.higher_is_better) > options.max_shortfall;
       rep.drift.push_back(std::move(d));

@@ -27,7 +27,7 @@ constexpr double kLaneGap = 14;
 constexpr double kNodeRadius = 4.5, kGpuRadius = 3;
 constexpr double kLabelHeight = 13, kCharWidth = 7;  // 11.5px bold sans, generously
 
-std::string px(double v) { return format_number(std::round(v * 10) / 10, 7); }
+std::string fleet_px(double v) { return format_number(std::round(v * 10) / 10, 7); }
 
 // Heights for a swarm of points of radius r at pixel positions xs: each point, in x order, takes the
 // free height nearest the lane's middle, so a fleet of nodes at one standing spreads out instead of
@@ -114,8 +114,8 @@ class Labels {
       place_box(b);
       std::string s;
       if (dy != 0)
-        s += fmt::format("<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", px(x), px(y),
-                         px(end ? ax + 1 : ax - 1), px(cy));
+        s += fmt::format("<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>", fleet_px(x), fleet_px(y),
+                         fleet_px(end ? ax + 1 : ax - 1), fleet_px(cy));
       return s + text_at(node, ax, cy, end, text);
     }
     // No free line: the name still goes in, beside its point, since a hidden name is worse.
@@ -158,7 +158,8 @@ class Labels {
   }
   static std::string text_at(const std::string& node, double x, double y, bool end, const std::string& text) {
     return fmt::format("<text class=\"olabel\" data-node=\"{}\" x=\"{}\" y=\"{}\" dy=\"0.35em\"{}>{}</text>",
-                       html_escape(node), px(x), px(y), end ? " text-anchor=\"end\"" : "", html_escape(text));
+                       html_escape(node), fleet_px(x), fleet_px(y), end ? " text-anchor=\"end\"" : "",
+                       html_escape(text));
   }
 
  private:
@@ -266,7 +267,7 @@ std::string strip_chart(const FleetMetricResult& m) {
   std::string s = fmt::format(
       "<figure class=\"strip\" id=\"strip-{0}\" data-metric=\"{0}\"><figcaption>{1}</figcaption>"
       "<svg viewBox=\"0 0 {2} {3}\" width=\"{2}\" height=\"{3}\" role=\"img\" aria-label=\"{1}\">",
-      html_escape(m.metric.name), html_escape(title), px(kWidth), px(height));
+      html_escape(m.metric.name), html_escape(title), fleet_px(kWidth), fleet_px(height));
 
   // The fleet's band and its edges under everything, then the axes.
   for (const Lane& l : lanes) {
@@ -275,36 +276,38 @@ std::string strip_chart(const FleetMetricResult& m) {
       s += fmt::format(
           "<rect class=\"band\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}: the fleet's band, from the "
           "median ({}) to the outlier limit ({})</title></rect>",
-          px(std::min(b0, b1)), px(l.top), px(std::fabs(b1 - b0)), px(l.height), l.name, signed_percent(l.median - 1),
-          signed_percent(l.limit - 1));
+          fleet_px(std::min(b0, b1)), fleet_px(l.top), fleet_px(std::fabs(b1 - b0)), fleet_px(l.height), l.name,
+          signed_percent(l.median - 1), signed_percent(l.limit - 1));
   }
   s += "<g class=\"axis\">";
   for (double t : ticks.at) {
     const double step = ticks.at.size() > 1 ? ticks.at[1] - ticks.at[0] : 1;
     const int decimals = step * 100 >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step * 100) - 1e-9));
     const double tx = to_x(t + 1);
-    s += fmt::format("<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", px(tx), px(kTop), px(y1));
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(tx), px(y1 + 15),
+    s += fmt::format("<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/>", fleet_px(tx), fleet_px(kTop),
+                     fleet_px(y1));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", fleet_px(tx), fleet_px(y1 + 15),
                      signed_percent(t, decimals));
   }
-  s += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", px(x0), px(x1), px(y1));
+  s += fmt::format("<line class=\"frame\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", fleet_px(x0), fleet_px(x1),
+                   fleet_px(y1));
   s += fmt::format(
       "<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}: a node against the fleet median{}, "
       "over the configurations the fleet shares</text>",
-      px((x0 + x1) / 2), px(y1 + 36), html_escape(m.metric.title),
+      fleet_px((x0 + x1) / 2), fleet_px(y1 + 36), html_escape(m.metric.title),
       m.gpus.empty() ? "" : "; a GPU against its node's other GPUs");
-  s += fmt::format("<text class=\"dir {}\" x=\"{}\" y=\"{}\">← {}</text>", below ? "worse" : "better", px(x0),
-                   px(kTop - 9), below ? "worse" : "better");
+  s += fmt::format("<text class=\"dir {}\" x=\"{}\" y=\"{}\">← {}</text>", below ? "worse" : "better", fleet_px(x0),
+                   fleet_px(kTop - 9), below ? "worse" : "better");
   s += fmt::format("<text class=\"dir {}\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{} →</text>",
-                   below ? "better" : "worse", px(x1), px(kTop - 9), below ? "better" : "worse");
+                   below ? "better" : "worse", fleet_px(x1), fleet_px(kTop - 9), below ? "better" : "worse");
   for (const Lane& l : lanes) {
-    s += fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(x0 - 10),
-                     px(l.top + l.height / 2 - 2), l.name);
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(x0 - 10),
-                     px(l.top + l.height / 2 + 12), l.points->size());
+    s += fmt::format("<text class=\"lane-label\" x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", fleet_px(x0 - 10),
+                     fleet_px(l.top + l.height / 2 - 2), l.name);
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", fleet_px(x0 - 10),
+                     fleet_px(l.top + l.height / 2 + 12), l.points->size());
     if (&l != &lanes.front())
-      s += fmt::format("<line class=\"sep\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", px(x0), px(x1),
-                       px(l.top - kLaneGap / 2));
+      s += fmt::format("<line class=\"sep\" x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\"/>", fleet_px(x0), fleet_px(x1),
+                       fleet_px(l.top - kLaneGap / 2));
   }
   s += "</g>";
   for (const Lane& l : lanes) {
@@ -312,11 +315,12 @@ std::string strip_chart(const FleetMetricResult& m) {
     s += fmt::format(
         "<line class=\"median\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"><title>{3}: the fleet median "
         "({4})</title></line>",
-        px(to_x(l.median)), px(y0), px(ye), l.name, signed_percent(l.median - 1));
+        fleet_px(to_x(l.median)), fleet_px(y0), fleet_px(ye), l.name, signed_percent(l.median - 1));
     s += fmt::format(
         "<line class=\"limit\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"><title>{3}: the outlier limit "
         "({4}); beyond it a {5} is an outlier</title></line>",
-        px(to_x(l.limit)), px(y0), px(ye), l.name, signed_percent(l.limit - 1), l.gpu ? "GPU" : "node");
+        fleet_px(to_x(l.limit)), fleet_px(y0), fleet_px(ye), l.name, signed_percent(l.limit - 1),
+        l.gpu ? "GPU" : "node");
   }
 
   // Points, outliers last so nothing covers them; then the outliers' names.
@@ -331,8 +335,8 @@ std::string strip_chart(const FleetMetricResult& m) {
         s += fmt::format(
             "<circle class=\"pt {}{}\" data-node=\"{}\"{} cx=\"{}\" cy=\"{}\" r=\"{}\"><title>{}</title></circle>",
             l.gpu ? "gpu" : "node", p.outlier ? " out" : "", html_escape(p.node),
-            l.gpu ? fmt::format(" data-gpu=\"{}\"", html_escape(p.gpu)) : "", px(cx), px(cy),
-            px(p.outlier ? l.radius + 1 : l.radius), html_escape(point_title(m, p)));
+            l.gpu ? fmt::format(" data-gpu=\"{}\"", html_escape(p.gpu)) : "", fleet_px(cx), fleet_px(cy),
+            fleet_px(p.outlier ? l.radius + 1 : l.radius), html_escape(point_title(m, p)));
         if (p.outlier) {
           const std::string host = p.node.empty() ? "unnamed node" : p.node;
           names += labels.place(cx, cy, l.radius + 1, cx >= to_x(l.median),

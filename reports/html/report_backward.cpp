@@ -44,13 +44,15 @@ std::string rank_split(const RunView& r) {
   if (top <= 0) return "";
   auto bar = [&](const std::optional<double>& x, const char* cls) {
     if (!x) return std::string("<td class=\"na\">not measured</td>");
-    return fmt::format("<td><span class=\"bar {}\" style=\"display:inline-block;height:0.8em;width:{:.1f}%\"></span> "
-                       "{}</td>",
-                       cls, 100.0 * *x / top, format_number(*x, 3));
+    return fmt::format(
+        "<td><span class=\"bar {}\" style=\"display:inline-block;height:0.8em;width:{:.1f}%\"></span> "
+        "{}</td>",
+        cls, 100.0 * *x / top, format_number(*x, 3));
   };
-  std::string s = fmt::format("<details><summary>{}: attention time per rank (ms), forward and backward</summary>"
-                              "<table><thead><tr><th>rank</th><th>forward</th><th>backward</th></tr></thead><tbody>",
-                              html_escape(run_label(r, true)));
+  std::string s = fmt::format(
+      "<details><summary>{}: attention time per rank (ms), forward and backward</summary>"
+      "<table><thead><tr><th>rank</th><th>forward</th><th>backward</th></tr></thead><tbody>",
+      html_escape(run_label(r, true)));
   for (std::size_t i = 0; i < ranks; ++i)
     s += fmt::format("<tr><td>{}</td>{}{}</tr>", i, bar(i < fwd.size() ? fwd[i] : std::nullopt, "c0"),
                      bar(i < bwd.size() ? bwd[i] : std::nullopt, "c3"));

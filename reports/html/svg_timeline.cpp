@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kLabelW = 92, kRight = 14, kTop = 6, kAxisH = 38;
 
-std::string px(double v) { return format_number(std::round(v * 10) / 10, 6); }
+std::string timeline_px(double v) { return format_number(std::round(v * 10) / 10, 6); }
 
 // Lanes in the order a reader expects: compute above comm, anything else after, alphabetically.
 int lane_rank(const std::string& lane) {
@@ -83,24 +83,26 @@ std::string render_timeline_chart(const TimelineChart& c) {
       "<figure class=\"chart timeline\"{} style=\"width:{}px\">{}<svg viewBox=\"0 0 {} {}\" width=\"{}\" "
       "height=\"{}\" role=\"img\" aria-label=\"{}\"><g class=\"axis\">",
       c.id.empty() ? "" : fmt::format(" id=\"{}\"", html_escape(c.id)), c.width,
-      c.title.empty() ? "" : "<figcaption>" + html_escape(c.title) + "</figcaption>", c.width, px(height), c.width,
-      px(height), html_escape(c.title.empty() ? std::string("per-rank timeline") : c.title));
+      c.title.empty() ? "" : "<figcaption>" + html_escape(c.title) + "</figcaption>", c.width, timeline_px(height),
+      c.width, timeline_px(height), html_escape(c.title.empty() ? std::string("per-rank timeline") : c.title));
   for (double t : ticks.at) {
     const double x = xmap(t);
     s += fmt::format(
         "<line class=\"gl\" x1=\"{0}\" x2=\"{0}\" y1=\"{1}\" y2=\"{2}\"/><text x=\"{0}\" y=\"{3}\" "
         "text-anchor=\"middle\">{4}</text>",
-        px(x), px(kTop), px(kTop + plot_h + 4), px(kTop + plot_h + 16), format_number(t, 3));
+        timeline_px(x), timeline_px(kTop), timeline_px(kTop + plot_h + 4), timeline_px(kTop + plot_h + 16),
+        format_number(t, 3));
   }
   for (std::size_t r = 0; r < c.rows.size(); ++r) {
     const double y = kTop + static_cast<double>(r) * c.row_height;
     if (r < c.row_starts_group.size() && c.row_starts_group[r] && r > 0)
-      s += fmt::format("<line class=\"frame\" x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", px(x1), px(y), px(y));
-    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(x0 - 6), px(y + c.row_height * 0.72),
-                     html_escape(c.rows[r]));
+      s += fmt::format("<line class=\"frame\" x1=\"0\" x2=\"{}\" y1=\"{}\" y2=\"{}\"/>", timeline_px(x1),
+                       timeline_px(y), timeline_px(y));
+    s += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", timeline_px(x0 - 6),
+                     timeline_px(y + c.row_height * 0.72), html_escape(c.rows[r]));
   }
   s += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">time in the pass (ms)</text></g>",
-                   px((x0 + x1) / 2), px(kTop + plot_h + 32));
+                   timeline_px((x0 + x1) / 2), timeline_px(kTop + plot_h + 32));
   std::map<int, std::vector<const TimelineBar*>> by_color;
   for (const auto& b : c.bars) by_color[b.color].push_back(&b);
   for (const auto& [color, bars] : by_color) {
@@ -110,7 +112,8 @@ std::string render_timeline_chart(const TimelineChart& c) {
       const double xa = xmap(b->begin_ms), xb = xmap(b->end_ms);
       const double w = std::max(kMinTimelineBarPx, xb - xa), x = std::max(x0, std::min(xa, x1 - w));
       s += fmt::format("<rect class=\"bar\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
-                       px(x), px(kTop + b->row * c.row_height + 2), px(w), c.row_height - 4, html_escape(b->title));
+                       timeline_px(x), timeline_px(kTop + b->row * c.row_height + 2), timeline_px(w), c.row_height - 4,
+                       html_escape(b->title));
     }
     s += "</g>";
   }

@@ -184,7 +184,7 @@ const Metric kMetrics[] = {
 // clang-format on
 
 // compare's --metric list, in the order its help and the trend page show them.
-constexpr std::string_view kCompareOrder[] = {"time",    "tflops",   "overlap", "exposed_comm",
+constexpr std::string_view kCompareOrder[] = {"time",      "tflops",   "overlap", "exposed_comm",
                                               "imbalance", "fwd_time", "bwd_time"};
 
 }  // namespace

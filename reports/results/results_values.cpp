@@ -23,7 +23,8 @@ namespace {
 
 using nlohmann::json;
 
-[[noreturn]] void fail(const std::string& source, const std::string& path, const json& value, const std::string& rule) {
+[[noreturn]] void refuse(const std::string& source, const std::string& path, const json& value,
+                         const std::string& rule) {
   throw InputError(fmt::format("{}: {}", source, path.empty() ? "/" : path), json_text(value), rule);
 }
 
@@ -130,7 +131,7 @@ void check_enum(const EnumRule& rule, const json& v, const std::string& path, Ve
   }
   // A newer MINOR version may add values: this reader does not know them, and reads them as such.
   if (reader_version() < file) return;
-  fail(source, path, v, fmt::format("must be one of: {} (results {}.{})", known, file.major, file.minor));
+  refuse(source, path, v, fmt::format("must be one of: {} (results {}.{})", known, file.major, file.minor));
 }
 
 template <std::size_t N>
@@ -272,7 +273,7 @@ template <std::size_t N>
 void check_numbers(const json& v, const NumberRule (&rules)[N], std::string& path, const std::string& source) {
   for (const NumberRule& r : rules)
     each_at(v, r.path, path, [&](const json& x, const std::string& p) {
-      if (x.is_number() && !(x.get<double>() >= r.lo && x.get<double>() <= r.hi)) fail(source, p, x, r.rule);
+      if (x.is_number() && !(x.get<double>() >= r.lo && x.get<double>() <= r.hi)) refuse(source, p, x, r.rule);
     });
 }
 
@@ -280,7 +281,7 @@ void check_numbers(const json& v, const NumberRule (&rules)[N], std::string& pat
 void check_finite(const json& v, std::string& path, const std::string& source) {
   const std::size_t at = path.size();
   if (v.is_number_float() && !std::isfinite(v.get<double>()))
-    fail(source, path, v, "must be a finite number (the value overflows a double)");
+    refuse(source, path, v, "must be a finite number (the value overflows a double)");
   if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) {
       if (!v[i].is_structured() && !v[i].is_number_float()) continue;
@@ -304,7 +305,7 @@ void check_not_empty(const json& v, std::initializer_list<std::string_view> path
                      const std::string& source) {
   for (const std::string_view p : paths)
     each_at(v, p, path, [&](const json& x, const std::string& at) {
-      if (x.is_string() && x.get_ref<const std::string&>().empty()) fail(source, at, x, "must not be empty");
+      if (x.is_string() && x.get_ref<const std::string&>().empty()) refuse(source, at, x, "must not be empty");
     });
 }
 
@@ -313,14 +314,14 @@ void check_run_time(const json& doc, const std::string& source) {
   const json& t = doc.at("run_time");
   for (const char* k : {"started_utc", "finished_utc"})
     if (t.contains(k) && t.at(k).is_string() && !is_utc_timestamp(t.at(k).get<std::string>()))
-      fail(source, fmt::format("/run_time/{}", k), t.at(k),
-           "must be a UTC time to the second, YYYY-MM-DDTHH:MM:SSZ (2026-12-02T10:38:21Z)");
+      refuse(source, fmt::format("/run_time/{}", k), t.at(k),
+             "must be a UTC time to the second, YYYY-MM-DDTHH:MM:SSZ (2026-12-02T10:38:21Z)");
   // Both are as long as the pattern says, so text order is time order.
   if (t.contains("started_utc") && t.contains("finished_utc") && t.at("started_utc").is_string() &&
       t.at("finished_utc").is_string() &&
       t.at("finished_utc").get<std::string>() < t.at("started_utc").get<std::string>())
-    fail(source, "/run_time/finished_utc", t.at("finished_utc"),
-         fmt::format("must not be before the run's start ({})", t.at("started_utc").get<std::string>()));
+    refuse(source, "/run_time/finished_utc", t.at("finished_utc"),
+           fmt::format("must not be before the run's start ({})", t.at("started_utc").get<std::string>()));
 }
 
 // ---- counts a reader sizes things by ----
@@ -330,11 +331,11 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
   const std::string cpath = run_path + "/config";
   // validate_run has made these positive integers.
   if (cfg.at("seq").get<std::int64_t>() > kMaxSeq)
-    fail(source, cpath + "/seq", cfg.at("seq"), "must be at most 2^40 (the largest S a sweep runs)");
+    refuse(source, cpath + "/seq", cfg.at("seq"), "must be at most 2^40 (the largest S a sweep runs)");
   const std::int64_t cp = cfg.at("cp").get<std::int64_t>();
-  if (cp > kMaxCp) fail(source, cpath + "/cp", cfg.at("cp"), "must be at most 2^20 (the largest c a sweep runs)");
+  if (cp > kMaxCp) refuse(source, cpath + "/cp", cfg.at("cp"), "must be at most 2^20 (the largest c a sweep runs)");
   for (const char* k : {"heads", "kv_heads", "head_dim"})
-    if (cfg.at(k).get<std::int64_t>() > INT_MAX) fail(source, cpath + "/" + k, cfg.at(k), "must be at most 2^31 - 1");
+    if (cfg.at(k).get<std::int64_t>() > INT_MAX) refuse(source, cpath + "/" + k, cfg.at(k), "must be at most 2^31 - 1");
 
   // Every rank a record names is one of the configuration's c ranks.
   std::string path = run_path;
@@ -344,13 +345,13 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
         std::string_view("/metrics/slowest_rank")})
     each_at(run, p, path, [&](const json& x, const std::string& at) {
       if (x.is_number_integer() && x.get<std::int64_t>() >= cp)
-        fail(source, at, x, fmt::format("must be a rank of the configuration, below config.cp ({})", cp));
+        refuse(source, at, x, fmt::format("must be a rank of the configuration, below config.cp ({})", cp));
     });
   // A plan lists every rank once (the report draws a bar per rank of it).
   if (run.contains("plan") && run.at("plan").is_object() && run.at("plan").contains("per_rank") &&
       run.at("plan").at("per_rank").is_array() && static_cast<std::int64_t>(run.at("plan").at("per_rank").size()) != cp)
-    fail(source, run_path + "/plan/per_rank", json(fmt::format("{} ranks", run.at("plan").at("per_rank").size())),
-         fmt::format("a plan lists each of config.cp's {} ranks", cp));
+    refuse(source, run_path + "/plan/per_rank", json(fmt::format("{} ranks", run.at("plan").at("per_rank").size())),
+           fmt::format("a plan lists each of config.cp's {} ranks", cp));
 
   // The rounds' samples: a sum past the samples read past them (compare split samples_ms by it).
   if (!run.contains("timing") || !run.at("timing").is_object()) return;
@@ -359,16 +360,16 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
   const json& counts = t.at("round_counts");
   const std::string tpath = run_path + "/timing";
   if (counts.size() > static_cast<std::size_t>(kMaxPassCount))
-    fail(source, tpath + "/round_counts", json(fmt::format("{} rounds", counts.size())),
-         "must list at most 1000000 rounds (the most a sweep runs)");
+    refuse(source, tpath + "/round_counts", json(fmt::format("{} rounds", counts.size())),
+           "must list at most 1000000 rounds (the most a sweep runs)");
   const auto samples = static_cast<std::int64_t>(t.at("samples_ms").size());
   std::int64_t sum = 0;
   for (std::size_t k = 0; k < counts.size(); ++k) {
     const std::int64_t n = counts[k].get<std::int64_t>();
     // n is within [0, samples] before it is added, so the sum cannot wrap.
     if (n < 0 || n > samples - sum)
-      fail(source, fmt::format("{}/round_counts/{}", tpath, k), counts[k],
-           fmt::format("the rounds' counts must add up to at most the {} samples of samples_ms", samples));
+      refuse(source, fmt::format("{}/round_counts/{}", tpath, k), counts[k],
+             fmt::format("the rounds' counts must add up to at most the {} samples of samples_ms", samples));
     sum += n;
   }
 }
@@ -411,7 +412,7 @@ void check_results_values(const json& doc, const std::string& source) {
     check_not_empty(run, {"/config/id", "/alias_of"}, rp, source);
     if (run.at("status") != "ok" && run.at("reason").is_string() &&
         run.at("reason").get_ref<const std::string&>().empty())
-      fail(source, rp + "/reason", run.at("reason"), "a failed or skipped run must give its reason");
+      refuse(source, rp + "/reason", run.at("reason"), "a failed or skipped run must give its reason");
     check_numbers(run, kRunNumbers, rp, source);
     for (const char* m : {"/metrics", "/cupti/metrics", "/phase_metrics/fwd", "/phase_metrics/bwd"}) {
       std::string mp = rp + m;

@@ -13,7 +13,7 @@
 #include "naive_attention.hpp"
 
 namespace rb::kernels::ref {
-namespace {
+namespace backward_test {
 
 std::vector<std::int64_t> positions(const SegmentList& segs) {
   std::vector<std::int64_t> p;
@@ -199,5 +199,5 @@ TEST(AttentionBlockBwdRef, RefusesPairsOutsideTheBuffers) {
   EXPECT_THROW(attention_block_backward(p), Error);
 }
 
-}  // namespace
+}  // namespace backward_test
 }  // namespace rb::kernels::ref

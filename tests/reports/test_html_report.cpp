@@ -160,9 +160,13 @@ TEST(HtmlReport, APassWithABackwardShowsBothPartsPerRank) {
   run["config"]["dkv"] = "follow";
   run["timing"]["phase_ms"] = {{"fwd", {{"median_ms", 1.25}, {"samples_ms", {1.25, 1.25}}}},
                                {"bwd", {{"median_ms", 3.5}, {"samples_ms", {3.5, 3.5}}}}};
-  json fwd = {{"attention_tflops", 0.4}, {"exposed_comm_ms", 0.01}, {"overlap_fraction", 0.5},
+  json fwd = {{"attention_tflops", 0.4},
+              {"exposed_comm_ms", 0.01},
+              {"overlap_fraction", 0.5},
               {"per_rank", {{{"rank", 0}, {"attention_time_ms", 1.0}}, {{"rank", 1}, {"attention_time_ms", 1.1}}}}};
-  json bwd = {{"attention_tflops", 0.6}, {"exposed_comm_ms", 0.02}, {"overlap_fraction", 0.25},
+  json bwd = {{"attention_tflops", 0.6},
+              {"exposed_comm_ms", 0.02},
+              {"overlap_fraction", 0.25},
               {"per_rank", {{{"rank", 0}, {"attention_time_ms", 2.5}}, {{"rank", 1}, {"attention_time_ms", 3.0}}}}};
   run["phase_metrics"] = {{"fwd", fwd}, {"bwd", bwd}};
   run["correctness"]["gradients"] = {{"tolerance", 1e-3},

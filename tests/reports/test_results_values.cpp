@@ -21,12 +21,12 @@ namespace {
 
 using nlohmann::json;
 
-const std::filesystem::path kSource(RINGBENCH_SOURCE_DIR);
+const std::filesystem::path kValuesSource(RINGBENCH_SOURCE_DIR);
 
 // A real cpu sweep's results.json (2.2.0), given the header fields of the current version.
 json golden() {
   static const json doc = [] {
-    json d = json::parse(std::ifstream(kSource / "tests/data/golden/inputs/base.json"));
+    json d = json::parse(std::ifstream(kValuesSource / "tests/data/golden/inputs/base.json"));
     d["run_time"] = {{"started_utc", "2026-12-02T10:38:21Z"}, {"finished_utc", "2026-12-02T10:40:00Z"}};
     return d;
   }();

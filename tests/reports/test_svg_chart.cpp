@@ -11,7 +11,7 @@
 namespace rb::reports {
 namespace {
 
-std::size_t count(const std::string& hay, const std::string& needle) {
+std::size_t occurrences(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
   for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
@@ -61,10 +61,10 @@ TEST(LineChart, OneMarkerPerPlottablePoint) {
   b.points = {{1, 0}, {2, -1}, {4, 5}};  // non-positive values cannot sit on a log axis
   c.series = {a, b};
   const std::string svg = render_line_chart(c);
-  EXPECT_EQ(count(svg, "class=\"mk\""), 4u);
-  EXPECT_EQ(count(svg, "<path class=\"ln"), 1u);  // b has one point left: no line
+  EXPECT_EQ(occurrences(svg, "class=\"mk\""), 4u);
+  EXPECT_EQ(occurrences(svg, "<path class=\"ln"), 1u);  // b has one point left: no line
   EXPECT_NE(svg.find("t &amp; &lt;u&gt;"), std::string::npos);
-  EXPECT_EQ(count(svg, "<li>"), 2u);
+  EXPECT_EQ(occurrences(svg, "<li>"), 2u);
 }
 
 TEST(BarChart, OneBarPerValue) {
@@ -74,8 +74,8 @@ TEST(BarChart, OneBarPerValue) {
   c.series.push_back({"zigzag", {2.0, std::nullopt, 2.0}, 1});
   c.reference = 2.0;
   const std::string svg = render_bar_chart(c);
-  EXPECT_EQ(count(svg, "<rect class=\"bar\""), 5u);
-  EXPECT_EQ(count(svg, "class=\"ref\""), 1u);
+  EXPECT_EQ(occurrences(svg, "<rect class=\"bar\""), 5u);
+  EXPECT_EQ(occurrences(svg, "class=\"ref\""), 1u);
 }
 
 TEST(ChartCaps, ALineChartThinsEachSeriesAndSaysSo) {
@@ -85,7 +85,7 @@ TEST(ChartCaps, ALineChartThinsEachSeriesAndSaysSo) {
   for (int i = 0; i < 100'000; ++i) a.points.emplace_back(i, i % 17);
   c.series.assign(40, a);
   const std::string svg = render_line_chart(c);
-  EXPECT_EQ(count(svg, "class=\"mk\""), kMaxChartPointsPerSeries * kMaxChartSeries);
+  EXPECT_EQ(occurrences(svg, "class=\"mk\""), kMaxChartPointsPerSeries * kMaxChartSeries);
   EXPECT_NE(svg.find("Drawn: 65536 evenly spaced of 3200000 points"), std::string::npos);
   EXPECT_NE(svg.find("8 more series not drawn"), std::string::npos);
   // The ends of each series survive the thinning, so the axis still spans the data.
@@ -110,7 +110,7 @@ TEST(ChartCaps, ABarChartDrawsItsFirstGroups) {
   }
   c.series = {s};
   const std::string svg = render_bar_chart(c);
-  EXPECT_EQ(count(svg, "<rect class=\"bar\""), kMaxBarCategories);
+  EXPECT_EQ(occurrences(svg, "<rect class=\"bar\""), kMaxBarCategories);
   EXPECT_NE(svg.find("the first 512 of 4096 groups"), std::string::npos);
 }
 
@@ -127,7 +127,7 @@ TEST(ChartCaps, ATimelineDrawsAtMostItsCapWithANote) {
   EXPECT_EQ(c.bars.size(), kMaxTimelineBars);
   EXPECT_NE(c.note.find("the first 4096 of the 10000 intervals"), std::string::npos) << c.note;
   const std::string svg = render_timeline_chart(c);
-  EXPECT_EQ(count(svg, "<rect class=\"bar\""), kMaxTimelineBars);
+  EXPECT_EQ(occurrences(svg, "<rect class=\"bar\""), kMaxTimelineBars);
   EXPECT_LT(svg.size(), std::size_t{2} << 20);  // the 5,000-byte name is clipped, not copied into the page
   EXPECT_EQ(svg.find(std::string(200, 'n')), std::string::npos);
 }
@@ -159,7 +159,7 @@ TEST(Timeline, SkipsMalformedIntervals) {
   EXPECT_EQ(c.bars.size(), 2u);
   EXPECT_EQ(c.rows, (std::vector<std::string>{"r0 compute", "r1 comm"}));
   EXPECT_FALSE(c.note.empty());  // truncated
-  EXPECT_EQ(count(render_timeline_chart(c), "<rect class=\"bar\""), 2u);
+  EXPECT_EQ(occurrences(render_timeline_chart(c), "<rect class=\"bar\""), 2u);
   TimelineChart none;
   EXPECT_FALSE(timeline_from_run(read_run_record(nlohmann::json{{"timeline", nullptr}}), none));
 }
@@ -175,7 +175,7 @@ TEST(LineChart, WithoutOverlaysDrawsTheDefaultLayout) {
   const std::string svg = render_line_chart(c);
   EXPECT_NE(svg.find("<svg viewBox=\"0 0 520 300\""), std::string::npos) << svg;
   EXPECT_NE(svg.find("<line class=\"frame\" x1=\"58\" x2=\"58\" y1=\"12\" y2=\"258\"/>"), std::string::npos) << svg;
-  EXPECT_EQ(count(svg, "<ul class=\"legend\">"), 1u);
+  EXPECT_EQ(occurrences(svg, "<ul class=\"legend\">"), 1u);
   for (const char* absent : {"whisker", "<rect", "class=\"rbt"})
     EXPECT_EQ(svg.find(absent), std::string::npos) << absent;
 }
@@ -226,13 +226,13 @@ TEST(LineChart, BandsRulesSpreadsAndFixedTicks) {
             std::string::npos)
       << svg;
   EXPECT_NE(svg.find("<circle class=\"mk\" cx=\"246\""), std::string::npos) << svg;
-  EXPECT_EQ(count(svg, "<line class=\"whisker\""), 4u);  // night 3 has no spread
-  EXPECT_EQ(count(svg, "class=\"mk\""), 5u);
+  EXPECT_EQ(occurrences(svg, "<line class=\"whisker\""), 4u);  // night 3 has no spread
+  EXPECT_EQ(occurrences(svg, "class=\"mk\""), 5u);
   for (const char* label : {">2024-05-01</text>", ">2024-05-05</text>", ">11 ms +10.0%</text>", ">9 ms -10.0%</text>",
                             ">10 ms</text>", "<title>night 4</title>"})
     EXPECT_NE(svg.find(label), std::string::npos) << label;
-  EXPECT_EQ(count(svg, "<line class=\"gl\""), 3u);  // a gridline per given tick, none of the nice ones
-  EXPECT_EQ(count(svg, "<line class=\"tick\""), 2u);
+  EXPECT_EQ(occurrences(svg, "<line class=\"gl\""), 3u);  // a gridline per given tick, none of the nice ones
+  EXPECT_EQ(occurrences(svg, "<line class=\"tick\""), 2u);
 }
 
 // An axis left free spans its overlays and spreads as well as its points, so none is drawn outside.

@@ -10,20 +10,20 @@
 namespace rb::bench {
 namespace {
 
-constexpr int kGrid = 200;
+constexpr int kIntervalGrid = 200;
 
 std::vector<Span> random_spans(std::mt19937_64& rng, int n) {
-  std::uniform_int_distribution<int> pos(0, kGrid), len(0, 30);
+  std::uniform_int_distribution<int> pos(0, kIntervalGrid), len(0, 30);
   std::vector<Span> v;
   for (int i = 0; i < n; ++i) {
     const int b = pos(rng);
-    v.push_back({b, std::min(kGrid, b + len(rng))});  // some empty (len 0)
+    v.push_back({b, std::min(kIntervalGrid, b + len(rng))});  // some empty (len 0)
   }
   return v;
 }
 
 std::vector<bool> cells(const std::vector<Span>& v) {
-  std::vector<bool> c(kGrid, false);
+  std::vector<bool> c(kIntervalGrid, false);
   for (const auto& s : v)
     for (auto t = s.begin; t < s.end; ++t) c[static_cast<std::size_t>(t)] = true;
   return c;
@@ -37,7 +37,7 @@ TEST(IntervalSet, UnionMatchesBruteForceOnRandomSets) {
     const auto c = cells(spans);
     std::int64_t covered = 0;
     std::vector<Span> runs;  // maximal runs of covered cells = the union with touching merged
-    for (int t = 0; t < kGrid; ++t) {
+    for (int t = 0; t < kIntervalGrid; ++t) {
       if (!c[t]) continue;
       ++covered;
       if (!runs.empty() && runs.back().end == t) {
@@ -53,12 +53,12 @@ TEST(IntervalSet, UnionMatchesBruteForceOnRandomSets) {
 
 TEST(IntervalSet, IntersectionAndClipMatchBruteForceOnRandomSets) {
   std::mt19937_64 rng(7);
-  std::uniform_int_distribution<int> pos(0, kGrid);
+  std::uniform_int_distribution<int> pos(0, kIntervalGrid);
   for (int trial = 0; trial < 2000; ++trial) {
     const auto a = random_spans(rng, trial % 25), b = random_spans(rng, (trial * 7) % 31);
     const auto ca = cells(a), cb = cells(b);
     std::int64_t both = 0;
-    for (int t = 0; t < kGrid; ++t) both += (ca[t] && cb[t]) ? 1 : 0;
+    for (int t = 0; t < kIntervalGrid; ++t) both += (ca[t] && cb[t]) ? 1 : 0;
     ASSERT_EQ(intersection_length(union_of(a), union_of(b)), both) << "trial " << trial;
 
     int lo = pos(rng), hi = pos(rng);

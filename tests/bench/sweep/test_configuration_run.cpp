@@ -13,7 +13,7 @@
 namespace rb::bench {
 namespace {
 
-const auto tiny = testing::tiny_config;
+const auto tiny_run = testing::tiny_config;
 
 RunOptions two_rounds() {
   RunOptions o;
@@ -25,7 +25,7 @@ RunOptions two_rounds() {
 // A configuration of two rounds, planned, with its first round run and recorded.
 struct AfterFirstRound {
   RunOptions opts = two_rounds();
-  ConfigurationRun run{tiny(), 0, ""};
+  ConfigurationRun run{tiny_run(), 0, ""};
   ReferenceCache refs;
   RecordEntry first;
   AfterFirstRound() {
@@ -37,7 +37,7 @@ struct AfterFirstRound {
 
 TEST(ConfigurationRun, RunsItsRoundsInTurnAndClosesAfterTheLast) {
   {
-    ConfigurationRun fresh(tiny(), 0, "");
+    ConfigurationRun fresh(tiny_run(), 0, "");
     EXPECT_TRUE(fresh.due(0));
     EXPECT_FALSE(fresh.due(1));
   }
@@ -81,7 +81,7 @@ TEST(ConfigurationRun, AFailureInALaterRoundKeepsTheEarlierTiming) {
 
 TEST(ConfigurationRun, AFailureInTheFirstRoundLeavesNoTiming) {
   const RunOptions opts = two_rounds();
-  ConfigurationRun run(tiny(), 0, "");
+  ConfigurationRun run(tiny_run(), 0, "");
   ASSERT_EQ(run.plan(opts, memory_budget(opts), SweepStop{}), "");
   const RecordEntry failed = run.after_round(0, RoundResult{"boom", false, 0}, SweepStop{});
   ASSERT_TRUE(failed.closed);
@@ -92,7 +92,7 @@ TEST(ConfigurationRun, AFailureInTheFirstRoundLeavesNoTiming) {
 
 TEST(ConfigurationRun, AnInvalidOrStoppedConfigurationIsSkippedAtItsPlan) {
   const RunOptions opts = two_rounds();
-  ConfigurationRun invalid(tiny(), 0, "seq: 63: the zigzag split needs S % (2c) == 0");
+  ConfigurationRun invalid(tiny_run(), 0, "seq: 63: the zigzag split needs S % (2c) == 0");
   EXPECT_EQ(invalid.plan(opts, memory_budget(opts), SweepStop{}), "seq: 63: the zigzag split needs S % (2c) == 0");
   const RecordEntry skipped = invalid.skip("why");
   ASSERT_TRUE(skipped.closed);
@@ -102,7 +102,7 @@ TEST(ConfigurationRun, AnInvalidOrStoppedConfigurationIsSkippedAtItsPlan) {
   EXPECT_FALSE(invalid.due(0));
   EXPECT_EQ(invalid.final_status(), RunStatus::skipped);
 
-  ConfigurationRun later(tiny(), 1, "");
+  ConfigurationRun later(tiny_run(), 1, "");
   SweepStop stop;
   stop.reason = "the sweep was interrupted by SIGINT";
   EXPECT_EQ(later.plan(opts, memory_budget(opts), stop), "not run: the sweep was interrupted by SIGINT");
@@ -145,7 +145,7 @@ TEST(ConfigurationRun, ARoundTheADriverCutKeepsTheRoundsBeforeIt) {
 
 TEST(ConfigurationRun, AFirstRoundTheADriverCutLeavesItNotRun) {
   const RunOptions opts = two_rounds();
-  ConfigurationRun run(tiny(), 0, "");
+  ConfigurationRun run(tiny_run(), 0, "");
   ASSERT_EQ(run.plan(opts, memory_budget(opts), SweepStop{}), "");
   ReferenceCache refs;
   const RoundResult cut = run.run_round(0, refs, [](int) { return std::string("stopped by the A/B driver: bye"); });
@@ -171,10 +171,10 @@ TEST(ConfigurationRun, EachEntrysRecordReadsBackAsWritten) {
   same_after_reading(f.run.after_round(1, RoundResult{"rank 1: injected", false, 0}, SweepStop{}));
 
   const RunOptions opts = two_rounds();
-  ConfigurationRun early(tiny(), 0, "");
+  ConfigurationRun early(tiny_run(), 0, "");
   ASSERT_EQ(early.plan(opts, memory_budget(opts), SweepStop{}), "");
   same_after_reading(early.after_round(0, RoundResult{"boom", false, 0}, SweepStop{}));
-  ConfigurationRun invalid(tiny(), 0, "why");
+  ConfigurationRun invalid(tiny_run(), 0, "why");
   invalid.plan(opts, memory_budget(opts), SweepStop{});
   same_after_reading(invalid.skip("why"));
 }

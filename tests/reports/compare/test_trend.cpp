@@ -398,7 +398,7 @@ TEST(Trend, ChartsAreRelativeToTheMedianAndZeroMetricsAreText) {
   EXPECT_NE(trend_fragment(b).find("<title>baseline: 9</title>"), std::string::npos);
 }
 
-std::size_t count(const std::string& hay, const std::string& needle) {
+std::size_t occurrences(const std::string& hay, const std::string& needle) {
   std::size_t n = 0;
   for (auto p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + needle.size())) ++n;
   return n;
@@ -424,17 +424,17 @@ TEST(Trend, ChartsKeepEveryPointStepBaselineAndBand) {
   const std::string chart = frag.substr(open, frag.find("</figure>", open) - open);
   EXPECT_NE(chart.find("<svg class=\"rbt-chart\""), std::string::npos);
   EXPECT_NE(chart.find("<figcaption>median_ms (ms) \u2193 better</figcaption>"), std::string::npos) << chart;
-  EXPECT_EQ(count(chart, "class=\"mk\""), time.points.size());
-  EXPECT_EQ(count(chart, "<line class=\"whisker\""), spreads);
+  EXPECT_EQ(occurrences(chart, "class=\"mk\""), time.points.size());
+  EXPECT_EQ(occurrences(chart, "<line class=\"whisker\""), spreads);
   for (const auto& p : time.points) EXPECT_NE(chart.find("<title>" + p.date + ": "), std::string::npos) << p.date;
-  EXPECT_EQ(count(chart, "<line class=\"rbt-step rbt-reg\""), 1u);
+  EXPECT_EQ(occurrences(chart, "<line class=\"rbt-step rbt-reg\""), 1u);
   EXPECT_NE(chart.find(" on 2024-05-06 (c05..c06)</title>"), std::string::npos) << chart;
-  EXPECT_EQ(count(chart, "<rect class=\"rbt-band\""), 1u);
+  EXPECT_EQ(occurrences(chart, "<rect class=\"rbt-band\""), 1u);
   EXPECT_NE(chart.find("<title>baseline: 9.5</title>"), std::string::npos) << chart;
   EXPECT_NE(chart.find(">2024-05-01</text>"), std::string::npos);
   EXPECT_NE(chart.find(">2024-05-12</text>"), std::string::npos);
   EXPECT_NE(frag.find("<div class=\"rbt-cfg\" id=\"trend-" + h.configs[0].id + "\">"), std::string::npos);
-  EXPECT_EQ(count(frag, "<svg"), count(frag, "<figure class=\"chart\""));
+  EXPECT_EQ(occurrences(frag, "<svg"), occurrences(frag, "<figure class=\"chart\""));
 }
 
 // Free text on the page (a title, tonight's labels and notes) passes through the one escaper.

@@ -17,13 +17,13 @@
 namespace rb::ring {
 namespace {
 
-std::vector<std::int64_t> all_positions(std::int64_t S) {
+std::vector<std::int64_t> every_position(std::int64_t S) {
   std::vector<std::int64_t> p(S);
   for (std::int64_t i = 0; i < S; ++i) p[i] = i;
   return p;
 }
 
-double max_err(const std::vector<double>& a, const std::vector<double>& b) {
+double largest_error(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.size() != b.size()) return 1e300;
   double m = 0;
   for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
@@ -70,15 +70,15 @@ TEST(ExecutorBackward, Float64GradientsEqualFullAttentionsForEveryDesign) {
             const std::int64_t S = 2LL * c * chunk(gen);
             const Config cfg = config(c, S, split, variant, dkv, causal, DType::float64);
             SCOPED_TRACE(cfg.label() + " dkv " + std::string(to_string(dkv)));
-            const auto pos = all_positions(S);
+            const auto pos = every_position(S);
             auto& ref = refs[{S, causal}];
             if (ref.dq.empty()) ref = reference_gradients(cfg, pos, pos, 2);
             auto exec = make_cpu_executor(make_plan(cfg));
             (void)exec->run_pass(false);
             const Grads g = gradients_of(*exec, pos);
-            ASSERT_LT(max_err(g.dq, ref.dq), 1e-9);
-            ASSERT_LT(max_err(g.dk, ref.dk), 1e-9);
-            ASSERT_LT(max_err(g.dv, ref.dv), 1e-9);
+            ASSERT_LT(largest_error(g.dq, ref.dq), 1e-9);
+            ASSERT_LT(largest_error(g.dk, ref.dk), 1e-9);
+            ASSERT_LT(largest_error(g.dv, ref.dv), 1e-9);
             // A second pass on the same executor gives the same gradients (accumulators reset).
             (void)exec->run_pass(true);
             const Grads again = gradients_of(*exec, pos);
@@ -93,15 +93,15 @@ TEST(ExecutorBackward, Float32WithinTheDerivedGradientTolerance) {
     Config cfg = config(4, 512, Split::zigzag, Variant::ring, dkv, true, DType::float32);
     cfg.heads = 8;
     cfg.head_dim = 32;
-    const auto pos = all_positions(cfg.seq);
+    const auto pos = every_position(cfg.seq);
     auto exec = make_cpu_executor(make_plan(cfg));
     (void)exec->run_pass(false);
     const Grads g = gradients_of(*exec, pos);
     const auto ref = reference_gradients(cfg, pos, pos, 2);
     const double tol = gradient_tolerance_for(cfg).first;
-    EXPECT_LT(max_err(g.dq, ref.dq), tol);
-    EXPECT_LT(max_err(g.dk, ref.dk), tol);
-    EXPECT_LT(max_err(g.dv, ref.dv), tol);
+    EXPECT_LT(largest_error(g.dq, ref.dq), tol);
+    EXPECT_LT(largest_error(g.dk, ref.dk), tol);
+    EXPECT_LT(largest_error(g.dv, ref.dv), tol);
   }
 }
 
@@ -112,16 +112,16 @@ TEST(ExecutorBackward, TheWrongBlockFaultLeavesTheForwardRightAndBreaksTheGradie
     for (const Dkv dkv : {Dkv::reverse, Dkv::follow}) {
       const Config cfg = config(4, 48, Split::zigzag, variant, dkv, true, DType::float64);
       SCOPED_TRACE(cfg.label() + " " + std::string(to_string(dkv)));
-      const auto pos = all_positions(cfg.seq);
+      const auto pos = every_position(cfg.seq);
       CpuOptions opts;
       opts.fault = InjectedFault::wrong_kv_block;
       auto exec = make_cpu_executor(make_plan(cfg), opts);
       (void)exec->run_pass(false);
-      EXPECT_LT(max_err(exec->output_rows(pos), reference_rows(cfg, pos, 1)), 1e-10);
+      EXPECT_LT(largest_error(exec->output_rows(pos), reference_rows(cfg, pos, 1)), 1e-10);
       const auto ref = reference_gradients(cfg, pos, pos, 1);
       const Grads g = gradients_of(*exec, pos);
-      EXPECT_GT(max_err(g.dq, ref.dq), 1e-3);
-      EXPECT_GT(max_err(g.dk, ref.dk), 1e-3);
+      EXPECT_GT(largest_error(g.dq, ref.dq), 1e-3);
+      EXPECT_GT(largest_error(g.dk, ref.dk), 1e-3);
     }
 }
 
@@ -152,7 +152,7 @@ TEST(ExecutorBackward, ABackwardOnlyPhaseRunsItsForwardOnceAndRepeats) {
   for (const Dkv dkv : {Dkv::reverse, Dkv::follow}) {
     Config cfg = config(3, 36, Split::contiguous, Variant::ring, dkv, true, DType::float64);
     cfg.phase = Phase::bwd;
-    const auto pos = all_positions(cfg.seq);
+    const auto pos = every_position(cfg.seq);
     auto exec = make_cpu_executor(make_plan(cfg));
     const PassRecord first = exec->run_pass(true);
     EXPECT_EQ(first.fwd_ns, 0);
@@ -162,12 +162,12 @@ TEST(ExecutorBackward, ABackwardOnlyPhaseRunsItsForwardOnceAndRepeats) {
     for (int pass = 0; pass < 3; ++pass) {
       (void)exec->run_pass(false);
       const Grads g = gradients_of(*exec, pos);
-      ASSERT_LT(max_err(g.dq, ref.dq), 1e-9) << "pass " << pass;
-      ASSERT_LT(max_err(g.dk, ref.dk), 1e-9) << "pass " << pass;
-      ASSERT_LT(max_err(g.dv, ref.dv), 1e-9) << "pass " << pass;
+      ASSERT_LT(largest_error(g.dq, ref.dq), 1e-9) << "pass " << pass;
+      ASSERT_LT(largest_error(g.dk, ref.dk), 1e-9) << "pass " << pass;
+      ASSERT_LT(largest_error(g.dv, ref.dv), 1e-9) << "pass " << pass;
     }
     // The forward's output is there too, from the one untimed forward.
-    EXPECT_LT(max_err(exec->output_rows(pos), reference_rows(cfg, pos, 1)), 1e-10);
+    EXPECT_LT(largest_error(exec->output_rows(pos), reference_rows(cfg, pos, 1)), 1e-10);
   }
 }
 
@@ -176,7 +176,7 @@ TEST(ExecutorBackward, AForwardOnlyExecutorHasNoGradients) {
   cfg.phase = Phase::fwd;
   auto exec = make_cpu_executor(make_plan(cfg));
   (void)exec->run_pass(false);
-  EXPECT_THROW((void)exec->gradient_rows(GradTensor::dq, all_positions(16)), Error);
+  EXPECT_THROW((void)exec->gradient_rows(GradTensor::dq, every_position(16)), Error);
 }
 
 }  // namespace
