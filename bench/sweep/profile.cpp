@@ -166,10 +166,12 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.phase = rd.list<Phase>(val, path, name(parse_phase));
   else if (key == "dkv")
     s.dkv = rd.list<Dkv>(val, path, name(parse_dkv));
+  else if (key == "ulysses_degree")
+    s.ulysses_degree = rd.list<int>(val, path, as_int(kMaxCp));
   else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv, ulysses_degree");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -227,7 +229,8 @@ nlohmann::json to_json(const SweepSpec& s) {
                 {"link_gbps", s.link_gbps},
                 {"kernel", to_string(s.kernel)},
                 {"phase", names(s.phase)},
-                {"dkv", names(s.dkv)}}}};
+                {"dkv", names(s.dkv)},
+                {"ulysses_degree", s.ulysses_degree}}}};
   if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
   return out;
 }
@@ -244,29 +247,33 @@ std::vector<Config> expand(const SweepSpec& s) {
                 for (bool causal : s.causal)
                   for (auto dtype : s.dtype)
                     for (auto phase : s.phase)
-                      for (auto dkv : s.dkv) {
-                        if (!dkv_matters(phase, variant) && dkv != s.dkv.front()) continue;
-                        Config c;
-                        c.seq = seq;
-                        c.cp = cp;
-                        c.split = split;
-                        c.variant = variant;
-                        c.heads = heads;
-                        c.kv_heads = kvh;
-                        c.head_dim = d;
-                        c.causal = causal;
-                        c.dtype = dtype;
-                        c.backend = s.backend;
-                        c.transport = s.transport;
-                        c.seed = s.seed;
-                        c.repeats = s.repeats;
-                        c.warmup = s.warmup;
-                        c.link_gbps = s.link_gbps;
-                        c.kernel = s.kernel;
-                        c.phase = phase;
-                        c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
-                        out.push_back(c);
-                      }
+                      for (auto dkv : s.dkv)
+                        for (auto degree : s.ulysses_degree) {
+                          if (!dkv_matters(phase, variant) && dkv != s.dkv.front()) continue;
+                          if (!ulysses_degree_matters(variant) && degree != s.ulysses_degree.front()) continue;
+                          Config c;
+                          c.seq = seq;
+                          c.cp = cp;
+                          c.split = split;
+                          c.variant = variant;
+                          c.heads = heads;
+                          c.kv_heads = kvh;
+                          c.head_dim = d;
+                          c.causal = causal;
+                          c.dtype = dtype;
+                          c.backend = s.backend;
+                          c.transport = s.transport;
+                          c.seed = s.seed;
+                          c.repeats = s.repeats;
+                          c.warmup = s.warmup;
+                          c.link_gbps = s.link_gbps;
+                          c.kernel = s.kernel;
+                          c.phase = phase;
+                          c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
+                          c.ulysses_degree = degree;
+                          c.ulysses_degree = exchange_degree(c);  // the hybrid's; c for ulysses; else 1
+                          out.push_back(c);
+                        }
   return out;
 }
 
