@@ -46,15 +46,27 @@ struct AxisFlag {
 
 struct RunFlags {
   std::string profile;
-  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},           {"--cp", "cp", true, {}},
-                             {"--split", "split", true, {}},       {"--variant", "variant", true, {}},
-                             {"--heads", "heads", true, {}},       {"--kv-heads", "kv_heads", true, {}},
-                             {"--head-dim", "head_dim", true, {}}, {"--dtype", "dtype", true, {}},
-                             {"--backend", "backend", false, {}},  {"--transport", "transport", false, {}},
-                             {"--seed", "seed", false, {}},        {"--repeats", "repeats", false, {}},
-                             {"--warmup", "warmup", false, {}},    {"--link-gbps", "link_gbps", false, {}},
-                             {"--kernel", "kernel", false, {}},    {"--phase", "phase", true, {}},
-                             {"--dkv", "dkv", true, {}},           {"--ulysses-degree", "ulysses_degree", true, {}}};
+  // One axis a line.
+  // clang-format off
+  std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},
+                             {"--cp", "cp", true, {}},
+                             {"--split", "split", true, {}},
+                             {"--variant", "variant", true, {}},
+                             {"--heads", "heads", true, {}},
+                             {"--kv-heads", "kv_heads", true, {}},
+                             {"--head-dim", "head_dim", true, {}},
+                             {"--dtype", "dtype", true, {}},
+                             {"--backend", "backend", false, {}},
+                             {"--transport", "transport", false, {}},
+                             {"--seed", "seed", false, {}},
+                             {"--repeats", "repeats", false, {}},
+                             {"--warmup", "warmup", false, {}},
+                             {"--link-gbps", "link_gbps", false, {}},
+                             {"--kernel", "kernel", false, {}},
+                             {"--phase", "phase", true, {}},
+                             {"--dkv", "dkv", true, {}},
+                             {"--ulysses-degree", "ulysses_degree", true, {}}};
+  // clang-format on
   std::string out = "results";
   std::string dump;
   bool list = false;  // --list, --dry-run: print the configurations, run nothing

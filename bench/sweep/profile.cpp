@@ -247,33 +247,35 @@ std::vector<Config> expand(const SweepSpec& s) {
                 for (bool causal : s.causal)
                   for (auto dtype : s.dtype)
                     for (auto phase : s.phase)
-                      for (auto dkv : s.dkv)
-                        for (auto degree : s.ulysses_degree) {
-                          if (!dkv_matters(phase, variant) && dkv != s.dkv.front()) continue;
+                      for (auto dkv : s.dkv) {
+                        if (!dkv_matters(phase, variant) && dkv != s.dkv.front()) continue;
+                        Config c;
+                        c.seq = seq;
+                        c.cp = cp;
+                        c.split = split;
+                        c.variant = variant;
+                        c.heads = heads;
+                        c.kv_heads = kvh;
+                        c.head_dim = d;
+                        c.causal = causal;
+                        c.dtype = dtype;
+                        c.backend = s.backend;
+                        c.transport = s.transport;
+                        c.seed = s.seed;
+                        c.repeats = s.repeats;
+                        c.warmup = s.warmup;
+                        c.link_gbps = s.link_gbps;
+                        c.kernel = s.kernel;
+                        c.phase = phase;
+                        c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
+                        // The hybrid once per group U; ulysses' is c, the ring variants' 1.
+                        for (const int degree : s.ulysses_degree) {
                           if (!ulysses_degree_matters(variant) && degree != s.ulysses_degree.front()) continue;
-                          Config c;
-                          c.seq = seq;
-                          c.cp = cp;
-                          c.split = split;
-                          c.variant = variant;
-                          c.heads = heads;
-                          c.kv_heads = kvh;
-                          c.head_dim = d;
-                          c.causal = causal;
-                          c.dtype = dtype;
-                          c.backend = s.backend;
-                          c.transport = s.transport;
-                          c.seed = s.seed;
-                          c.repeats = s.repeats;
-                          c.warmup = s.warmup;
-                          c.link_gbps = s.link_gbps;
-                          c.kernel = s.kernel;
-                          c.phase = phase;
-                          c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
                           c.ulysses_degree = degree;
-                          c.ulysses_degree = exchange_degree(c);  // the hybrid's; c for ulysses; else 1
+                          c.ulysses_degree = exchange_degree(c);
                           out.push_back(c);
                         }
+                      }
   return out;
 }
 
