@@ -145,14 +145,15 @@ void exchange_heads(const CpuPass<T>& p, int r, HeadMove m, std::vector<Interval
     if (p.aborting) throw Error("cpu executor: aborted");
     const int to = (u + i) % U, from = (u - i + U) % U;
     pack(to, rk.stage_send.data());
-    const auto span =
-        p.transport.exchange(r, kExchangeTag + static_cast<int>(m), bytes_of(rk.stage_send, 0, message),
-                             x.rank_of(g, to), writable_bytes_of(rk.stage_recv, 0, message), x.rank_of(g, from));
+    const auto span = p.transport.exchange(r, kExchangeTag + static_cast<int>(m), bytes_of(rk.stage_send, 0, message),
+                                           x.rank_of(g, to), writable_bytes_of(rk.stage_recv, 0, message),
+                                           x.rank_of(g, from));
     unpack(from, rk.stage_recv.data());
     bytes += span.bytes;
   }
   if (bytes != mv.bytes)
-    throw Error(fmt::format("cpu executor: rank {}'s {} moved {} bytes; the plan says {}", r, mv.name, bytes, mv.bytes));
+    throw Error(fmt::format("cpu executor: rank {}'s {} moved {} bytes; the plan says {}", r, mv.name, bytes,
+                            mv.bytes));
   p.log(log, r, IntervalKind::comm, "comm", mv.name, -1, bytes, begin, steady_ns());
 }
 
