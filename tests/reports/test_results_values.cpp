@@ -119,6 +119,11 @@ TEST(ResultsValues, TheUlyssesDegreeDividesTheRunsC) {
   EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3}})), "f.json: /runs/4/config/ulysses_degree");
   EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 0}})), "f.json: /runs/4/config/ulysses_degree");
   EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 1}})), "(accepted)");
+  // A skipped configuration records what was asked, the broken rule among it.
+  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3},
+                                     {"/runs/4/status", "skipped"},
+                                     {"/runs/4/reason", "U divides c"}})),
+            "(accepted)");
 }
 
 TEST(ResultsValues, ANewerMinorVersionsValuesAreReadAsUnknown) {
