@@ -134,6 +134,34 @@ TEST(HeadExchange, TheHybridOfDegreeOneIsTheRingAndOfDegreeCIsUlyssesBitForBit) 
         }
 }
 
+// A backward-only phase: one untimed forward leaves Q, K, V, O and the log-sum-exp in the attention
+// layout, and every later backward moves dO in and the gradients out again, right each time.
+TEST(HeadExchange, ABackwardOnlyPhaseRepeatsItsAllToAlls) {
+  for (const Dkv dkv : {Dkv::reverse, Dkv::follow}) {
+    Config cfg = config(4, 2, Variant::hybrid, Split::zigzag, true, 8, 2);
+    cfg.phase = Phase::bwd;
+    cfg.dkv = dkv;
+    SCOPED_TRACE(cfg.label());
+    const Plan plan = make_plan(cfg);
+    auto exec = make_cpu_executor(plan);
+    const auto pos = all_positions(cfg.seq);
+    const auto ref = reference_gradients(cfg, pos, pos, 1);
+    for (int pass = 0; pass < 3; ++pass) {
+      const PassRecord rec = exec->run_pass(true);
+      std::int64_t moved = 0;
+      for (const auto& iv : rec.timeline.intervals) {
+        EXPECT_EQ(iv.phase, 1) << iv.name;
+        if (iv.rank == 0 && iv.kind == IntervalKind::comm) moved += iv.bytes;
+      }
+      EXPECT_EQ(moved, plan.backward_recv_bytes(0)) << "pass " << pass;
+      ASSERT_LT(max_err(exec->gradient_rows(GradTensor::dq, pos), ref.dq), 1e-9) << "pass " << pass;
+      ASSERT_LT(max_err(exec->gradient_rows(GradTensor::dk, pos), ref.dk), 1e-9) << "pass " << pass;
+      ASSERT_LT(max_err(exec->gradient_rows(GradTensor::dv, pos), ref.dv), 1e-9) << "pass " << pass;
+    }
+    EXPECT_LT(max_err(exec->output_rows(pos), reference_rows(cfg, pos, 1)), 1e-10);
+  }
+}
+
 TEST(HeadExchange, ThePlanLaysTheGroupsRowsOutInMemberOrderAndNamesEachRanksHeads) {
   Config cfg = config(8, 4, Variant::hybrid, Split::zigzag, true, 8, 2);
   const Plan plan = make_plan(cfg);
