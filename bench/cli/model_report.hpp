@@ -40,8 +40,8 @@ std::int64_t model_point_bytes(int cp, bool simulate);
 // The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
 // the K/V dtype, and the hybrid's all-to-all group `degree`. Throws InputError when S does not divide
 // as the split needs, or the head exchange refuses the heads.
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
-                                   Variant variant, int degree = 1);
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   int degree = 1);
 
 // Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
 // Under a head exchange one entry per member of the schedule (a group), and the all-to-alls over the
