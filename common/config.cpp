@@ -62,6 +62,17 @@ Phase parse_phase(std::string_view s, std::string_view w) { return parse_name<Ph
 std::string_view to_string(Dkv v) { return name_of(v, kDkv); }
 Dkv parse_dkv(std::string_view s, std::string_view w) { return parse_name<Dkv>(s, w, kDkv, "dkv"); }
 
+int exchange_degree(const Config& c) {
+  switch (c.variant) {
+    case Variant::ulysses: return c.cp;
+    case Variant::hybrid: return c.ulysses_degree;
+    case Variant::ring:
+    case Variant::allgather:
+    case Variant::ring_bidirectional: break;
+  }
+  return 1;
+}
+
 int dtype_bytes(DType d) {
   switch (d) {
     case DType::float64: return 8;
@@ -117,7 +128,8 @@ std::string Config::label() const {
                        .kernel = to_string(kernel),
                        .link_gbps = link_gbps,
                        .phase = to_string(phase),
-                       .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{}});
+                       .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{},
+                       .ulysses_degree = ulysses_degree_matters(variant) ? ulysses_degree : 0});
 }
 
 }  // namespace rb

@@ -10,7 +10,9 @@
 namespace rb {
 
 enum class Split { contiguous, zigzag, striped };
-enum class Variant { ring, allgather, ring_bidirectional };  // names and summaries: common/scheme_table.hpp
+// Names and summaries: common/scheme_table.hpp. ulysses and hybrid exchange heads by all-to-all
+// before and after the attention (docs/design.md §3b).
+enum class Variant { ring, allgather, ring_bidirectional, ulysses, hybrid };
 enum class DType { float64, float32, bfloat16 };
 enum class Backend { cpu, cuda };
 enum class Transport { local, mpi, nccl };
@@ -51,7 +53,19 @@ constexpr bool times_forward(Phase p) { return p != Phase::bwd; }
 constexpr bool times_backward(Phase p) { return p != Phase::fwd; }
 // Whether a configuration's dkv changes what it runs: only with a backward, of a rotating variant
 // (the all-gather's backward has one design). Elsewhere a sweep keeps one value and the id none.
-constexpr bool dkv_matters(Phase p, Variant v) { return times_backward(p) && v != Variant::allgather; }
+// Ulysses' ring has one member, so nothing moves K/V and the design changes nothing either.
+constexpr bool dkv_matters(Phase p, Variant v) {
+  return times_backward(p) && v != Variant::allgather && v != Variant::ulysses;
+}
+// Whether a configuration's ulysses_degree changes what it runs: only the hybrid's (Ulysses
+// exchanges over all c ranks, the ring variants over none). Elsewhere a sweep keeps one value, the
+// id none.
+constexpr bool ulysses_degree_matters(Variant v) { return v == Variant::hybrid; }
+
+struct Config;
+// The ranks each all-to-all of heads spans (docs/design.md §3b): c for ulysses, the configuration's
+// ulysses_degree for hybrid, 1 (no exchange) for the ring variants.
+int exchange_degree(const Config& c);
 
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);
@@ -75,6 +89,7 @@ struct Config {
   Kernel kernel = Kernel::ringbench;  // never automatic once a sweep has chosen
   Phase phase = Phase::fwd;           // what is timed; the backward is checked whenever it runs
   Dkv dkv = Dkv::reverse;             // the backward's dK/dV design; meaningful only with a backward
+  int ulysses_degree = 1;             // U, the hybrid's all-to-all group (docs/design.md §3b); see exchange_degree
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
   // The scheme's divisibility rule is checked by ring::validate_plan_inputs.

@@ -68,6 +68,36 @@ enum class GradFlow {
   reduce_scatter,
 };
 
+// How the heads are exchanged around the attention (docs/design.md §3b), as the variant describes it
+// once (ring/plan/variant_ulysses.cpp, variant_hybrid.cpp): an all-to-all inside groups of `degree`
+// consecutive ranks. Rank r = g·degree + u is member u of group g. Before the steps each member
+// sends every other member that member's heads of its own shard, so each rank then holds its
+// group's tokens (every member's shard, in member order: the plan's attention rows) for q_heads
+// query heads and kv_heads K/V heads; after the last merge O goes back to the shards the same way.
+// The K/V schedule then runs over the `groups` groups: a rank's ring peers are the ranks of the same
+// member u in the neighbouring groups. degree 1 is no exchange (the ring variants): every rank holds
+// its shard for every head, and the groups are the ranks. Executors, the work matrix and the model
+// read this instead of asking which variant runs.
+struct HeadExchange {
+  int degree = 1;       // U
+  int groups = 1;       // G = c / U: the members of the K/V schedule
+  int q_heads = 0;      // query heads a rank attends with after the exchange: Hq / U
+  int kv_heads = 0;     // K/V heads it holds then: Hkv / U, or 1 where they are replicated
+  int kv_replicas = 1;  // members holding each K/V head: U / Hkv where Hkv < U (replicated), else 1
+  // Bytes one rank sends to the other members of its group in each all-to-all, and receives from
+  // them (the same: shards are equal): forward in (Q, K, V) and out (O); backward in (dO) and out
+  // (dQ, dK, dV; a replicated head's dK/dV are summed at the shard's owner).
+  std::int64_t qkv_bytes = 0, o_bytes = 0, do_bytes = 0, dqkv_bytes = 0;
+
+  bool active() const { return degree > 1; }
+  int group_of(int r) const { return r / degree; }
+  int member_of(int r) const { return r % degree; }
+  int rank_of(int group, int member) const { return group * degree + member; }
+  // The first global query head, and K/V head, member u holds after the exchange.
+  int q_head_begin(int u) const { return u * q_heads; }
+  int kv_head_begin(int u) const { return u / kv_replicas * kv_heads; }
+};
+
 struct BackwardSchedule {
   KvSchedule kv;  // how K/V reach each backward step
   GradFlow grads = GradFlow::with_kv;

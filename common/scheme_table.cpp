@@ -24,7 +24,7 @@ constexpr std::array<SplitInfo, 3> kSplits{{
      {4, "diamond", false}},
 }};
 
-constexpr std::array<VariantInfo, 3> kVariants{{
+constexpr std::array<VariantInfo, 5> kVariants{{
     {Variant::ring,
      "ring",
      "K/V blocks circulate one rank forward per step, hidden behind the step's compute",
@@ -38,6 +38,16 @@ constexpr std::array<VariantInfo, 3> kVariants{{
      "each block is cut in two halves that circulate in opposite directions, using both directions of every link "
      "(TokenRing)",
      {4, "diamond", false}},
+    {Variant::ulysses,
+     "ulysses",
+     "all-to-all of Q, K, V to whole-sequence heads, local attention, all-to-all of O back (DeepSpeed-Ulysses; "
+     "Hq % c == 0)",
+     {2, "ring", false}},
+    {Variant::hybrid,
+     "hybrid",
+     "all-to-all inside groups of --ulysses-degree ranks, the K/V ring across the groups (TransformerEngine's "
+     "a2a+p2p, USP)",
+     {3, "square", false}},
 }};
 
 template <typename Info, std::size_t N>

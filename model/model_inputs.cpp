@@ -49,6 +49,9 @@ void ModelInputs::validate() const {
     throw InputError("--peak", fmt::format("{}", device.peak_flops / 1e12), "must be a positive TFLOP/s figure");
   if (!(link.bytes_per_s > 0.0 && std::isfinite(link.bytes_per_s)))
     throw InputError("--link", fmt::format("{}", link.gbps()), "must be a positive Gbit/s figure");
+  if (!(inner_link.bytes_per_s >= 0.0 && std::isfinite(inner_link.bytes_per_s)))
+    throw InputError("--inner-link", fmt::format("{}", inner_link.gbps()), "must be a positive Gbit/s figure");
+  positive("--node-size", node_size);
   if (!(link.latency_s >= 0.0 && std::isfinite(link.latency_s)))
     throw InputError("--latency-us", fmt::format("{}", link.latency_s * 1e6), "must be zero or more");
 }
@@ -75,6 +78,7 @@ ModelInputs plate_inputs() {
   in.device = parse_device("h100-sxm", "plate");
   in.efficiency = 0.45;
   in.link = parse_link("ib-ndr", "plate");
+  in.inner_link = parse_link("nvlink4", "plate");
   return in;
 }
 

@@ -23,6 +23,10 @@ struct ModelInputs {
   Device device;
   double efficiency = 0.45;  // fraction of the peak the attention kernels reach
   Link link;
+  // The links of a head exchange's all-to-alls (docs/model.md, "Strategies"): inside a node of
+  // node_size ranks the inner link (NVLink), across nodes `link`.
+  Link inner_link;
+  int node_size = 8;
 
   // Throws InputError naming the flag (the CLI's spelling), the value and the rule: sizes positive,
   // Hq % Hkv == 0, t divides Hq and h, Hkv % t == 0 or t % Hkv == 0, p <= L, 0 < efficiency <= 1.
@@ -36,6 +40,11 @@ struct ModelInputs {
   // K/V heads on one tensor-parallel rank: Hkv / t, or 1 when t > Hkv, where Megatron-style tensor
   // parallelism replicates each K/V head over t / Hkv ranks.
   int local_kv_heads() const { return shape.kv_heads >= tp ? shape.kv_heads / tp : 1; }
+  // The link an all-to-all over `degree` consecutive ranks runs on: the inner one while the group fits
+  // in a node (and one is given), else the outer one.
+  const Link& exchange_link(int degree) const {
+    return degree <= node_size && inner_link.bytes_per_s > 0 ? inner_link : link;
+  }
   // FLOP/s the attention kernels are assumed to sustain.
   double attention_flops_per_s() const { return device.peak_flops * efficiency; }
   // The Korthikanti shape of one sequence of S tokens.

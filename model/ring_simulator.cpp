@@ -99,12 +99,26 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
 Simulation simulate(const StepTable& table, SimOptions options) {
   table.check();
   Schedule s = make_schedule(table, true, options.keep_steps);
+  // A head exchange's all-to-alls: every rank's schedule starts after the one in and its pass ends
+  // after the one out; both are comm with nothing under them.
+  const double in = table.exchange_in_s, out = table.exchange_out_s;
+  if (in > 0 || out > 0) {
+    s.pass_s += in + out;
+    for (int r = 0; r < table.ranks; ++r) {
+      s.comm_s[r] += in + out;
+      s.finish_s[r] += in + out;
+    }
+    for (auto* v : {&s.cb, &s.ce, &s.xb, &s.xe})
+      for (double& t : *v) t += in;
+  }
   Simulation sim;
   sim.variant = table.variant;
   sim.gathered = table.schedule.gathered;
   sim.ranks = table.ranks;
   sim.steps = table.steps;
   sim.pass_s = s.pass_s;
+  sim.exchange_in_s = in;
+  sim.exchange_out_s = out;
   sim.pass_without_comm_s = make_schedule(table, false, false).pass_s;
   sim.per_rank.resize(table.ranks);
   double comm_sum = 0, overlap_sum = 0;
@@ -139,6 +153,14 @@ Timeline to_timeline(const Simulation& sim) {
   Timeline tl;
   auto ns = [](double s) { return static_cast<std::int64_t>(std::llround(s * 1e9)); };
   const char* comm_name = sim.gathered ? "kv_allgather" : "kv_recv";
+  // A head exchange's all-to-alls, before the first step and after the last (step -1, as the executor's).
+  for (int r = 0; r < sim.ranks; ++r) {
+    if (sim.exchange_in_s > 0)
+      tl.intervals.push_back(Interval{r, IntervalKind::comm, "comm", "qkv_alltoall", -1, 0, 0, ns(sim.exchange_in_s)});
+    if (sim.exchange_out_s > 0)
+      tl.intervals.push_back(Interval{r, IntervalKind::comm, "comm", "o_alltoall", -1, 0,
+                                      ns(sim.per_rank[r].finish_s - sim.exchange_out_s), ns(sim.per_rank[r].finish_s)});
+  }
   for (int r = 0; r < sim.ranks; ++r)
     for (int j = 0; j < sim.steps; ++j) {
       const auto i = static_cast<std::size_t>(r) * sim.steps + j;

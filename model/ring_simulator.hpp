@@ -16,6 +16,9 @@
 //   done; nothing overlaps the gather.
 // - Times are exact inputs: no launch overhead, no contention between ranks, no jitter. Merges are
 //   part of the compute of a step.
+// - A head exchange (docs/design.md §3b): the ranks are the schedule's members (the groups); the
+//   all-to-all of Q, K, V comes before every rank's first step and that of O after its last, both
+//   exposed comm (StepTable::exchange_in_s, exchange_out_s).
 // Cost: O(c * steps) time and O(c) memory (unless the per-step intervals are kept), so c = 1024
 // takes milliseconds.
 #pragma once
@@ -34,7 +37,7 @@ struct RankSimulation {
   double overlap_s = 0;                    // |U(comm) ∩ U(compute)|
   double exposed_comm_s = 0;               // comm_s - overlap_s
   std::optional<double> overlap_fraction;  // overlap_s / comm_s; empty when there is no comm
-  double finish_s = 0;                     // end of the rank's last step
+  double finish_s = 0;                     // end of the rank's last step (and of its all-to-all of O)
   double idle_s = 0;                       // pass_s - compute_s: waiting for K/V, or for the slowest rank
 };
 
@@ -43,8 +46,9 @@ struct Simulation {
   bool gathered = false;            // the schedule gathered every block before one step
   int ranks = 0;
   int steps = 0;
-  double pass_s = 0;               // the last rank's last step ends
-  double pass_without_comm_s = 0;  // the same table with every transfer at zero: compute critical path
+  double pass_s = 0;                             // the last rank's last step ends
+  double pass_without_comm_s = 0;                // the same table with every transfer at zero: compute critical path
+  double exchange_in_s = 0, exchange_out_s = 0;  // a head exchange's all-to-alls, as the table gave them
   double exposed_comm_max_s = 0;
   double exposed_comm_mean_s = 0;
   std::optional<double> overlap_fraction;  // sum over ranks of overlap / sum of comm; empty without comm

@@ -45,6 +45,8 @@ void StepTable::check() const {
                     steps, ranks, schedule.lanes.size()));
   if (schedule.gathered && steps != 1)
     throw Error(fmt::format("step table: the all-gather runs one step, got {}", steps));
+  if (!(exchange_in_s >= 0 && std::isfinite(exchange_in_s) && exchange_out_s >= 0 && std::isfinite(exchange_out_s)))
+    throw Error(fmt::format("step table: all-to-alls of {} s and {} s", exchange_in_s, exchange_out_s));
   const auto n = static_cast<std::size_t>(ranks) * steps;
   if (compute_s.size() != n || transfer_s.size() != n)
     throw Error(fmt::format("step table: {} compute and {} transfer entries for {} x {}", compute_s.size(),
@@ -101,6 +103,32 @@ StepTable step_table_from_timeline(const Timeline& tl, int c, Variant v, const K
   for (std::size_t i = 0; i < n; ++i) {
     t.transfer_s[i] = union_seconds(comm[i]);
     if (t.transfer_s[i] == 0.0) t.transfer_s[i] = union_seconds(in_flight[i]);
+  }
+  t.check();
+  return t;
+}
+
+StepTable step_table_from_timeline(const Timeline& tl, const HeadExchange& x, Variant v, const KvSchedule& schedule) {
+  const int c = x.degree * x.groups;
+  // Every rank's numbers first (its steps are the members' first G of c; the rest stay empty).
+  const StepTable ranks = step_table_from_timeline(tl, c, v, schedule);
+  const int steps = schedule.gathered ? 1 : x.groups;
+  StepTable t(x.groups, steps, v, schedule);
+  for (int r = 0; r < c; ++r)
+    for (int j = 0; j < steps; ++j) {
+      const int g = x.group_of(r);
+      t.compute(g, j) = std::max(t.compute(g, j), ranks.compute(r, j));
+      t.transfer(g, j) = std::max(t.transfer(g, j), ranks.transfer(r, j));
+    }
+  std::vector<std::vector<std::pair<std::int64_t, std::int64_t>>> in(c), out(c);
+  for (const auto& iv : tl.intervals) {
+    if (iv.rank < 0 || iv.rank >= c || iv.kind != IntervalKind::comm) continue;
+    if (iv.name == "qkv_alltoall") in[iv.rank].emplace_back(iv.begin_ns, iv.end_ns);
+    if (iv.name == "o_alltoall") out[iv.rank].emplace_back(iv.begin_ns, iv.end_ns);
+  }
+  for (int r = 0; r < c; ++r) {
+    t.exchange_in_s = std::max(t.exchange_in_s, union_seconds(in[r]));
+    t.exchange_out_s = std::max(t.exchange_out_s, union_seconds(out[r]));
   }
   t.check();
   return t;

@@ -27,6 +27,11 @@ struct StepTable {
   //   rank's own block). Gathered: entry 0 is the whole gather into rank r.
   std::vector<double> compute_s;
   std::vector<double> transfer_s;
+  // A head exchange's all-to-alls (docs/design.md §3b), the same on every rank: Q, K, V in before the
+  // first step and O out after the last. No compute of the pass overlaps them. The ranks are then
+  // the schedule's members (the groups), each standing for its group's ranks, which run the same
+  // steps on other heads.
+  double exchange_in_s = 0, exchange_out_s = 0;
 
   StepTable() = default;
   StepTable(int c, int steps, Variant v, KvSchedule schedule);
@@ -57,5 +62,11 @@ StepTable make_step_table(int c, int steps, Variant v, const KvSchedule& schedul
 // the union of r's comm intervals tagged with step j (the executor tags a receive with the step it
 // feeds, and the all-gather with step 0; lanes that receive at once overlap).
 StepTable step_table_from_timeline(const Timeline& tl, int c, Variant v, const KvSchedule& schedule);
+
+// The same under a head exchange (docs/design.md §3b): one entry per member of the schedule (a group
+// of `exchange.degree` ranks), each the slowest of its group's ranks at that step, and the
+// all-to-alls' times (qkv_alltoall, o_alltoall: the slowest rank's) before and after.
+StepTable step_table_from_timeline(const Timeline& tl, const HeadExchange& exchange, Variant v,
+                                   const KvSchedule& schedule);
 
 }  // namespace rb::model

@@ -1,6 +1,7 @@
 // `ringbench model`: the analytic model of docs/design.md §9 on the command line. Flags pick a preset shape
 // (any field overridable), the parallelism, the points (lists of S and c), the device and the link;
 // output is a readable table or, with --json, the report of bench/cli/model_report.hpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -36,7 +37,10 @@ struct ModelFlags {
   std::vector<std::int64_t> seq{131072};
   std::vector<std::string> split{"contiguous", "zigzag", "striped"};
   std::vector<std::string> variant{"ring", "allgather"};
+  std::vector<int> ulysses_degree{2, 4, 8};
   std::string link = "ib-ndr", peak = "h100-sxm";  // a name or a number, read by model/presets
+  std::string inner_link = "nvlink4";
+  int node_size = 8;
   double efficiency = 0.45, latency_us = 0;
   std::string memory_row = "tp-sp-selective";
   std::string phase = "fwd";
@@ -79,6 +83,10 @@ ModelRequest request_from(const ModelFlags& f) {
   in.efficiency = f.efficiency;
   in.link = model::parse_link(f.link, "--link");
   in.link.latency_s = f.latency_us * 1e-6;
+  in.inner_link = model::parse_link(f.inner_link, "--inner-link");
+  in.inner_link.latency_s = f.latency_us * 1e-6;
+  in.node_size = f.node_size;
+  req.ulysses_degrees = f.ulysses_degree;
   req.seqs = f.seq;
   req.cps = f.cp;
   req.splits.clear();
@@ -93,6 +101,54 @@ ModelRequest request_from(const ModelFlags& f) {
 
 std::string fraction(const json& v) {
   return v.is_null() ? std::string("-") : fmt::format("{:.1f}%", 100 * v.get<double>());
+}
+
+std::string ms(const json& v) { return v.is_null() ? std::string("-") : fmt::format("{:.3f}", v.get<double>() * 1e3); }
+
+// Each strategy's traffic and time at each point, then where each wins (docs/model.md, "Strategies").
+void print_strategies(const json& rep) {
+  const auto& in = rep["inputs"];
+  print_quietly(stdout,
+                fmt::format("\nstrategies (per device, per layer, forward; simulated under {}; all-to-alls "
+                            "within a node of {} over {}, beyond it and every K/V ring over {})\n",
+                            rep["points"][0]["strategies"]["split"].get<std::string>(), in["node_size"].get<int>(),
+                            in["inner_link"]["name"].get<std::string>(), in["link"]["name"].get<std::string>()));
+  std::vector<std::pair<std::string, std::string>> formulas;
+  for (const auto& s : rep["points"][0]["strategies"]["list"]) {
+    const auto name = s["name"].get<std::string>();
+    if (std::none_of(formulas.begin(), formulas.end(), [&](const auto& f) { return f.first == name; }))
+      formulas.emplace_back(name, s["formula"].get<std::string>());
+  }
+  for (const auto& [name, f] : formulas) print_quietly(stdout, fmt::format("  {:<12} {}\n", name, f));
+  print_quietly(stdout, fmt::format("{:>10} {:>5} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "S", "c",
+                                    "strategy", "a2a MB", "K/V MB", "a2a ms", "K/V ms", "exposed", "pass"));
+  for (const auto& p : rep["points"])
+    for (const auto& s : p["strategies"]["list"]) {
+      const auto head = fmt::format("{:>10} {:>5} {:>12}", p["seq"].get<std::int64_t>(), p["cp"].get<int>(),
+                                    s["name"].get<std::string>());
+      if (!s["possible"].get<bool>()) {
+        print_quietly(stdout, fmt::format("{} not possible: {}\n", head, s["reason"].get<std::string>()));
+        continue;
+      }
+      print_quietly(stdout, fmt::format("{} {:>10.2f} {:>10.2f} {:>10.3f} {:>10.3f} {:>10} {:>10}\n", head,
+                                        s["alltoall"]["bytes_per_layer"].get<double>() / 1e6,
+                                        s["kv"]["bytes_per_layer"].get<double>() / 1e6,
+                                        s["alltoall"]["transfer_s"].get<double>() * 1e3,
+                                        s["kv"]["transfer_s"].get<double>() * 1e3,
+                                        ms(s.value("exposed_comm_max_s", json())), ms(s.value("pass_s", json()))));
+    }
+  // Where each wins: one row per S, one column per c; "fastest / fewest bytes".
+  const auto& rows = rep["crossover"]["rows"];
+  print_quietly(stdout, fmt::format("\nwhere each strategy wins (simulated pass / fewest bytes)\n{:>10}", "S \\ c"));
+  for (const auto& c : rows[0]["cp"]) print_quietly(stdout, fmt::format(" {:>25}", c.get<int>()));
+  print_quietly(stdout, "\n");
+  auto name = [](const json& v) { return v.is_null() ? std::string("-") : v.get<std::string>(); };
+  for (const auto& row : rows) {
+    print_quietly(stdout, fmt::format("{:>10}", row["seq"].get<std::int64_t>()));
+    for (std::size_t i = 0; i < row["cp"].size(); ++i)
+      print_quietly(stdout, fmt::format(" {:>25}", name(row["fastest"][i]) + " / " + name(row["fewest_bytes"][i])));
+    print_quietly(stdout, "\n");
+  }
 }
 
 void print_table(const json& rep) {
@@ -145,18 +201,23 @@ void print_table(const json& rep) {
                                   b["bytes_per_layer"].get<double>() / 1e6, b["transfer_s"].get<double>() * 1e3,
                                   b["compute_s"].get<double>() * 1e3, fraction(b["ratio"])));
   }
+  if (!rep["points"].empty() && rep["points"][0].contains("strategies")) print_strategies(rep);
   if (!rep["points"].empty() && rep["points"][0].contains("simulation")) {
     print_quietly(stdout, fmt::format("\nring simulation (ms per layer; exposed comm and idle: the worst rank)\n"));
     print_quietly(stdout, fmt::format("{:>10} {:>5} {:>11} {:>10} {:>10} {:>10} {:>10} {:>9} {:>10}\n", "S", "c",
                                       "split", "variant", "pass", "no-comm", "exposed", "overlap", "idle"));
     for (const auto& p : rep["points"])
       for (const auto& s : p["simulation"])
-        print_quietly(stdout, fmt::format("{:>10} {:>5} {:>11} {:>10} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>10.3f}\n",
-                                          p["seq"].get<std::int64_t>(), p["cp"].get<int>(),
-                                          s["split"].get<std::string>(), s["variant"].get<std::string>(),
-                                          s["pass_s"].get<double>() * 1e3, s["pass_without_comm_s"].get<double>() * 1e3,
-                                          s["exposed_comm_max_s"].get<double>() * 1e3, fraction(s["overlap_fraction"]),
-                                          s["idle_max_s"].get<double>() * 1e3));
+        print_quietly(stdout,
+                      fmt::format("{:>10} {:>5} {:>11} {:>10} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>10.3f}\n",
+                                  p["seq"].get<std::int64_t>(), p["cp"].get<int>(), s["split"].get<std::string>(),
+                                  s["variant"].get<std::string>() +
+                                      (s.contains("ulysses_degree") && s["variant"] == "hybrid"
+                                           ? fmt::format(" U={}", s["ulysses_degree"].get<int>())
+                                           : std::string()),
+                                  s["pass_s"].get<double>() * 1e3, s["pass_without_comm_s"].get<double>() * 1e3,
+                                  s["exposed_comm_max_s"].get<double>() * 1e3, fraction(s["overlap_fraction"]),
+                                  s["idle_max_s"].get<double>() * 1e3));
   }
 }
 
@@ -191,10 +252,17 @@ void add_model_command(CLI::App& app, CommandAction& action) {
       ->capture_default_str()
       ->delimiter(',')
       ->type_name("NAME");
-  cmd->add_option("--variant", f->variant, "Variants to simulate: " + variant_names())
+  cmd->add_option("--variant", f->variant,
+                  "Variants to simulate: " + variant_names() +
+                      "; with ulysses or hybrid, also each strategy's traffic, pass time and where each wins")
       ->capture_default_str()
       ->delimiter(',')
       ->type_name("NAME");
+  add_list_flag<int>(
+      cmd, "--ulysses-degree", f->ulysses_degree,
+      [](const std::string& t) { return static_cast<int>(parse_integer(t, "--ulysses-degree", 1, kMaxCp)); },
+      "The hybrid's all-to-all groups U to compare, comma-separated (ulysses' is c)", "N")
+      ->capture_default_str();
   // Read when parsed, so a bad value is refused before any work; kept as written for the report.
   add_read_flag<std::string>(
       cmd, "--link", f->link,
@@ -203,6 +271,18 @@ void add_model_command(CLI::App& app, CommandAction& action) {
         return t;
       },
       "Link: ib-ndr, ib-hdr, nvlink4, pcie5, or Gbit/s per direction", "NAME|GBPS")
+      ->capture_default_str();
+  add_read_flag<std::string>(
+      cmd, "--inner-link", f->inner_link,
+      [](const std::string& t) {
+        model::parse_link(t, "--inner-link");
+        return t;
+      },
+      "Link of the all-to-alls of ulysses and the hybrid within a node: nvlink4, pcie5, ..., or Gbit/s per direction",
+      "NAME|GBPS")
+      ->capture_default_str();
+  add_integer_flag(cmd, "--node-size", f->node_size, 1, kMaxInt,
+                   "Ranks per node: an all-to-all over more ranks crosses --link instead of --inner-link")
       ->capture_default_str();
   // A second at most: beyond it the table's cells outgrow their columns, and no link is that slow.
   add_number_flag(cmd, "--latency-us", f->latency_us, NumberRange{.lo = 0, .hi = 1e6, .unit = " us"},

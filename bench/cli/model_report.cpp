@@ -2,10 +2,13 @@
 // too, so the two never disagree.
 #include "bench/cli/model_report.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 #include <fmt/format.h>
 
+#include "bench/cli/model_strategies.hpp"
 #include "common/error.hpp"
 #include "model/activation_memory.hpp"
 #include "model/comm_compute.hpp"
@@ -50,6 +53,13 @@ json inputs_json(const ModelRequest& req) {
         {"bytes_per_s", in.link.bytes_per_s},
         {"latency_s", in.link.latency_s},
         {"source", in.link.source}}},
+      {"inner_link",
+       {{"name", in.inner_link.name},
+        {"gbps_per_direction", in.inner_link.gbps()},
+        {"bytes_per_s", in.inner_link.bytes_per_s},
+        {"source", in.inner_link.source}}},
+      {"node_size", in.node_size},
+      {"ulysses_degrees", req.ulysses_degrees},
       {"splits", splits},
       {"variants", variants},
       {"phase", to_string(req.phase)},
@@ -90,7 +100,7 @@ json backward_json(const model::BackwardCommCompute& b) {
           {"ratio", b.ratio}};
 }
 
-json simulation_json(const model::Simulation& sim, Split split) {
+json simulation_json(const model::Simulation& sim, Split split, int degree) {
   json exposed = json::array(), idle = json::array(), overlap = json::array(), finish = json::array();
   for (const auto& r : sim.per_rank) {
     exposed.push_back(r.exposed_comm_s);
@@ -98,17 +108,23 @@ json simulation_json(const model::Simulation& sim, Split split) {
     overlap.push_back(optional_number(r.overlap_fraction));
     finish.push_back(r.finish_s);
   }
-  return {{"split", to_string(split)},
-          {"variant", to_string(sim.variant)},
-          {"pass_s", sim.pass_s},
-          {"pass_without_comm_s", sim.pass_without_comm_s},
-          {"exposed_comm_max_s", sim.exposed_comm_max_s},
-          {"exposed_comm_mean_s", sim.exposed_comm_mean_s},
-          {"overlap_fraction", optional_number(sim.overlap_fraction)},
-          {"idle_max_s", sim.idle_max_s},
-          {"idle_mean_s", sim.idle_mean_s},
-          {"per_rank",
-           {{"exposed_comm_s", exposed}, {"idle_s", idle}, {"overlap_fraction", overlap}, {"finish_s", finish}}}};
+  json out{{"split", to_string(split)},
+           {"variant", to_string(sim.variant)},
+           {"pass_s", sim.pass_s},
+           {"pass_without_comm_s", sim.pass_without_comm_s},
+           {"exposed_comm_max_s", sim.exposed_comm_max_s},
+           {"exposed_comm_mean_s", sim.exposed_comm_mean_s},
+           {"overlap_fraction", optional_number(sim.overlap_fraction)},
+           {"idle_max_s", sim.idle_max_s},
+           {"idle_mean_s", sim.idle_mean_s},
+           {"per_rank",
+            {{"exposed_comm_s", exposed}, {"idle_s", idle}, {"overlap_fraction", overlap}, {"finish_s", finish}}}};
+  // A head exchange's: its group, and its all-to-alls (the ranks above are then its groups).
+  if (sim.variant == Variant::ulysses || sim.variant == Variant::hybrid) {
+    out["ulysses_degree"] = degree;
+    out["exchange_s"] = sim.exchange_in_s + sim.exchange_out_s;
+  }
+  return out;
 }
 
 void validate(const ModelRequest& req) {
@@ -117,6 +133,7 @@ void validate(const ModelRequest& req) {
   if (req.cps.empty()) throw InputError("--cp", "''", "give at least one context-parallel degree");
   if (req.splits.empty()) throw InputError("--split", "''", "give at least one split scheme");
   if (req.variants.empty()) throw InputError("--variant", "''", "give at least one variant");
+  if (req.ulysses_degrees.empty()) throw InputError("--ulysses-degree", "''", "give at least one degree");
   for (auto s : req.seqs)
     for (auto c : req.cps) model::ModelInputs::validate_point(s, c);
   for (auto c : req.cps) {
@@ -139,9 +156,10 @@ std::int64_t model_point_bytes(int cp, bool simulate) {
   return cells * (simulate ? 64 : 24) + (std::int64_t{32} << 20);
 }
 
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
-                                   Variant variant) {
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   int degree) {
   Config cfg;
+  cfg.ulysses_degree = degree;
   cfg.seq = seq;
   cfg.cp = cp;
   cfg.split = split;
@@ -155,15 +173,33 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
     return ring::make_work_matrix(cfg);
   } catch (const InputError& e) {
     // ring/ names its own field; name the flag and the split that made the rule apply.
-    throw InputError(e.where() == "seq" ? "--seq" : e.where(), e.value(),
-                     fmt::format("{} (--split {})", e.rule(), to_string(split)));
+    if (e.where() != "seq") throw;  // the head exchange's rules, which no split changes
+    throw InputError("--seq", e.value(), fmt::format("{} (--split {})", e.rule(), to_string(split)));
   }
 }
 
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in) {
-  return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
-                                in.shape.head_dim, in.local_heads(), in.attention_flops_per_s(), in.link,
-                                in.micro_batch);
+  const HeadExchange& x = wm.exchange;
+  if (!x.active())
+    return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
+                                  in.shape.head_dim, in.local_heads(), in.attention_flops_per_s(), in.link,
+                                  in.micro_batch);
+  // The members of a group run the same steps on other heads: its first rank's stand for it.
+  std::vector<std::int64_t> unmasked, recv;
+  for (int g = 0; g < x.groups; ++g)
+    for (int j = 0; j < wm.steps; ++j) {
+      unmasked.push_back(wm.unmasked_at(x.rank_of(g, 0), j));
+      recv.push_back(wm.recv_bytes_at(x.rank_of(g, 0), j));
+    }
+  model::StepTable t = model::make_step_table(x.groups, wm.steps, wm.config.variant, wm.schedule, unmasked, recv,
+                                              in.shape.head_dim, x.q_heads, in.attention_flops_per_s(), in.link,
+                                              in.micro_batch);
+  // Each all-to-all: U − 1 transfers, one per peer, over the link the group sits on.
+  const model::Link& link = in.exchange_link(x.degree);
+  const double b = in.micro_batch;
+  t.exchange_in_s = model::transfer_seconds(static_cast<double>(x.qkv_bytes) * b, x.degree - 1, link);
+  t.exchange_out_s = model::transfer_seconds(static_cast<double>(x.o_bytes) * b, x.degree - 1, link);
+  return t;
 }
 
 nlohmann::json model_report(const ModelRequest& req) {
@@ -209,33 +245,41 @@ nlohmann::json model_report(const ModelRequest& req) {
                                                        {"relative_to_mean", relative},
                                                        {"imbalance", wm.work_imbalance()}};
         if (!req.simulate) continue;
-        for (auto v : req.variants) {
+        for (const Strategy& st : strategies_at(req, cp)) {
+          // A strategy whose all-to-all the heads or c do not allow is left out here; the strategies'
+          // table says why.
+          if (strategy_refusal(in, seq, cp, st)) continue;
+          const Variant v = st.variant;
           // The all-gather's matrix follows from the ring's without recounting pairs; others are counted.
-          const auto table = model_step_table(v == Variant::ring        ? wm
-                                              : v == Variant::allgather ? ring::allgather_from_ring(wm)
-                                                                        : model_work_matrix(in, seq, cp, split, v),
+          const auto table = model_step_table(v == Variant::ring ? wm
+                                              : v == Variant::allgather
+                                                  ? ring::allgather_from_ring(wm)
+                                                  : model_work_matrix(in, seq, cp, split, v, st.degree),
                                               in);
-          sims.push_back(simulation_json(model::simulate(table), split));
+          sims.push_back(simulation_json(model::simulate(table), split, st.degree));
         }
       }
       point["work"] = work;
       if (req.simulate) point["simulation"] = sims;
+      if (wants_strategies(req)) point["strategies"] = strategies_json(req, seq, cp);
       points.push_back(std::move(point));
       work_series.push_back({{"seq", seq}, {"cp", cp}, {"splits", split_series}});
     }
     memory_series.push_back({{"seq", seq}, {"cp", mem_cp}, {"bytes_per_device", mem_bytes}});
   }
-  return {{"schema", "ringbench.model"},
-          {"schema_version", "1.1.0"},
-          {"units",
-           {{"memory", "bytes (GB = 1e9 bytes)"},
-            {"time", "seconds, per layer, forward (backward: points[].backward)"},
-            {"flops",
-             "forward attention FLOPs per layer, 4 * D * heads * unmasked pairs; the backward's are 2.5 times "
-             "them"}}},
-          {"inputs", inputs_json(req)},
-          {"points", points},
-          {"series", {{"memory_per_device", memory_series}, {"work_per_device", work_series}}}};
+  json rep = {{"schema", "ringbench.model"},
+              {"schema_version", "1.2.0"},
+              {"units",
+               {{"memory", "bytes (GB = 1e9 bytes)"},
+                {"time", "seconds, per layer, forward (backward: points[].backward)"},
+                {"flops",
+                 "forward attention FLOPs per layer, 4 * D * heads * unmasked pairs; the backward's are 2.5 times "
+                 "them"}}},
+              {"inputs", inputs_json(req)},
+              {"points", points},
+              {"series", {{"memory_per_device", memory_series}, {"work_per_device", work_series}}}};
+  if (wants_strategies(req)) rep["crossover"] = crossover_json(rep["points"]);
+  return rep;
 }
 
 }  // namespace rb::bench

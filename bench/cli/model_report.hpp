@@ -22,6 +22,8 @@ struct ModelRequest {
   std::vector<int> cps{1, 2, 4, 8, 16, 32};
   std::vector<Split> splits{Split::contiguous, Split::zigzag, Split::striped};
   std::vector<Variant> variants{Variant::ring, Variant::allgather};
+  // The hybrid's all-to-all groups U to compare (docs/model.md, "Strategies"); ulysses' is c.
+  std::vector<int> ulysses_degrees{2, 4, 8};
   bool simulate = true;
   // With a backward, each point also gives the backward's traffic against its compute per design
   // (model/comm_compute.hpp, backward_comm_compute).
@@ -36,11 +38,14 @@ struct ModelRequest {
 std::int64_t model_point_bytes(int cp, bool simulate);
 
 // The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
-// the K/V dtype. Throws InputError when S does not divide as the split needs.
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
-                                   Variant variant);
+// the K/V dtype, and the hybrid's all-to-all group `degree`. Throws InputError when S does not divide
+// as the split needs, or the head exchange refuses the heads.
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   int degree = 1);
 
 // Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
+// Under a head exchange one entry per member of the schedule (a group), and the all-to-alls over the
+// link their group sits on (ModelInputs::exchange_link).
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in);
 
 // Validates the request (InputError naming the flag, the value and the rule) and computes it. The

@@ -46,6 +46,8 @@ struct AxisFlag {
 
 struct RunFlags {
   std::string profile;
+  // One axis a line.
+  // clang-format off
   std::vector<AxisFlag> axes{{"--seq", "seq", true, {}},
                              {"--cp", "cp", true, {}},
                              {"--split", "split", true, {}},
@@ -62,7 +64,9 @@ struct RunFlags {
                              {"--link-gbps", "link_gbps", false, {}},
                              {"--kernel", "kernel", false, {}},
                              {"--phase", "phase", true, {}},
-                             {"--dkv", "dkv", true, {}}};
+                             {"--dkv", "dkv", true, {}},
+                             {"--ulysses-degree", "ulysses_degree", true, {}}};
+  // clang-format on
   std::string out = "results";
   std::string dump;
   bool list = false;  // --list, --dry-run: print the configurations, run nothing
@@ -469,6 +473,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   axis("--dkv",
        "The backward's dK/dV design of rotating variants: reverse (TransformerEngine: the ring reversed, dK/dV with "
        "K/V in the run's dtype, the default) or follow (ring-flash-attn: dK/dV one hop behind K/V in fp32)");
+  axis("--ulysses-degree",
+       "The hybrid variant's all-to-all group U: ranks per group (the inner links), the K/V ring across the c/U "
+       "groups; U divides c (default 2; ulysses is U = c, the ring variants U = 1); comma-separated");
   // Only rank 0 writes, so the paths are its own; every rank takes part in a dump (its rows are gathered).
   agree_on(
       sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str(),

@@ -21,6 +21,7 @@ std::vector<std::optional<std::size_t>> c1_aliases(const std::vector<Config>& co
     key.split = Split::contiguous;
     key.variant = Variant::ring;
     key.dkv = Dkv::reverse;  // one rank's backward moves nothing either
+    key.ulysses_degree = 1;  // nor does its all-to-all (U divides c = 1)
     const auto [at, fresh] = first.emplace(reports::config_id(key), i);
     if (!fresh) out[i] = at->second;
   }

@@ -166,10 +166,12 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.phase = rd.list<Phase>(val, path, name(parse_phase));
   else if (key == "dkv")
     s.dkv = rd.list<Dkv>(val, path, name(parse_dkv));
+  else if (key == "ulysses_degree")
+    s.ulysses_degree = rd.list<int>(val, path, as_int(kMaxCp));
   else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv, ulysses_degree");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -227,7 +229,8 @@ nlohmann::json to_json(const SweepSpec& s) {
                 {"link_gbps", s.link_gbps},
                 {"kernel", to_string(s.kernel)},
                 {"phase", names(s.phase)},
-                {"dkv", names(s.dkv)}}}};
+                {"dkv", names(s.dkv)},
+                {"ulysses_degree", s.ulysses_degree}}}};
   if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
   return out;
 }
@@ -265,7 +268,13 @@ std::vector<Config> expand(const SweepSpec& s) {
                         c.kernel = s.kernel;
                         c.phase = phase;
                         c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
-                        out.push_back(c);
+                        // The hybrid once per group U; ulysses' is c, the ring variants' 1.
+                        for (const int degree : s.ulysses_degree) {
+                          if (!ulysses_degree_matters(variant) && degree != s.ulysses_degree.front()) continue;
+                          c.ulysses_degree = degree;
+                          c.ulysses_degree = exchange_degree(c);
+                          out.push_back(c);
+                        }
                       }
   return out;
 }

@@ -40,6 +40,7 @@ struct SweepSpec {
   Kernel kernel = Kernel::ringbench;     // may be automatic: each configuration's is chosen when expanded
   std::vector<Phase> phase{Phase::fwd};  // docs/design.md §3a
   std::vector<Dkv> dkv{Dkv::reverse};    // the backward's dK/dV design, for a backward of a rotating variant
+  std::vector<int> ulysses_degree{2};    // the hybrid's all-to-all group U (docs/design.md §3b)
 };
 
 // Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws
@@ -78,8 +79,8 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const nlohmann::json& 
 nlohmann::json to_json(const SweepSpec& s);
 
 // The product of the axes, in a stable order (seq outermost, then cp, split, variant, ..., phase,
-// dkv). A configuration whose dkv changes nothing (dkv_matters) is expanded once, with the list's
-// first value.
+// dkv, ulysses_degree). A configuration whose dkv or ulysses_degree changes nothing (dkv_matters,
+// ulysses_degree_matters) is expanded once, with the list's first value (its degree: exchange_degree).
 std::vector<Config> expand(const SweepSpec& s);
 
 }  // namespace rb::bench

@@ -186,7 +186,10 @@ reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRec
   // The forward's steps only: a pass with a backward has its intervals too (phase 1).
   Timeline forward = pass.timeline;
   std::erase_if(forward.intervals, [](const Interval& iv) { return iv.phase != 0; });
-  const auto table = model::step_table_from_timeline(forward, plan.config.cp, plan.config.variant, plan.schedule);
+  // Under a head exchange the schedule's members are the groups, and the all-to-alls come before and after.
+  const auto table = plan.exchange.active()
+                         ? model::step_table_from_timeline(forward, plan.exchange, plan.config.variant, plan.schedule)
+                         : model::step_table_from_timeline(forward, plan.config.cp, plan.config.variant, plan.schedule);
   const auto sim = model::simulate(table);
   const double measured_ms = static_cast<double>(pass.fwd_ns > 0 ? pass.fwd_ns : pass.wall_ns) / 1e6;
   reports::RecordModel out;

@@ -26,7 +26,7 @@ std::vector<Axis> axes(const SweepSpec& s) {
   return {{"seq", s.seq.size()},           {"cp", s.cp.size()},         {"split", s.split.size()},
           {"variant", s.variant.size()},   {"heads", s.heads.size()},   {"kv_heads", s.kv_heads.size()},
           {"head_dim", s.head_dim.size()}, {"causal", s.causal.size()}, {"dtype", s.dtype.size()},
-          {"phase", s.phase.size()},       {"dkv", s.dkv.size()}};
+          {"phase", s.phase.size()},       {"dkv", s.dkv.size()},       {"ulysses_degree", s.ulysses_degree.size()}};
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // "Best at each c": the question a sweep is run to answer, read off one table per shape and S. For
-// each c, the split and variant with the lowest median pass time, and how much longer the runner-up
-// and the slowest took. Configurations recorded as aliases of another (c = 1, results 2.6.0: every
-// split and variant is one computation there) are the same measurement and count once.
+// each c, the split and strategy (the variant; the hybrid with its group U) with the lowest median
+// pass time, and how much longer the runner-up and the slowest took; and a chart of each strategy's
+// pass time against c (its fastest split at each c). Configurations recorded as aliases of another (c = 1,
+// results 2.6.0: every split and variant is one computation there) are the same measurement and count once.
 #include <algorithm>
 #include <map>
 #include <tuple>
@@ -11,6 +12,7 @@
 #include "common/config_label.hpp"
 #include "reports/html/html_text.hpp"
 #include "reports/html/report_sections.hpp"
+#include "reports/html/svg_chart.hpp"
 
 namespace rb::reports {
 namespace {
@@ -28,6 +30,7 @@ struct Group {
 std::string shape_without_variant(const RunView& r) {
   ConfigWords w = words(r.record.config);
   w.variant = {};
+  w.ulysses_degree = 0;  // the strategies compared differ in it
   std::string s = shape_label(w);
   return s.substr(std::min(s.find_first_not_of(' '), s.size()));
 }
@@ -77,12 +80,41 @@ std::string table(const Group& g, std::size_t n) {
   return s + "</tbody></table>";
 }
 
+// Each strategy's median pass time against c, its fastest split at each c; nothing where fewer than
+// two strategies or two values of c ran.
+std::string strategy_chart(const Group& g, std::size_t n) {
+  std::map<std::string, std::map<int, const RunView*>> best;  // strategy -> c -> its fastest run
+  for (const auto& [c, cands] : g.by_c)
+    for (const RunView* r : cands) best[r->variant].try_emplace(c, r);  // cands are sorted, fastest first
+  std::size_t cs = 0;
+  for (const auto& [name, at] : best) cs = std::max(cs, at.size());
+  if (best.size() < 2 || cs < 2) return "";
+  LineChart chart;
+  chart.id = fmt::format("best-chart-{}", n);
+  chart.title = fmt::format("S={} \u00b7 {}", format_tokens(static_cast<double>(g.seq)), g.shape);
+  chart.note = "Median pass time of each strategy at each c, its fastest split there (the point's tooltip names it).";
+  chart.x = {"CP degree c", Scale::log2};
+  chart.y = {"median pass time (ms)", Scale::log10};
+  int color = 0;
+  for (const auto& [name, at] : best) {
+    Series s;
+    s.name = name;
+    s.color = color++ % 10;
+    for (const auto& [c, r] : at)
+      s.points.push_back({static_cast<double>(c), *r->median_ms,
+                          fmt::format("{} c={} {}: {} ms", name, c, r->split, format_number(*r->median_ms, 4))});
+    chart.series.push_back(std::move(s));
+  }
+  return render_line_chart(chart);
+}
+
 }  // namespace
 
 std::string section_best_at_c(const std::vector<RunView>& runs) {
   std::string s =
       "<section id=\"best\"><h2>Fastest at each c</h2><p class=\"note\">One table per shape and S: at each c, the "
-      "split and variant with the lowest median pass time, then how much longer the runner-up and the slowest took "
+      "split and strategy (variant; the hybrid with its all-to-all group U) with the lowest median pass time, then how "
+      "much longer the runner-up and the slowest took "
       "(ms, and % of the fastest's time); \"within noise\" marks a gap smaller than either run's noise (stdev/mean), "
       "one a second sweep may reverse. ran: the configurations compared. At c = 1 every split and variant is one "
       "computation; a file that records them as aliases of one measurement (results 2.6.0) counts it once.</p>";
@@ -98,7 +130,7 @@ std::string section_best_at_c(const std::vector<RunView>& runs) {
     else
       g.by_c[r.cp].push_back(&r);
   }
-  std::string tables;
+  std::string tables, charts;
   std::vector<const RunView*> compared;
   std::size_t n = 0, left_out = 0;
   for (auto& [key, g] : groups) {
@@ -113,6 +145,7 @@ std::string section_best_at_c(const std::vector<RunView>& runs) {
       ++left_out;
       continue;
     }
+    charts += strategy_chart(g, n);
     tables += table(g, n++);
   }
   if (n == 0) return s + not_measured("No configuration ran with a timing to compare.") + "</section>";
@@ -120,6 +153,8 @@ std::string section_best_at_c(const std::vector<RunView>& runs) {
                            "Where marked \u26a0, the fastest split is the one that waited least for a core, which "
                            "need not be the one that shares the work best.");
   s += "<div class=\"grid best-grid\">" + tables + "</div>";
+  // Pass time by strategy and c, where several strategies ran at several c.
+  if (!charts.empty()) s += "<div class=\"grid\" id=\"best-charts\">" + charts + "</div>";
   if (left_out)
     s += fmt::format("<p class=\"note\">{} more shapes not tabulated (cap); the summary table lists every run.</p>",
                      left_out);

@@ -51,7 +51,9 @@ RunView view_run(RunRecord record, std::size_t index, std::optional<int> host_cp
   v.kv_heads = cfg.kv_heads;
   v.head_dim = cfg.head_dim;
   v.split = cfg.split;
-  v.variant = cfg.variant;
+  // The strategy: the hybrid with its all-to-all group (docs/design.md §3b).
+  v.variant = cfg.variant == "hybrid" && cfg.ulysses_degree ? fmt::format("hybrid U={}", *cfg.ulysses_degree)
+                                                            : cfg.variant;
   v.dtype = cfg.dtype;
   v.backend = cfg.backend;
   v.transport = cfg.transport;

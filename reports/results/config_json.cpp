@@ -11,9 +11,10 @@ namespace rb::reports {
 nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 
 std::span<const std::string_view> config_id_fields() {
-  static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",
-                                                 "kv_heads",  "head_dim",  "causal", "dtype",   "backend",
-                                                 "transport", "link_gbps", "kernel", "phase",   "dkv"};
+  static constexpr std::string_view kFields[] = {"seq",    "cp",       "split",     "variant",
+                                                 "heads",  "kv_heads", "head_dim",  "causal",
+                                                 "dtype",  "backend",  "transport", "link_gbps",
+                                                 "kernel", "phase",    "dkv",       "ulysses_degree"};
   return kFields;
 }
 
@@ -30,6 +31,8 @@ std::string config_id(const Config& c) {
   // backward's design joins only where it changes what runs.
   if (c.phase != Phase::fwd) id += fmt::format("-{}", to_string(c.phase));
   if (dkv_matters(c.phase, c.variant)) id += fmt::format("-{}", to_string(c.dkv));
+  // The hybrid's all-to-all group (docs/design.md §3b); ulysses' is c, the ring variants' 1.
+  if (ulysses_degree_matters(c.variant)) id += fmt::format("-u{}", c.ulysses_degree);
   return id;
 }
 

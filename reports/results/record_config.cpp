@@ -23,6 +23,9 @@ RecordConfig record_config(const Config& c) {
           .link_gbps = c.link_gbps,
           .phase = std::string(to_string(c.phase)),
           .dkv = dkv_matters(c.phase, c.variant) ? std::string(to_string(c.dkv)) : std::string(),
+          .ulysses_degree = c.variant == Variant::ulysses || c.variant == Variant::hybrid
+                                ? std::optional<int>(exchange_degree(c))
+                                : std::nullopt,
           .seed = c.seed,
           .repeats = c.repeats,
           .warmup = c.warmup};
@@ -51,7 +54,9 @@ ConfigWords words(const RecordConfig& c) {
           .kernel = c.kernel,
           .link_gbps = c.link_gbps.value_or(0),
           .phase = c.phase,
-          .dkv = c.dkv};
+          .dkv = c.dkv,
+          // Named where it joins the id: the hybrid's.
+          .ulysses_degree = c.variant == "hybrid" ? c.ulysses_degree.value_or(0) : 0};
 }
 
 std::string label(const RecordConfig& c) { return config_label(words(c)); }

@@ -22,6 +22,8 @@ struct RecordConfig {
   // What a pass timed (2.10.0): "fwd" in older files; dkv empty (null) where it
   // changes nothing (a forward, the all-gather).
   std::string phase = "fwd", dkv;
+  // The all-to-all group of heads (2.11.0): ulysses' (c) and the hybrid's; absent for the ring variants.
+  std::optional<int> ulysses_degree;
   // How it was measured, not what: two runs matched by id may differ in these.
   std::optional<std::uint64_t> seed;
   std::optional<int> repeats, warmup;

@@ -271,6 +271,7 @@ constexpr FieldType kFieldTypes[] = {
     {"/runs/*/config/kernel", kString},
     {"/runs/*/config/phase", kString},
     {"/runs/*/config/dkv", kString},
+    {"/runs/*/config/ulysses_degree", kInteger},
     {"/runs/*/status", kString},
     {"/runs/*/reason", kNull | kString},
     {"/runs/*/trace_error", kString},

@@ -101,7 +101,12 @@ const EnumRule kHeaderEnums[] = {
 // results.jsonl line carries since 1.0.0, else the document's).
 const EnumRule kRunEnums[] = {
     {"/config/split", {{"contiguous", {0, 1}}, {"zigzag", {0, 1}}, {"striped", {0, 1}}}},
-    {"/config/variant", {{"ring", {0, 1}}, {"allgather", {0, 1}}, {"ring-bidirectional", {1, 2}}}},
+    {"/config/variant",
+     {{"ring", {0, 1}},
+      {"allgather", {0, 1}},
+      {"ring-bidirectional", {1, 2}},
+      {"ulysses", {2, 11}},
+      {"hybrid", {2, 11}}}},
     {"/config/dtype", {{"float64", {0, 1}}, {"float32", {0, 1}}, {"bfloat16", {0, 1}}}},
     {"/config/backend", {{"cpu", {0, 1}}, {"cuda", {0, 1}}}},
     {"/config/transport", {{"local", {0, 1}}, {"mpi", {0, 2}}, {"nccl", {0, 1}}}},
@@ -210,6 +215,7 @@ const NumberRule kRunNumbers[] = {
     {"/config/repeats", 1, static_cast<double>(kMaxPassCount), "must be a count of passes in [1, 1000000]"},
     {"/config/warmup", 0, static_cast<double>(kMaxPassCount), "must be a count of passes in [0, 1000000]"},
     {"/config/link_gbps", 0, kInf, kNotNegative},
+    {"/config/ulysses_degree", 1, static_cast<double>(kMaxCp), "must be a group of ranks in [1, 2^20]"},
     {"/correctness/rows_checked", 0, kInf, kNotNegative},
     {"/correctness/max_abs_err", 0, kInf, kNotNegative},
     {"/correctness/rel_l2_err", 0, kInf, kNotNegative},
@@ -336,6 +342,12 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
   if (cp > kMaxCp) refuse(source, cpath + "/cp", cfg.at("cp"), "must be at most 2^20 (the largest c a sweep runs)");
   for (const char* k : {"heads", "kv_heads", "head_dim"})
     if (cfg.at(k).get<std::int64_t>() > INT_MAX) refuse(source, cpath + "/" + k, cfg.at(k), "must be at most 2^31 - 1");
+  // A head exchange's groups tile the c ranks of what ran (docs/design.md §3b); a skipped
+  // configuration records what was asked, the rule it broke among them.
+  const bool skipped = run.contains("status") && run.at("status") == "skipped";
+  if (const auto it = cfg.find("ulysses_degree"); !skipped && it != cfg.end() && it->is_number_integer() &&
+                                                  it->get<std::int64_t>() > 0 && cp % it->get<std::int64_t>() != 0)
+    refuse(source, cpath + "/ulysses_degree", *it, fmt::format("must divide the run's c ({})", cp));
 
   // Every rank a record names is one of the configuration's c ranks.
   std::string path = run_path;

@@ -275,6 +275,8 @@ json to_json(const RecordConfig& c) {
          {"phase", c.phase}};
   // dkv only where it changes what ran (a backward of a rotating variant), as the id says.
   if (!c.dkv.empty()) j["dkv"] = c.dkv;
+  // ulysses_degree only for the variants that exchange heads.
+  if (c.ulysses_degree) j["ulysses_degree"] = *c.ulysses_degree;
   return j;
 }
 

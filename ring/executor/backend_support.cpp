@@ -1,4 +1,4 @@
-// The dtype, head-dimension and phase rule of each backend.
+// The dtype, head-dimension, phase and variant rule of each backend.
 #include "ring/executor/backend_support.hpp"
 
 #include <string>
@@ -14,6 +14,11 @@ void check_backend_supports(const Config& cfg) {
     if (cfg.head_dim != 64 && cfg.head_dim != 128)
       throw InputError("head-dim", std::to_string(cfg.head_dim), "the cuda attention kernel supports D = 64 and 128");
     // Nothing falls back: the backward's buffers and steps (docs/design.md §3a) run on the cpu backend.
+    // The all-to-alls of a head exchange (docs/design.md §3b) run on the cpu backend's transports only.
+    if (cfg.variant == Variant::ulysses || cfg.variant == Variant::hybrid)
+      throw InputError("variant", std::string(to_string(cfg.variant)),
+                       "the cuda backend runs the ring variants only in this build (no all-to-all of heads on "
+                       "the GPU yet); ulysses and hybrid run on --backend cpu");
     if (times_backward(cfg.phase))
       throw InputError("phase", std::string(to_string(cfg.phase)),
                        "the cuda backend runs the forward only in this build (neither --kernel ringbench nor "

@@ -14,6 +14,9 @@
 //   own block's layout carry the partial dK/dV hop after hop.
 // - gathered (GradFlow::reduce_scatter): dK and dV of every block, (c·rows, Hkv, D) each, as the
 //   gathered K and V; their slices are reduce-scattered to the blocks' owners into d_own.
+// Under a head exchange (docs/design.md §3b) these are in the attention layout, and the rank also
+// holds its shard's dO (every head), which the all-to-all moves into d_o, and its shard's dQ, dK
+// and dV, which the one after the last step fills (a replicated K/V head's summed there).
 #pragma once
 
 #include <cstddef>
@@ -36,6 +39,9 @@ struct BackwardBufferShape {
   std::int64_t fused = 0;  // reverse: one fused step buffer, and the scratch
   std::int64_t all = 0;    // gathered: all_dk, all_dv each (c·rows, Hkv, D)
   int step_buffers = 0;    // fused (reverse) or trailing (follow) buffers: 2 with a peer, else 0
+  // A head exchange's (else 0): the shard's dO and dQ (shard rows, Hq, D), dK and dV each (shard
+  // rows, Hkv, D).
+  std::int64_t shard_q = 0, shard_kv = 0;
 
   // Reverse: where lane l's run [K | V | dK | dV] starts in a fused buffer, in rows, and its parts.
   std::int64_t fused_lane_row(int lane) const { return 4 * lane * lane_rows; }
@@ -50,12 +56,19 @@ BackwardBufferShape backward_buffer_shape(const Plan& plan, int r);
 template <typename Buf>
 struct BackwardBuffers {
   Buf d_o, dq, delta;
-  Buf d_own;           // the own block's dK/dV when the backward is done
-  Buf scratch;         // one step's block gradients
-  Buf step[2];         // reverse: fused; follow: trailing
-  Buf all_dk, all_dv;  // gathered
+  Buf d_own;                                    // the own block's dK/dV when the backward is done
+  Buf scratch;                                  // one step's block gradients
+  Buf step[2];                                  // reverse: fused; follow: trailing
+  Buf all_dk, all_dv;                           // gathered
+  Buf d_o_shard, dq_shard, dk_shard, dv_shard;  // a head exchange's
 
   void allocate(const BackwardBufferShape& n) {
+    if (n.shard_q > 0) {
+      d_o_shard = Buf(size(n.shard_q));
+      dq_shard = Buf(size(n.shard_q));
+      dk_shard = Buf(size(n.shard_kv));
+      dv_shard = Buf(size(n.shard_kv));
+    }
     d_o = Buf(size(n.q));
     dq = Buf(size(n.q));
     delta = Buf(size(n.lse));
@@ -70,12 +83,13 @@ struct BackwardBuffers {
   }
 
   // dO from the seed, as the reference rebuilds it (tensor 3, Hq heads): fill(buffer, offset,
-  // segments, params) as RankBuffers::fill_inputs takes it.
+  // segments, params) as RankBuffers::fill_inputs takes it. Under a head exchange the shard's,
+  // which each backward's all-to-all moves into d_o.
   template <typename Fill>
   void fill_d_o(const Plan& plan, int r, DType dtype, Fill&& fill) {
     const Config& cfg = plan.config;
     const kernels::ref::FillParams fp{cfg.seed, kernels::ref::Tensor::d_o, cfg.heads, cfg.head_dim, dtype};
-    fill(d_o, std::int64_t{0}, plan.ranks[r].segments, fp);
+    fill(plan.exchange.active() ? d_o_shard : d_o, std::int64_t{0}, plan.ranks[r].segments, fp);
   }
 
   // The buffer the design's step j >= 1 reads and the message of step j - 1 fills (reverse), or

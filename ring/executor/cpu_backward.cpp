@@ -61,6 +61,7 @@ void reset_backward(CpuRank<T>& rk, const BackwardSchedule& b) {
   rk.grad_recv_done.assign(lanes, 0);
   rk.bwd_computed = rk.bwd_added = 0;
   rk.bwd_home = false;
+  rk.bwd_exchanged = rk.bwd_threads_done = 0;
 }
 
 template <typename T>
@@ -69,12 +70,15 @@ void backward_compute(const CpuPass<T>& p, int r) {
   const Config& cfg = p.plan.config;
   const BackwardSchedule& b = *p.plan.backward;
   const BackwardBufferShape& n = p.bwd_shape;
-  const int c = p.c(), steps = static_cast<int>(rk.bwd_pairs.size());
-  const std::int64_t rows = p.plan.ranks[r].tokens;
+  const HeadExchange& x = p.plan.exchange;
+  const int c = p.members(), steps = static_cast<int>(rk.bwd_pairs.size());
+  const std::int64_t rows = p.plan.ranks[r].attention_tokens;
   const int lanes = n.lanes;
 
+  // Under a head exchange dO reaches the attention layout by the all-to-all first.
+  if (x.active()) p.wait_until(rk, [&] { return rk.bwd_exchanged >= 1; });
   const std::int64_t t0 = steady_ns();
-  kref::attention_delta(rk.o_acc.data(), rk.bwd.d_o.data(), rk.bwd.delta.data(), rows, cfg.heads, cfg.head_dim);
+  kref::attention_delta(rk.o_acc.data(), rk.bwd.d_o.data(), rk.bwd.delta.data(), rows, x.q_heads, cfg.head_dim);
   std::fill(rk.bwd.dq.begin(), rk.bwd.dq.end(), T(0));
   p.log(rk.log, r, IntervalKind::compute, "compute", "delta", 0, 0, t0, steady_ns());
 
@@ -127,8 +131,8 @@ void backward_compute(const CpuPass<T>& p, int r) {
     bp.delta = rk.bwd.delta.data();
     bp.dq = rk.bwd.dq.data();
     bp.sq = rows;
-    bp.hq = cfg.heads;
-    bp.hkv = cfg.kv_heads;
+    bp.hq = x.q_heads;
+    bp.hkv = x.kv_heads;
     bp.d = cfg.head_dim;
     bp.causal = cfg.causal;
     bp.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
@@ -174,8 +178,13 @@ void backward_comm(const CpuPass<T>& p, int r, int thread) {
   CpuRank<T>& rk = p.ranks[r];
   const BackwardSchedule& b = *p.plan.backward;
   const BackwardBufferShape& n = p.bwd_shape;
-  const int c = p.c();
+  const int c = p.members();
   if (c == 1) return;
+  // The ring's peers: the ranks of this rank's member in the groups before and after (the ranks
+  // themselves without a head exchange).
+  const int g = p.member(r);
+  auto receiver = [&](int l) { return p.peer(r, b.kv.receiver(g, l, c)); };
+  auto sender = [&](int l) { return p.peer(r, b.kv.sender(g, l, c)); };
   const int lanes = n.lanes;
   const std::int64_t piece = p.shape.piece;  // one lane's [K | V], and its [dK | dV]
 
@@ -234,8 +243,7 @@ void backward_comm(const CpuPass<T>& p, int r, int thread) {
         send = bytes_of(rk.bwd.step_buffer(m), run + piece, piece);
         recv = writable_bytes_of(to, run + piece, piece);
       }
-      const auto span = p.transport.exchange(r, kFusedTag + m * lanes + l, send, sch.receiver(r, l, c), recv,
-                                             sch.sender(r, l, c));
+      const auto span = p.transport.exchange(r, kFusedTag + m * lanes + l, send, receiver(l), recv, sender(l));
       p.log(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_dkv_recv", std::min(m + 1, c - 1), span.bytes,
             span.begin_ns, span.end_ns);
       p.publish(rk, rk.bwd_recv_done[l], m + 1);
@@ -253,8 +261,8 @@ void backward_comm(const CpuPass<T>& p, int r, int thread) {
       if (j >= 2) p.wait_until(rk, [&] { return rk.bwd_computed >= j; });
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
       const auto span = p.transport.exchange(r, kFusedTag + j * lanes + l, bytes_of(rk.step_buffer(j), at, piece),
-                                             sch.receiver(r, l, c), writable_bytes_of(rk.step_buffer(j + 1), at, piece),
-                                             sch.sender(r, l, c));
+                                             receiver(l), writable_bytes_of(rk.step_buffer(j + 1), at, piece),
+                                             sender(l));
       p.log(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns, span.end_ns);
       p.publish(rk, rk.bwd_recv_done[l], j + 1);
     }
@@ -268,9 +276,8 @@ void backward_comm(const CpuPass<T>& p, int r, int thread) {
     p.wait_until(rk, [&] { return rk.bwd_added >= m + 1; });
     nvtx::ScopedRange range(nvtx::kRangeTransfer, m + 1);
     const auto span = p.transport.exchange(r, kTrailTag + m * lanes + l, bytes_of(rk.bwd.step_buffer(m), at, piece),
-                                           sch.receiver(r, l, c),
-                                           writable_bytes_of(rk.bwd.step_buffer(m + 1), at, piece),
-                                           sch.sender(r, l, c));
+                                           receiver(l), writable_bytes_of(rk.bwd.step_buffer(m + 1), at, piece),
+                                           sender(l));
     p.log(rk.comm_log[thread], r, IntervalKind::comm, "comm", "dkv_recv", m + 1 < c ? m + 1 : -1, span.bytes,
           span.begin_ns, span.end_ns);
     p.publish(rk, rk.grad_recv_done[l], m + 1);

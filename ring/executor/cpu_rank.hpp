@@ -40,6 +40,9 @@ struct CpuRank : RankBuffers<std::vector<T>, std::vector<T>> {
   std::vector<int> bwd_recv_done, grad_recv_done;
   int bwd_computed = 0, bwd_added = 0;
   bool bwd_home = false;  // the own block's dK/dV are final in bwd.d_own
+  // A head exchange's all-to-alls done this pass, forward (1: Q, K, V in; 2: O out too) and
+  // backward (1: dO in; 2: dQ, dK, dV out too); and the backward threads that have finished theirs.
+  int fwd_exchanged = 0, bwd_exchanged = 0, bwd_threads_done = 0;
   bool aborted = false;
   std::vector<Interval> log;                    // the compute thread's
   std::vector<std::vector<Interval>> comm_log;  // each comm thread's
@@ -59,6 +62,11 @@ struct CpuPass {
   int phase = 0;  // what log() tags intervals with: 0 forward, 1 backward
 
   int c() const { return plan.config.cp; }
+  // The K/V schedule's members (the ranks, or the groups of a head exchange) and rank r's peer in
+  // member m (the rank of r's own member there).
+  int members() const { return plan.exchange.groups; }
+  int peer(int r, int m) const { return plan.exchange.rank_of(m, plan.exchange.member_of(r)); }
+  int member(int r) const { return plan.exchange.group_of(r); }
 
   void log(std::vector<Interval>& to, int r, IntervalKind kind, const char* lane, const char* name, int step,
            std::int64_t bytes, std::int64_t b, std::int64_t e) const {

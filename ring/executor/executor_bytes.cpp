@@ -15,17 +15,28 @@ struct RankElements {
   double q = 0;       // Q, and each O
   double lse = 0;     // each LSE
   double kv = 0;      // one K/V block
-  double blocks = 0;  // the own block and two step buffers, or the own block and the c gathered
+  double blocks = 0;  // the own block and two step buffers, or the own block and the gathered ones
+  double shard = 0;   // a head exchange's: the shard's Q, K, V and O and two messages' staging
 };
 
 RankElements rank_elements(const Plan& plan) {
   const Config& c = plan.config;
-  const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
+  // Under a head exchange the attention layout: the group's rows, the rank's heads.
+  const HeadExchange& x = plan.exchange;
+  const bool exchange = x.active() && !plan.ranks.empty();
+  const double rows = plan.ranks.empty() ? 0.0
+                      : exchange         ? static_cast<double>(plan.ranks[0].attention_tokens)
+                                         : static_cast<double>(plan.ranks[0].tokens);
+  const double q_heads = exchange ? x.q_heads : c.heads, kv_heads = exchange ? x.kv_heads : c.kv_heads;
   RankElements e;
-  e.q = rows * c.heads * c.head_dim;
-  e.lse = rows * c.heads;
-  e.kv = 2 * rows * c.kv_heads * c.head_dim;
+  e.q = rows * q_heads * c.head_dim;
+  e.lse = rows * q_heads;
+  e.kv = 2 * rows * kv_heads * c.head_dim;
   e.blocks = plan.schedule.gathered ? 1.0 + c.cp : 3.0;
+  if (exchange) {
+    const double shard = static_cast<double>(plan.ranks[0].tokens);
+    e.shard = shard * c.head_dim * (2.0 * c.heads + 2.0 * c.kv_heads + 2.0 * (x.q_heads + 2.0 * x.kv_heads));
+  }
   return e;
 }
 
@@ -42,7 +53,7 @@ std::int64_t cpu_executor_bytes(const Plan& plan) {
   const RankElements e = rank_elements(plan);
   // Q and the two O, the own block, the two LSE, then the step buffers or the gathered K/V; all in
   // the run's dtype.
-  double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv;
+  double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv + e.shard;
   // A backward's: dO, dQ, Δ, the own block's dK/dV, the step's block gradients and the buffers its
   // design carries dK/dV in (ring/executor/backward_buffers.hpp), in the run's dtype on the CPU.
   if (plan.backward && !plan.ranks.empty())

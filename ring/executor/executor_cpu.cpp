@@ -11,6 +11,11 @@
 // backward (ring/executor/cpu_backward.hpp) on the same threads, each comm thread starting its
 // backward once its rank's forward compute is done; a backward-only phase runs one untimed
 // forward first, whose O, log-sum-exp and last step buffer every later backward reads.
+// Under a head exchange (docs/design.md §3b) comm thread 0 runs the all-to-alls
+// (ring/executor/cpu_head_exchange.hpp): Q, K, V into the attention layout before its ring transfers
+// (the compute thread's step 0 and the other lanes wait for it), O back to the shard once the
+// rank's last merge is done; with a backward, dO in before the backward's transfers (its compute
+// waits for it) and dQ, dK, dV back once every backward thread of the rank has finished.
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -33,6 +38,7 @@
 #include "kernels/merge_partials_ref.hpp"
 #include "ring/executor/cpu_backward.hpp"
 #include "ring/executor/cpu_binding.hpp"
+#include "ring/executor/cpu_head_exchange.hpp"
 #include "ring/executor/cpu_rank.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/executor/executor_preconditions.hpp"
@@ -59,7 +65,8 @@ class CpuExecutor final : public Executor {
         opts_(opts),
         group_(group),
         c_(plan.config.cp),
-        rows_(plan.ranks.at(0).tokens),
+        members_(plan.exchange.groups),
+        rows_(plan.ranks.at(0).attention_tokens),
         transport_(std::move(transport)),
         ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
@@ -135,7 +142,8 @@ class CpuExecutor final : public Executor {
       static auto* kept = new std::vector<std::vector<T>>();
       std::lock_guard lk(mu);
       for (auto& rk : ranks_)
-        for (auto* v : {&rk.own, &rk.buf[0], &rk.buf[1], &rk.all_k, &rk.all_v}) kept->push_back(std::move(*v));
+        for (auto* v : {&rk.own, &rk.buf[0], &rk.buf[1], &rk.all_k, &rk.all_v, &rk.stage_send, &rk.stage_recv})
+          kept->push_back(std::move(*v));
     }
   }
 
@@ -165,6 +173,18 @@ class CpuExecutor final : public Executor {
   std::vector<double> gradient_rows(GradTensor which, std::span<const std::int64_t> positions) const override {
     if (!plan_.backward || !backward_ran_) throw Error("cpu executor: no backward has run");
     const Config& cfg = plan_.config;
+    if (plan_.exchange.active()) {
+      // The all-to-all after the backward left them in the shard's layout, every head.
+      const bool q = which == GradTensor::dq;
+      return gather_rank_rows(
+          plan_, positions, group_, static_cast<std::int64_t>(q ? cfg.heads : cfg.kv_heads) * cfg.head_dim,
+          [&](int r) -> const T* {
+            if (group_ && r != group_->rank()) return nullptr;
+            const auto& b = ranks_[r].bwd;
+            return (q ? b.dq_shard : which == GradTensor::dk ? b.dk_shard : b.dv_shard).data();
+          },
+          [](std::int64_t row) { return row; });
+    }
     if (which == GradTensor::dq)
       return gather_rank_rows(
           plan_, positions, group_, static_cast<std::int64_t>(cfg.heads) * cfg.head_dim,
@@ -185,6 +205,7 @@ class CpuExecutor final : public Executor {
       std::fill(rk.recv_done.begin(), rk.recv_done.end(), 0);
       rk.compute_done = 0;
       rk.forward_end_ns = 0;
+      rk.fwd_exchanged = 0;
       if (plan_.backward) reset_backward(rk, *plan_.backward);
       rk.log.clear();
       for (auto& log : rk.comm_log) log.clear();
@@ -230,8 +251,11 @@ class CpuExecutor final : public Executor {
   }
 
   std::vector<double> output_rows(std::span<const std::int64_t> positions) const override {
+    // Under a head exchange the all-to-all after the last merge left O in the shard's layout.
+    const bool shard = plan_.exchange.active();
     return gather_output_rows(plan_, positions, group_, [&](int r) -> const T* {
-      return group_ && r != group_->rank() ? nullptr : ranks_[r].o_acc.data();
+      if (group_ && r != group_->rank()) return nullptr;
+      return shard ? ranks_[r].o_shard.data() : ranks_[r].o_acc.data();
     });
   }
 
@@ -270,12 +294,31 @@ class CpuExecutor final : public Executor {
         }
         if (run_backward_) {
           const CpuPass<T> p = pass_context(1);
+          Rank& rk = ranks_[r];
+          const bool exchange = plan_.exchange.active();
           if (!comm) {
             backward_compute(p, r);
           } else if (lane < bwd_comm_threads_) {
             // The backward's transfers may write buffers the forward's steps read.
-            if (run_forward_) p.wait_until(ranks_[r], [&] { return ranks_[r].compute_done == forward_steps(); });
+            if (run_forward_) p.wait_until(rk, [&] { return rk.compute_done == forward_steps(); });
+            if (exchange && lane == 0) {
+              exchange_heads(p, r, HeadMove::backward_in, rk.comm_log[0]);
+              p.publish(rk, rk.bwd_exchanged, 1);
+            }
             backward_comm(p, r, lane);
+          }
+          if (exchange && (!comm || lane < bwd_comm_threads_)) {
+            // dQ and the own block's dK/dV are final once every backward thread of the rank is done.
+            {
+              std::lock_guard lk(rk.mu);
+              ++rk.bwd_threads_done;
+              rk.cv.notify_all();
+            }
+            if (comm && lane == 0) {
+              p.wait_until(rk, [&] { return rk.bwd_threads_done == 1 + bwd_comm_threads_; });
+              exchange_heads(p, r, HeadMove::backward_out, rk.comm_log[0]);
+              p.publish(rk, rk.bwd_exchanged, 2);
+            }
           }
         }
       } catch (...) {
@@ -314,8 +357,34 @@ class CpuExecutor final : public Executor {
       rk.cv.wait(lk, [&] { return rk.aborted; });
       throw Error("cpu executor: injected hang ended by abort");
     }
-    if (c_ == 1) return;
+    const HeadExchange& x = plan_.exchange;
+    if (x.active()) {
+      // The exchange fills Q and the own block, which the steps and every lane's transfers read.
+      if (l == 0) {
+        exchange_heads(pass_context(0), r, HeadMove::forward_in, rk.comm_log[0]);
+        publish(rk, rk.fwd_exchanged, 1);
+      } else {
+        wait_until(rk, [&] { return rk.fwd_exchanged >= 1; });
+      }
+    }
+    ring_pass(r, l);
+    if (x.active() && l == 0) {
+      wait_until(rk, [&] { return rk.compute_done == forward_steps(); });
+      exchange_heads(pass_context(0), r, HeadMove::forward_out, rk.comm_log[0]);
+      rk.forward_end_ns = steady_ns();  // the forward ends with O back in the shards
+      publish(rk, rk.fwd_exchanged, 2);
+    }
+  }
+
+  // The schedule's transfers of lane l: a gather, or the pieces that rotate among the schedule's
+  // members (the ranks, or under a head exchange the ranks of this rank's member in each group).
+  void ring_pass(int r, int l) {
+    Rank& rk = ranks_[r];
+    if (members_ == 1) return;
     const KvSchedule& sch = plan_.schedule;
+    const HeadExchange& x = plan_.exchange;
+    const int g = x.group_of(r);
+    auto peer = [&](int m) { return x.rank_of(m, x.member_of(r)); };
     if (sch.gathered) {
       const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
       auto own = std::span<const T>(rk.own);
@@ -329,13 +398,13 @@ class CpuExecutor final : public Executor {
     }
     // This lane's piece is one [K | V] run of a step buffer.
     const std::int64_t at = shape_.piece_offset(l), piece = shape_.piece;
-    for (int j = 0; sch.moves(j, c_); ++j) {
+    for (int j = 0; sch.moves(j, members_); ++j) {
       if (const auto reader = last_reader_of_next_buffer(j)) wait_until(rk, [&] { return rk.compute_done > *reader; });
       nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
       auto send = std::as_bytes(std::span<const T>(rk.step_buffer(j).data() + at, piece));
       auto recv = std::as_writable_bytes(std::span<T>(rk.step_buffer(j + 1).data() + at, piece));
-      auto span = transport_->exchange(r, j * fwd_comm_threads_ + l, send, sch.receiver(r, l, c_), recv,
-                                       sch.sender(r, l, c_));
+      auto span = transport_->exchange(r, j * fwd_comm_threads_ + l, send, peer(sch.receiver(g, l, members_)), recv,
+                                       peer(sch.sender(g, l, members_)));
       log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
                    span.end_ns);
       publish(rk, rk.recv_done[l], j + 1);
@@ -354,10 +423,13 @@ class CpuExecutor final : public Executor {
       if (aborting_) throw Error("cpu executor: aborted");
       const bool gathered = plan_.schedule.gathered;
       // recv_done counts the transfers arrived: the one issued during step t is the (t+1)-th.
-      const auto arrival = transfer_read_by_step(plan_.schedule, j, c_);
+      const auto arrival = transfer_read_by_step(plan_.schedule, j, members_);
       const int need = arrival ? *arrival + 1 : 0;
+      // Under a head exchange step 0 reads what the all-to-all brought.
+      const int exchanged = plan_.exchange.active() ? 1 : 0;
       wait_until(rk, [&] {
-        return std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
+        return rk.fwd_exchanged >= exchanged &&
+               std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
       });
       const StepLaunch& sl = rk.launches[j];
       if (sl.action == StepAction::skip) {
@@ -370,7 +442,7 @@ class CpuExecutor final : public Executor {
       if (gathered) {
         ap.k = rk.all_k.data();
         ap.v = rk.all_v.data();
-        ap.sk = rows_ * c_;
+        ap.sk = rows_ * members_;
       } else {
         ap.k = rk.step_buffer(j).data();
         ap.v = ap.k + shape_.v_offset;
@@ -380,8 +452,8 @@ class CpuExecutor final : public Executor {
       ap.o = first ? rk.o_acc.data() : rk.o_part.data();
       ap.lse = first ? rk.lse_acc.data() : rk.lse_part.data();
       ap.sq = rows_;
-      ap.hq = cfg.heads;
-      ap.hkv = cfg.kv_heads;
+      ap.hq = plan_.exchange.q_heads;
+      ap.hkv = plan_.exchange.kv_heads;
       ap.d = cfg.head_dim;
       ap.causal = cfg.causal;
       ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
@@ -393,12 +465,13 @@ class CpuExecutor final : public Executor {
       log_interval(rk.log, r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1);
       if (!first) {
         kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
-                                                  rk.lse_part.data(), rows_, cfg.heads, cfg.head_dim});
+                                                  rk.lse_part.data(), rows_, plan_.exchange.q_heads, cfg.head_dim});
         log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, steady_ns());
       }
       publish(rk, rk.compute_done, j + 1);
     }
-    rk.forward_end_ns = steady_ns();
+    // Under a head exchange the forward ends with the all-to-all of O (comm_pass).
+    if (!plan_.exchange.active()) rk.forward_end_ns = steady_ns();
   }
 
   Plan plan_;
@@ -406,7 +479,8 @@ class CpuExecutor final : public Executor {
   ProcessGroup* group_;
   std::atomic<bool> aborting_{false};
   int c_;
-  std::int64_t rows_;
+  int members_;                    // the schedule's: c, or the groups of a head exchange
+  std::int64_t rows_;              // the attention rows each rank holds
   RankBufferShape shape_;          // every hosted rank's, as all hold equal token counts
   BackwardBufferShape bwd_shape_;  // the same for the backward's buffers, with a backward
   int fwd_comm_threads_ = 1;       // per hosted rank: one per lane of a rotating schedule, one to gather

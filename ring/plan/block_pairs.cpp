@@ -15,7 +15,7 @@ template <typename KeyBase>
 std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int rank, const KvSchedule& sch,
                                                          const std::vector<StepPlan>& steps, KeyBase key_base) {
   const auto& rp = plan.ranks.at(rank);
-  const auto q_off = row_offsets(rp.segments);
+  const auto q_off = row_offsets(rp.attention);
   // The key segments a pair indexes, and where their rows start: per (origin rank, lane).
   struct Keys {
     SegmentList segs;
@@ -27,7 +27,7 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int r
     auto [it, fresh] = keys.try_emplace({pp.k_rank, pp.lane});
     if (fresh) {
       Keys& k = it->second;
-      k.segs = sch.gathered ? plan.ranks[pp.k_rank].segments : plan.lane_segments(pp.k_rank, pp.lane);
+      k.segs = sch.gathered ? plan.member_rows(pp.k_rank) : plan.lane_segments(pp.k_rank, pp.lane);
       k.off = row_offsets(k.segs);
       k.base = key_base(pp.k_rank, pp.lane);
     }
@@ -38,7 +38,7 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int r
     std::vector<kernels::BlockPair> pairs;
     for (const auto& pp : st.pairs) {
       const Keys& k = keys_of(pp);
-      pairs.push_back(kernels::BlockPair{rp.segments[pp.q_seg], q_off[pp.q_seg], k.segs[pp.k_seg],
+      pairs.push_back(kernels::BlockPair{rp.attention[pp.q_seg], q_off[pp.q_seg], k.segs[pp.k_seg],
                                          k.base + k.off[pp.k_seg], pp.mask});
     }
     out.push_back(std::move(pairs));
@@ -50,7 +50,7 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int r
 
 std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, int rank) {
   const KvSchedule& sch = plan.schedule;
-  const std::int64_t rows = plan.ranks.at(rank).tokens;  // every rank holds as many rows (the splits divide S)
+  const std::int64_t rows = plan.ranks.at(rank).attention_tokens;  // every rank holds as many (the splits divide S)
   return block_pairs(plan, rank, sch, plan.ranks.at(rank).steps,
                      [&](int k_rank, int lane) { return sch.gathered ? rows * k_rank : sch.k_row(lane); });
 }
@@ -58,7 +58,7 @@ std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, 
 std::vector<std::vector<kernels::BlockPair>> backward_block_pairs(const Plan& plan, int rank, bool forward_layout) {
   if (!plan.backward) throw Error("backward_block_pairs: the plan has no backward");
   const BackwardSchedule& b = *plan.backward;
-  const std::int64_t rows = plan.ranks.at(rank).tokens;
+  const std::int64_t rows = plan.ranks.at(rank).attention_tokens;
   const std::int64_t lane_rows = plan.schedule.lane_rows;
   return block_pairs(plan, rank, b.kv, plan.ranks.at(rank).backward.steps, [&](int k_rank, int lane) {
     switch (b.grads) {
@@ -79,7 +79,7 @@ std::int64_t backward_key_rows(const Plan& plan) {
     case GradFlow::trailing: return plan.schedule.key_rows();
     case GradFlow::reduce_scatter: break;
   }
-  return plan.ranks.at(0).tokens * plan.config.cp;
+  return plan.ranks.at(0).attention_tokens * plan.exchange.groups;
 }
 
 }  // namespace rb::ring

@@ -22,9 +22,10 @@ struct BlockPiece {
 };
 
 struct PlannedPair {
-  int q_seg = 0;   // index into this rank's segments
-  int k_rank = 0;  // rank whose K/V block holds the keys
-  int k_seg = 0;   // index into that rank's segments (gathered) or its lane piece's (rotating)
+  int q_seg = 0;   // index into this rank's attention rows (RankPlan::attention)
+  int k_rank = 0;  // the schedule's member whose K/V block holds the keys: a rank, or under a head
+                   // exchange a group (its rank of this rank's member holds the block)
+  int k_seg = 0;   // index into that member's attention rows (gathered) or its lane piece's (rotating)
   int lane = 0;    // rotating: the lane whose piece holds the keys
   MaskClass mask = MaskClass::full;
   std::int64_t unmasked = 0;  // unmasked (query, key) pairs of one head
@@ -55,8 +56,13 @@ struct BackwardRankPlan {
 
 struct RankPlan {
   int rank = 0;
-  SegmentList segments;
+  SegmentList segments;  // the rank's own shard: what it fills, and where its output and gradients land
   std::int64_t tokens = 0;
+  // The rows its attention runs over (docs/design.md §3b): under a head exchange its group's tokens,
+  // every member's shard in member order (Plan::exchange); else its shard. Steps, pairs, buffers and
+  // kernels index these rows.
+  SegmentList attention;
+  std::int64_t attention_tokens = 0;
   std::vector<StepPlan> steps;
   std::int64_t unmasked = 0;    // over all steps, one head
   std::int64_t recv_bytes = 0;  // over all steps
@@ -65,21 +71,27 @@ struct RankPlan {
 
 struct Plan {
   Config config;
-  std::int64_t kv_bytes_per_token = 0;  // K and V of all KV heads: 2 * Hkv * D * element bytes
-  KvSchedule schedule;                  // the variant's, for ranks of ranks[0].tokens rows
+  // K and V of the K/V heads a rank attends with (all Hkv, or the exchange's): 2 · kv_heads · D ·
+  // element bytes.
+  std::int64_t kv_bytes_per_token = 0;
+  KvSchedule schedule;    // the variant's, over exchange.groups members of ranks[0].attention_tokens rows
+  HeadExchange exchange;  // the variant's head exchange (none: degree 1, the groups are the ranks)
   // The backward's schedule and dK/dV of all KV heads on the wire per token (2·Hkv·D·its element
   // bytes), where the phase has a backward.
   std::optional<BackwardSchedule> backward;
   std::int64_t grad_bytes_per_token = 0;
   std::vector<RankPlan> ranks;
 
-  // The keys lane l's piece of rank `origin` holds (its rows sliced to the lane).
+  // The attention rows of the schedule's member m (a rank, or a group under a head exchange).
+  const SegmentList& member_rows(int m) const { return ranks.at(exchange.rank_of(m, 0)).attention; }
+  // The keys lane l's piece of member `origin` holds (its rows sliced to the lane).
   SegmentList lane_segments(int origin, int lane) const;
   // How rank r's own K/V fill its block buffer, one piece per lane (inputs are filled from these on
   // every backend, so the layout has one home).
   std::vector<BlockPiece> block_pieces(int rank) const;
 
-  // Unmasked (query, key) pairs times Hq: the work of docs/design.md §3.
+  // Unmasked (query, key) pairs times the query heads the rank attends with (Hq, or Hq/U under a
+  // head exchange): the work of docs/design.md §3.
   std::int64_t work(int rank) const;
   std::int64_t total_work() const;
   // max_r work / mean_r work; 1.0 when all ranks are equal.
@@ -90,9 +102,12 @@ struct Plan {
   // (docs/metrics.md), since it computes five products of the forward's size to the forward's two.
   double backward_flops() const { return kBackwardFlopsFactor * flops(); }
   static constexpr double kBackwardFlopsFactor = 2.5;
-  // K/V bytes received, summed over ranks.
+  // Bytes rank r receives in a forward (its steps' K/V and its head exchange's all-to-alls; it sends
+  // as many), and in a backward (K/V, dK/dV and the exchange's; 0 without a backward).
+  std::int64_t forward_recv_bytes(int rank) const;
+  std::int64_t backward_recv_bytes(int rank) const;
+  // Those summed over ranks.
   std::int64_t bytes_moved() const;
-  // The backward's bytes received (K/V and dK/dV), summed over ranks; 0 without a backward.
   std::int64_t backward_bytes_moved() const;
 };
 

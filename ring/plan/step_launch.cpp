@@ -18,8 +18,8 @@ std::vector<StepLaunch> step_launches(const Plan& plan, int rank) {
   const Config& cfg = plan.config;
   const auto& rp = plan.ranks.at(rank);
   auto pairs = step_block_pairs(plan, rank);
-  const std::int64_t sq = rp.tokens;
-  const std::int64_t sk = plan.schedule.gathered ? sq * cfg.cp : plan.schedule.key_rows();
+  const std::int64_t sq = rp.attention_tokens;
+  const std::int64_t sk = plan.schedule.gathered ? sq * plan.exchange.groups : plan.schedule.key_rows();
   std::vector<StepLaunch> out;
   out.reserve(pairs.size());
   for (std::size_t j = 0; j < pairs.size(); ++j) {

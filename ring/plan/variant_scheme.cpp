@@ -4,9 +4,12 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "ring/plan/head_exchange.hpp"
 #include "ring/plan/variant_allgather.hpp"
+#include "ring/plan/variant_hybrid.hpp"
 #include "ring/plan/variant_ring.hpp"
 #include "ring/plan/variant_ring_bidirectional.hpp"
+#include "ring/plan/variant_ulysses.hpp"
 
 namespace rb::ring {
 
@@ -15,8 +18,14 @@ std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind) {
     case Variant::ring: return std::make_unique<VariantRing>();
     case Variant::allgather: return std::make_unique<VariantAllgather>();
     case Variant::ring_bidirectional: return std::make_unique<VariantRingBidirectional>();
+    case Variant::ulysses: return std::make_unique<VariantUlysses>();
+    case Variant::hybrid: return std::make_unique<VariantHybrid>();
   }
   throw Error("unknown variant");
+}
+
+HeadExchange VariantScheme::head_exchange(const Config& cfg, std::int64_t /*shard_rows*/) const {
+  return no_head_exchange(cfg);
 }
 
 BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dtype) {

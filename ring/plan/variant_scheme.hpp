@@ -21,6 +21,11 @@ class VariantScheme {
   // how dK/dV return home, under the design `dkv` (rotating variants; the gathered one has one) and
   // the run's dtype (which sets the bytes of dK/dV on the wire).
   virtual BackwardSchedule backward(int c, std::int64_t rows, Dkv dkv, DType dtype) const = 0;
+  // How the heads are exchanged around the attention (docs/design.md §3b) for cfg's ranks of
+  // `shard_rows` tokens each; then schedule() and backward() take the exchange's groups as c and
+  // its attention rows (degree · shard_rows) as rows. None (degree 1) unless the variant exchanges
+  // heads. Throws InputError naming the rule cfg breaks.
+  virtual HeadExchange head_exchange(const Config& cfg, std::int64_t shard_rows) const;
 };
 
 // Rotating variants' backward, one rule for every lane (docs/design.md §3a): `reverse` turns each

@@ -43,26 +43,36 @@ WorkMatrix make_work_matrix(const Config& cfg) {
   auto scheme = make_split_scheme(cfg.split);
   check_divisible(*scheme, cfg.seq, cfg.cp);
   const int c = cfg.cp;
+  const auto variant = make_variant_scheme(cfg.variant);
 
   WorkMatrix m;
   m.config = cfg;
   m.ranks = c;
-  m.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
-  std::vector<SegmentList> segs(c);
-  std::vector<std::int64_t> tokens(c);
-  for (int r = 0; r < c; ++r) {
-    segs[r] = scheme->segments(cfg.seq, c, r);
-    tokens[r] = total_count(segs[r]);
+  std::vector<SegmentList> shards(c);
+  for (int r = 0; r < c; ++r) shards[r] = scheme->segments(cfg.seq, c, r);
+  // The schedule's members attend over their groups' rows, as make_plan lays them out.
+  m.exchange = variant->head_exchange(cfg, total_count(shards[0]));
+  const HeadExchange& x = m.exchange;
+  const int members = x.groups;
+  std::vector<SegmentList> segs(members);
+  std::vector<std::int64_t> tokens(members);
+  for (int g = 0; g < members; ++g) {
+    for (int u = 0; u < x.degree; ++u) {
+      const SegmentList& shard = shards[x.rank_of(g, u)];
+      segs[g].insert(segs[g].end(), shard.begin(), shard.end());
+    }
+    tokens[g] = total_count(segs[g]);
   }
-  m.schedule = make_variant_scheme(cfg.variant)->schedule(c, tokens[0]);
+  m.kv_bytes_per_token = 2LL * x.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
+  m.schedule = variant->schedule(members, tokens[0]);
   const KvSchedule& sch = m.schedule;
   m.steps = sch.steps;
   const auto lanes = static_cast<int>(sch.lanes.size());
-  // Each rank's piece per lane, once: [origin * lanes + l].
+  // Each member's piece per lane, once: [origin * lanes + l].
   std::vector<SegmentList> pieces;
   std::vector<std::int64_t> piece_tokens;
   if (!sch.gathered)
-    for (int o = 0; o < c; ++o)
+    for (int o = 0; o < members; ++o)
       for (const KvLane& lane : sch.lanes) {
         pieces.push_back(slice_rows(segs[o], lane.row_begin, lane.row_end));
         piece_tokens.push_back(total_count(pieces.back()));
@@ -71,20 +81,27 @@ WorkMatrix make_work_matrix(const Config& cfg) {
   m.unmasked.assign(n, 0);
   m.recv_bytes.assign(n, 0);
   const std::int64_t all_tokens = std::accumulate(tokens.begin(), tokens.end(), std::int64_t{0});
-  for (int r = 0; r < c; ++r) {
+  for (int g = 0; g < members; ++g) {
+    // The group's first rank, counted; its members copy it (they run the same steps on other heads).
+    const auto first = static_cast<std::size_t>(x.rank_of(g, 0)) * m.steps;
     if (sch.gathered) {
-      // One step against every rank's block; it receives every block but its own.
-      for (int src = 0; src < c; ++src) m.unmasked[r] += pairs_between(segs[r], segs[src], cfg.causal);
-      m.recv_bytes[r] = (all_tokens - tokens[r]) * m.kv_bytes_per_token;
-      continue;
-    }
-    for (int j = 0; j < m.steps; ++j) {
-      const auto i = static_cast<std::size_t>(r) * m.steps + j;
-      for (int l = 0; l < lanes; ++l) {
-        const auto p = static_cast<std::size_t>(sch.origin(r, l, j, c)) * lanes + l;
-        m.unmasked[i] += pairs_between(segs[r], pieces[p], cfg.causal);
-        if (j > 0) m.recv_bytes[i] += piece_tokens[p] * m.kv_bytes_per_token;
+      // One step against every member's block; it receives every block but its own.
+      for (int src = 0; src < members; ++src) m.unmasked[first] += pairs_between(segs[g], segs[src], cfg.causal);
+      m.recv_bytes[first] = (all_tokens - tokens[g]) * m.kv_bytes_per_token;
+    } else {
+      for (int j = 0; j < m.steps; ++j) {
+        const auto i = first + j;
+        for (int l = 0; l < lanes; ++l) {
+          const auto p = static_cast<std::size_t>(sch.origin(g, l, j, members)) * lanes + l;
+          m.unmasked[i] += pairs_between(segs[g], pieces[p], cfg.causal);
+          if (j > 0) m.recv_bytes[i] += piece_tokens[p] * m.kv_bytes_per_token;
+        }
       }
+    }
+    for (int u = 1; u < x.degree; ++u) {
+      const auto to = static_cast<std::size_t>(x.rank_of(g, u)) * m.steps;
+      std::copy_n(m.unmasked.begin() + first, m.steps, m.unmasked.begin() + to);
+      std::copy_n(m.recv_bytes.begin() + first, m.steps, m.recv_bytes.begin() + to);
     }
   }
   return m;
@@ -97,6 +114,7 @@ WorkMatrix allgather_from_ring(const WorkMatrix& ring) {
   m.config.variant = Variant::allgather;
   m.ranks = ring.ranks;
   m.steps = 1;
+  m.exchange = ring.exchange;
   m.schedule = make_variant_scheme(Variant::allgather)
                    ->schedule(ring.ranks, ring.schedule.lanes.empty() ? 0 : ring.schedule.lanes.back().row_end);
   m.kv_bytes_per_token = ring.kv_bytes_per_token;

@@ -17,17 +17,18 @@ struct WorkMatrix {
   int ranks = 0;                        // c
   int steps = 0;                        // the schedule's: c when blocks rotate, 1 when they are gathered
   KvSchedule schedule;                  // the variant's, as Plan::schedule
-  std::int64_t kv_bytes_per_token = 0;  // 2 * Hkv * D * element bytes, as Plan
+  HeadExchange exchange;                // the variant's, as Plan::exchange
+  std::int64_t kv_bytes_per_token = 0;  // 2 * kv_heads * D * element bytes, as Plan
   // Row-major [r * steps + j], the same numbers as make_plan's RankPlan::steps[j].
   std::vector<std::int64_t> unmasked;    // unmasked (query, key) pairs of one head
-  std::vector<std::int64_t> recv_bytes;  // K/V bytes that must arrive before the step
+  std::vector<std::int64_t> recv_bytes;  // K/V bytes that must arrive before the step (not the exchange's)
 
   std::int64_t unmasked_at(int r, int j) const { return unmasked[static_cast<std::size_t>(r) * steps + j]; }
   std::int64_t recv_bytes_at(int r, int j) const { return recv_bytes[static_cast<std::size_t>(r) * steps + j]; }
   // Over all steps of rank r, one head.
   std::int64_t rank_unmasked(int r) const;
-  // Unmasked pairs times Hq, as Plan::work.
-  std::int64_t work(int r) const { return rank_unmasked(r) * config.heads; }
+  // Unmasked pairs times the query heads a rank attends with, as Plan::work.
+  std::int64_t work(int r) const { return rank_unmasked(r) * exchange.q_heads; }
   // max_r work / mean_r work, as Plan::work_imbalance; 1.0 when all ranks are equal.
   double work_imbalance() const;
 };

@@ -1,5 +1,6 @@
 """`run --trace` for the field's tools, on a small sweep of every variant (ring, allgather,
-ring-bidirectional) over both transports that run without a GPU (local with 4 ranks; mpi with 2
+ring-bidirectional, ulysses, hybrid with U = 2: their all-to-alls are comm like the ring's transfers)
+over both transports that run without a GPU (local with 4 ranks; mpi with 2
 processes under mpirun). Per configuration, OUT/traces/<id>/rank<N>.json in the shape Meta's HTA
 loads, beside one Perfetto file with pids from 1:
 
@@ -32,7 +33,8 @@ from ringbench_test import BIN, pytool, pytools_run, read_json, run, tempdir
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMA = os.path.join(HERE, "trace_event_format.schema.json")
-SHAPE = ["--seq", "512", "--variant", "ring,allgather,ring-bidirectional", "--heads", "4", "--kv-heads", "2",
+SHAPE = ["--seq", "512", "--variant", "ring,allgather,ring-bidirectional,ulysses,hybrid", "--ulysses-degree", "2",
+         "--heads", "4", "--kv-heads", "2",
          "--head-dim", "32", "--link-gbps", "2", "--repeats", "2", "--rounds", "1", "--trace"]
 SWEEPS = {  # transport: (world size, the sweep's own flags)
     # The local sweep times the backward too (docs/design.md §3a): its intervals reach HTA as well.
@@ -40,7 +42,7 @@ SWEEPS = {  # transport: (world size, the sweep's own flags)
     "mpi": (2, ["--transport", "mpi", "--cp", "2", "--split", "zigzag"]),
 }
 DEVICE_CATS = {"kernel", "gpu_memcpy", "gpu_memset"}
-VARIANTS = {"ring", "allgather", "ring-bidirectional"}
+VARIANTS = {"ring", "allgather", "ring-bidirectional", "ulysses", "hybrid"}
 
 OUT = {}  # transport: {"dir", "doc", "world", "seconds"}
 MPI_SKIP = None  # why the mpi transport cannot run here, or None

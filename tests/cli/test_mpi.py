@@ -103,6 +103,41 @@ class MpiMatchesLocal(unittest.TestCase):
                     compared += 1
             self.assertEqual(compared, 3 * 5)
 
+    def test_four_processes_exchange_heads(self):
+        """Ulysses and the hybrid (U = 2: two groups of two) over MPI: the all-to-alls and the ring
+        across the groups run on the pairwise exchange, and O, dQ, dK, dV equal the threaded run's."""
+        sweep = ["--seq", "64", "--cp", "4", "--split", "zigzag", "--variant", "ulysses,hybrid",
+                 "--ulysses-degree", "2", "--phase", "fwd+bwd", "--dkv", "reverse,follow", "--dtype", "float64",
+                 "--heads", "4", "--kv-heads", "2", "--head-dim", "8", "--repeats", "1", "--rounds", "1"]
+        with tempdir() as d:
+            m = mpirun(4, "run", "--transport", "mpi", *sweep, "--out", f"{d}/mpi", "--dump", f"{d}/mpi/dump")
+            self.assertEqual(m.returncode, 0, m.stderr[-3000:])
+            loc = run("run", *sweep, "--out", f"{d}/local", "--dump", f"{d}/local/dump")
+            self.assertEqual(loc.returncode, 0, loc.stderr)
+            res = read_json(f"{d}/mpi/results.json")
+            jsonschema.validate(res, read_json(SCHEMA))
+            # ulysses: one design (nothing moves between its steps); hybrid: two.
+            self.assertEqual(sorted((r["config"]["variant"], r["config"].get("dkv")) for r in res["runs"]),
+                             sorted([("ulysses", None), ("hybrid", "reverse"), ("hybrid", "follow")]))
+            for r in res["runs"]:
+                self.assertEqual(r["status"], "ok", r["reason"])
+                self.assertTrue(r["correctness"]["passed"])
+                self.assertTrue(r["correctness"]["gradients"]["passed"])
+                self.assertEqual(r["config"]["ulysses_degree"], 4 if r["config"]["variant"] == "ulysses" else 2)
+                names = {iv["name"] for iv in r["timeline"]["intervals"]}
+                self.assertTrue({"qkv_alltoall", "o_alltoall", "do_alltoall", "dqkv_alltoall"} <= names, names)
+            compared = 0
+            for sub in os.listdir(f"{d}/mpi/dump"):
+                twin = sub.replace("-mpi", "-local", 1)
+                for t in ("o", "do", "dq", "dk", "dv"):
+                    a = np.load(f"{d}/mpi/dump/{sub}/{t}.npy")
+                    b = np.load(f"{d}/local/dump/{twin}/{t}.npy")
+                    self.assertEqual(a.shape, b.shape)
+                    np.testing.assert_allclose(a, b, rtol=0, atol=4 * np.finfo(np.float64).eps * np.abs(b).max())
+                    compared += 1
+            self.assertEqual(compared, 3 * 5)
+
+
 
 class MpiFailures(unittest.TestCase):
     def test_a_failing_rank_is_recorded_and_the_sweep_goes_on(self):

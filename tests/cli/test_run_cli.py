@@ -110,6 +110,21 @@ class RunCli(unittest.TestCase):
         self.assertEqual(set(sweep["split"]), {"contiguous", "zigzag", "striped"})
         self.assertEqual(set(sweep["variant"]), {"ring", "allgather"})
 
+    def test_strategies_profile_compares_every_strategy_with_the_power_to_decide(self):
+        prof_path = os.path.join(SOURCE_DIR, "profiles", "strategies.json")
+        sweep = read_json(prof_path)["sweep"]
+        self.assertEqual(set(sweep["variant"]), {"ring", "allgather", "ulysses", "hybrid"})
+        self.assertEqual(sweep["backend"], "cpu")
+        # c spans the crossover the bytes predict, (Hq + Hkv)/Hkv = 5 for these heads.
+        self.assertLess(min(sweep["cp"]), (sweep["heads"] + sweep["kv_heads"]) / sweep["kv_heads"])
+        self.assertGreater(max(sweep["cp"]), (sweep["heads"] + sweep["kv_heads"]) / sweep["kv_heads"])
+        with tempdir() as d:
+            p = run("run", prof_path, "--require-power", "0.05", "--list", "--out", os.path.join(d, "o"))
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("-hybrid-", p.stdout)
+            self.assertIn("-u2", p.stdout)
+            self.assertIn("24 configurations: 24 would run, 0 skipped", p.stdout)
+
     def test_skip_invalid_records_the_rule_and_goes_on(self):
         with tempdir() as d:
             out = os.path.join(d, "res")

@@ -24,7 +24,7 @@ TEST(SchemeTable, NamesRoundTripAndFollowTheEnums) {
   for (const Split s : every_split()) EXPECT_EQ(parse_split(to_string(s), "x"), s);
   for (const Variant v : every_variant()) EXPECT_EQ(parse_variant(to_string(v), "x"), v);
   EXPECT_EQ(to_string(Variant::ring_bidirectional), "ring-bidirectional");
-  EXPECT_EQ(variant_names(), "ring, allgather, ring-bidirectional");
+  EXPECT_EQ(variant_names(), "ring, allgather, ring-bidirectional, ulysses, hybrid");
   EXPECT_EQ(split_names(), "contiguous, zigzag, striped");
   for (const auto& i : variant_table()) EXPECT_FALSE(i.summary.empty()) << i.name;
   for (const auto& i : split_table()) EXPECT_FALSE(i.summary.empty()) << i.name;
@@ -36,7 +36,8 @@ TEST(SchemeTable, AnUnknownNameIsRefusedWithTheTable) {
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(e.where(), "--variant");
-    EXPECT_NE(std::string(e.what()).find("ring, allgather, ring-bidirectional"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("ring, allgather, ring-bidirectional, ulysses, hybrid"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -88,6 +88,86 @@ void expect_input_error(ModelRequest req, const std::string& where) {
   }
 }
 
+// Llama 3 8B (Hq 32, Hkv 8, t = 1): Ulysses moves fewer bytes than the ring once c > (Hq + Hkv)/Hkv =
+// 5 (docs/model.md, "Strategies"); at c = 6 it cannot run (32 % 6).
+ModelRequest strategies_request() {
+  ModelRequest req;
+  req.inputs = model::plate_inputs();
+  req.inputs.shape = model::find_model("llama3-8b", "test");
+  req.inputs.tp = 1;
+  req.inputs.pp = 1;
+  req.seqs = {12288, 196608};  // divisible by 2c for every c here
+  req.cps = {2, 4, 6, 8};
+  req.splits = {Split::zigzag};
+  req.variants = {Variant::ring, Variant::ulysses};
+  return req;
+}
+
+TEST(ModelReport, UlyssesMovesFewerBytesThanTheRingBeyondCFive) {
+  const json rep = model_report(strategies_request());
+  for (const std::int64_t seq : {12288, 196608}) {
+    for (const int c : {2, 4, 8}) {
+      const json& st = point(rep, seq, c)["strategies"];
+      EXPECT_EQ(st["fewest_bytes"], c > 5 ? "ulysses" : "ring") << "S=" << seq << " c=" << c;
+      // The bytes are the closed forms: the ring's (c-1)/c·S·2·Hkv·D·e, Ulysses' (c-1)/c²·S·(2Hq + 2Hkv)·D·e.
+      const double S = static_cast<double>(seq), e = 2, D = 128;
+      EXPECT_DOUBLE_EQ(by_key(st["list"], "name", "ring")["bytes_per_layer"].get<double>(),
+                       (c - 1.0) / c * S * 2 * 8 * D * e);
+      EXPECT_DOUBLE_EQ(by_key(st["list"], "name", "ulysses")["bytes_per_layer"].get<double>(),
+                       (c - 1.0) / (c * c) * S * (2 * 32 + 2 * 8) * D * e);
+    }
+    const json& six = by_key(point(rep, seq, 6)["strategies"]["list"], "name", "ulysses");
+    EXPECT_FALSE(six["possible"].get<bool>());
+    EXPECT_NE(six["reason"].get<std::string>().find("Hq % U == 0"), std::string::npos);
+  }
+  // The crossover table says the same, row by S, column by c.
+  const json& row = rep["crossover"]["rows"][0];
+  EXPECT_EQ(row["cp"], json({2, 4, 6, 8}));
+  EXPECT_EQ(row["fewest_bytes"], json({"ring", "ring", "ring", "ulysses"}));
+}
+
+// Checked against the simulator: on one link for both, with the compute made negligible, the pass is
+// the traffic, and the simulated winner is the byte count's; with the compute of a long sequence the
+// ring hides its transfers and wins beyond c = 5 too, where Ulysses' all-to-alls stay exposed.
+TEST(ModelReport, TheSimulatorAgreesWithTheBytesWhenCommDecidesAndNotWhenComputeHidesIt) {
+  ModelRequest req = strategies_request();
+  req.inputs.inner_link = req.inputs.link;
+  req.inputs.device.peak_flops = 1e30;
+  const json comm_bound = model_report(req);
+  for (const std::int64_t seq : {12288, 196608})
+    for (const int c : {2, 4, 8}) {
+      const json& st = point(comm_bound, seq, c)["strategies"];
+      EXPECT_EQ(st["fastest"], st["fewest_bytes"]) << "S=" << seq << " c=" << c;
+    }
+  req.inputs = strategies_request().inputs;
+  req.inputs.inner_link = req.inputs.link;
+  const json compute_bound = model_report(req);
+  const json& st = point(compute_bound, 196608, 8)["strategies"];
+  EXPECT_EQ(st["fewest_bytes"], "ulysses");
+  EXPECT_EQ(st["fastest"], "ring");
+  EXPECT_EQ(by_key(st["list"], "name", "ring")["exposed_comm_max_s"].get<double>(), 0.0);
+  EXPECT_GT(by_key(st["list"], "name", "ulysses")["exposed_comm_max_s"].get<double>(), 0.0);
+}
+
+// The hybrid's all-to-all within a node runs on the inner link and its ring across the groups on the
+// outer one; Ulysses over more ranks than a node crosses the outer link.
+TEST(ModelReport, TheHybridSplitsItsTrafficOverTheInnerAndOuterLinks) {
+  ModelRequest req = strategies_request();
+  req.seqs = {131072};
+  req.cps = {16};
+  req.variants = {Variant::ulysses, Variant::hybrid};
+  req.ulysses_degrees = {8, 3};
+  const json rep = model_report(req);
+  const json& st = point(rep, 131072, 16)["strategies"];
+  const json& hybrid = by_key(st["list"], "name", "hybrid U=8");
+  EXPECT_EQ(hybrid["alltoall"]["link"], "nvlink4");
+  EXPECT_EQ(hybrid["kv"]["link"], "ib-ndr");
+  EXPECT_EQ(hybrid["kv"]["transfers"], 1);  // G = 2 groups
+  EXPECT_EQ(hybrid["alltoall"]["transfers"], 2 * 7);
+  EXPECT_EQ(by_key(st["list"], "name", "ulysses")["alltoall"]["link"], "ib-ndr");  // 16 ranks: two nodes
+  EXPECT_FALSE(by_key(st["list"], "name", "hybrid U=3")["possible"].get<bool>());  // 3 does not divide 16
+}
+
 TEST(ModelReport, BadRequests) {
   ModelRequest req = plate_request();
   req.inputs.tp = 3;

@@ -98,6 +98,59 @@ TEST(RingSimulator, UniformStepsHandCase) {
   }
 }
 
+// A head exchange's all-to-alls (docs/design.md §3b): the ring of the groups starts after the one in
+// and the pass ends after the one out, both exposed, none of it under compute.
+TEST(RingSimulator, TheAllToAllsComeBeforeAndAfterTheRingAndAreExposed) {
+  StepTable t(4, 4, Variant::hybrid, rb::testing::schedule_of(Variant::ring, 4));
+  std::fill(t.compute_s.begin(), t.compute_s.end(), 2e-3);
+  std::fill(t.transfer_s.begin(), t.transfer_s.end(), 3e-3);
+  const Simulation ring = simulate(t);
+  t.exchange_in_s = 1e-3;
+  t.exchange_out_s = 0.5e-3;
+  const Simulation sim = simulate(t, {.keep_steps = true});
+  EXPECT_NEAR(sim.pass_s, ring.pass_s + 1.5e-3, 1e-15);
+  EXPECT_DOUBLE_EQ(sim.pass_without_comm_s, ring.pass_without_comm_s);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_NEAR(sim.per_rank[r].exposed_comm_s, ring.per_rank[r].exposed_comm_s + 1.5e-3, 1e-15);
+    EXPECT_NEAR(sim.per_rank[r].overlap_s, ring.per_rank[r].overlap_s, 1e-15);
+    EXPECT_NEAR(sim.compute_begin_s[static_cast<std::size_t>(r) * 4], 1e-3, 1e-15);  // step 0 after the in
+  }
+  // Its timeline carries both, before the first step and after the last.
+  int exchanges = 0;
+  for (const auto& iv : to_timeline(sim).intervals)
+    if (iv.name == "qkv_alltoall" || iv.name == "o_alltoall") {
+      ++exchanges;
+      EXPECT_EQ(iv.step, -1);
+      EXPECT_EQ(iv.name == "qkv_alltoall" ? iv.begin_ns : iv.end_ns, iv.name == "qkv_alltoall" ? 0 : 12500000);
+    }
+  EXPECT_EQ(exchanges, 8);
+}
+
+// A measured hybrid pass: its 4 ranks in 2 groups fold into 2 members, each the slowest of its group
+// at each step, and the all-to-alls' times are the slowest rank's.
+TEST(RingSimulator, AMeasuredExchangeFoldsItsGroupsIntoMembers) {
+  HeadExchange x;
+  x.degree = 2;
+  x.groups = 2;
+  Timeline tl;
+  tl.intervals = {
+      Interval{0, IntervalKind::comm, "comm", "qkv_alltoall", -1, 8, 0, 1000},
+      Interval{1, IntervalKind::comm, "comm", "qkv_alltoall", -1, 8, 0, 3000},
+      Interval{0, IntervalKind::compute, "compute", "attention", 0, 0, 3000, 5000},
+      Interval{1, IntervalKind::compute, "compute", "attention", 0, 0, 3000, 9000},
+      Interval{2, IntervalKind::compute, "compute", "attention", 1, 0, 3000, 4000},
+      Interval{3, IntervalKind::comm, "comm", "kv_recv", 1, 0, 3000, 7000},
+      Interval{2, IntervalKind::comm, "comm", "o_alltoall", -1, 8, 9000, 9500},
+  };
+  const StepTable t = step_table_from_timeline(tl, x, Variant::hybrid, rb::testing::schedule_of(Variant::ring, 2));
+  EXPECT_EQ(t.ranks, 2);
+  EXPECT_NEAR(t.compute(0, 0), 6e-6, 1e-15);  // rank 1's
+  EXPECT_NEAR(t.compute(1, 1), 1e-6, 1e-15);
+  EXPECT_NEAR(t.transfer(1, 1), 4e-6, 1e-15);  // rank 3's
+  EXPECT_NEAR(t.exchange_in_s, 3e-6, 1e-15);
+  EXPECT_NEAR(t.exchange_out_s, 0.5e-6, 1e-15);
+}
+
 TEST(RingSimulator, AllgatherExposesTheWholeGather) {
   const StepTable t = plan_table(8192, 8, Split::zigzag, Variant::allgather, 445.05e12, 50e9);
   const Simulation sim = simulate(t);

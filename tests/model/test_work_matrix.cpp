@@ -8,6 +8,7 @@
 #include "common/scheme_table.hpp"
 #include "ring/plan/plan.hpp"
 #include "ring/plan/work_matrix.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -36,33 +37,34 @@ TEST(WorkMatrix, EqualsMakePlan) {
     for (Split split : {Split::contiguous, Split::zigzag, Split::striped})
       for (Variant variant : every_variant())
         for (bool causal : {true, false}) {
-          const Config cfg = config(sh.seq, sh.cp, split, variant, causal);
           if (sh.seq % (split == Split::zigzag ? 2 * sh.cp : sh.cp) != 0) continue;
-          SCOPED_TRACE(cfg.label());
-          const Plan plan = make_plan(cfg);
-          const WorkMatrix wm = make_work_matrix(cfg);
-          ASSERT_EQ(wm.ranks, sh.cp);
-          EXPECT_EQ(wm.kv_bytes_per_token, plan.kv_bytes_per_token);
-          for (int r = 0; r < sh.cp; ++r) {
-            const auto& rp = plan.ranks[r];
-            ASSERT_EQ(static_cast<int>(rp.steps.size()), wm.steps);
-            for (int j = 0; j < wm.steps; ++j) {
-              EXPECT_EQ(wm.unmasked_at(r, j), rp.steps[j].unmasked) << "rank " << r << " step " << j;
-              EXPECT_EQ(wm.recv_bytes_at(r, j), rp.steps[j].recv_bytes) << "rank " << r << " step " << j;
+          for (const Config& cfg : testing::exchange_cases(config(sh.seq, sh.cp, split, variant, causal))) {
+            SCOPED_TRACE(cfg.label());
+            const Plan plan = make_plan(cfg);
+            const WorkMatrix wm = make_work_matrix(cfg);
+            ASSERT_EQ(wm.ranks, sh.cp);
+            EXPECT_EQ(wm.kv_bytes_per_token, plan.kv_bytes_per_token);
+            for (int r = 0; r < sh.cp; ++r) {
+              const auto& rp = plan.ranks[r];
+              ASSERT_EQ(static_cast<int>(rp.steps.size()), wm.steps);
+              for (int j = 0; j < wm.steps; ++j) {
+                EXPECT_EQ(wm.unmasked_at(r, j), rp.steps[j].unmasked) << "rank " << r << " step " << j;
+                EXPECT_EQ(wm.recv_bytes_at(r, j), rp.steps[j].recv_bytes) << "rank " << r << " step " << j;
+              }
+              EXPECT_EQ(wm.work(r), plan.work(r));
             }
-            EXPECT_EQ(wm.work(r), plan.work(r));
+            EXPECT_DOUBLE_EQ(wm.work_imbalance(), plan.work_imbalance());
+            if (variant == Variant::ring) {
+              Config gathered = cfg;
+              gathered.variant = Variant::allgather;
+              const WorkMatrix direct = make_work_matrix(gathered), derived = allgather_from_ring(wm);
+              EXPECT_EQ(derived.steps, 1);
+              EXPECT_EQ(derived.config.variant, Variant::allgather);
+              EXPECT_EQ(derived.unmasked, direct.unmasked);
+              EXPECT_EQ(derived.recv_bytes, direct.recv_bytes);
+            }
+            ++checked;
           }
-          EXPECT_DOUBLE_EQ(wm.work_imbalance(), plan.work_imbalance());
-          if (variant == Variant::ring) {
-            Config gathered = cfg;
-            gathered.variant = Variant::allgather;
-            const WorkMatrix direct = make_work_matrix(gathered), derived = allgather_from_ring(wm);
-            EXPECT_EQ(derived.steps, 1);
-            EXPECT_EQ(derived.config.variant, Variant::allgather);
-            EXPECT_EQ(derived.unmasked, direct.unmasked);
-            EXPECT_EQ(derived.recv_bytes, direct.recv_bytes);
-          }
-          ++checked;
         }
   EXPECT_GT(checked, 90);
 }

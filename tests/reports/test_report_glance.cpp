@@ -208,6 +208,40 @@ TEST(ReportGlance, BestAtEachCNamesTheFastestSplitAndItsMargins) {
   EXPECT_LT(t4k.find("data-c=\"2\""), t4k.find("data-c=\"4\""));
 }
 
+// The strategies side by side (issue 44): "fastest at each c" ranks the ring, Ulysses and the hybrid
+// with its group, and a chart draws each strategy's pass time against c.
+TEST(ReportGlance, BestAtEachCRanksTheStrategiesAndChartsThemAgainstC) {
+  json runs = json::array();
+  for (const int c : {2, 4, 8}) {
+    runs.push_back(run(1024, c, "zigzag", 10.0 / c));
+    runs.push_back(run(1024, c, "zigzag", c > 5 ? 0.5 * 10.0 / c : 2 * 10.0 / c, "ulysses"));
+    json hybrid = run(1024, c, "zigzag", 1.5 * 10.0 / c, "hybrid");
+    hybrid["config"]["ulysses_degree"] = 2;
+    hybrid["config"]["id"] = hybrid["config"]["id"].get<std::string>() + "-u2";
+    runs.push_back(hybrid);
+  }
+  for (auto& r : runs)
+    if (r["config"]["variant"] == "ulysses") r["config"]["ulysses_degree"] = r["config"]["cp"];
+  const std::string html = render(runs);
+  const std::string best = section(html, "best");
+  // One table: the strategies share the shape; Ulysses wins beyond c = 5, the ring below.
+  EXPECT_EQ(best.find("best-table-1"), std::string::npos) << best;
+  EXPECT_NE(best.find("<tr data-c=\"4\"><td class=\"n\">4</td><td class=\"best\">zigzag ring</td>"), std::string::npos)
+      << best;
+  EXPECT_NE(best.find("<tr data-c=\"8\"><td class=\"n\">8</td><td class=\"best\">zigzag ulysses</td>"),
+            std::string::npos)
+      << best;
+  EXPECT_NE(best.find("zigzag hybrid U=2"), std::string::npos);
+  const std::string chart = figure(best, "best-chart-0");
+  ASSERT_FALSE(chart.empty()) << best;
+  for (const char* name : {"ring", "ulysses", "hybrid U=2"})
+    EXPECT_NE(chart.find(fmt::format("</span>{}</li>", name)), std::string::npos) << name;
+  EXPECT_NE(chart.find("ulysses c=8 zigzag: 0.625 ms"), std::string::npos) << chart;
+  EXPECT_NE(chart.find("hybrid U=2 c=2 zigzag: 7.5 ms"), std::string::npos) << chart;
+  // One strategy alone draws no such chart.
+  EXPECT_EQ(section(render(two_splits({1024}, {2, 4})), "best").find("best-chart-"), std::string::npos);
+}
+
 TEST(ReportGlance, TimelineBarsAreAtLeastTwoPixelsWideWithExactHoverText) {
   json runs = json::array({run(4096, 2, "zigzag", 100.0)});
   json& ivs = runs[0]["timeline"]["intervals"];

@@ -105,6 +105,25 @@ TEST(ResultsValues, AnEnumTakesTheValuesOfTheFilesOwnVersion) {
   EXPECT_EQ(where_of(with("2.8.0", {{"/runs/0/timeline/intervals/0/kind", "magic"}})),
             "f.json: /runs/0/timeline/intervals/0/kind");
   EXPECT_EQ(where_of(with("2.8.0", {{"/runs/0/config/id", ""}})), "f.json: /runs/0/config/id");
+  // ulysses and hybrid came in 2.11.0.
+  for (const char* v : {"ulysses", "hybrid"}) {
+    EXPECT_EQ(where_of(with("2.10.0", {{"/runs/4/config/variant", v}})), "f.json: /runs/4/config/variant") << v;
+    EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/variant", v}, {"/runs/4/config/ulysses_degree", 2}})),
+              "(accepted)")
+        << v;
+  }
+}
+
+// A head exchange's group tiles the run's c ranks (run 4 is at c = 2).
+TEST(ResultsValues, TheUlyssesDegreeDividesTheRunsC) {
+  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3}})), "f.json: /runs/4/config/ulysses_degree");
+  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 0}})), "f.json: /runs/4/config/ulysses_degree");
+  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 1}})), "(accepted)");
+  // A skipped configuration records what was asked, the broken rule among it.
+  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3},
+                                     {"/runs/4/status", "skipped"},
+                                     {"/runs/4/reason", "U divides c"}})),
+            "(accepted)");
 }
 
 TEST(ResultsValues, ANewerMinorVersionsValuesAreReadAsUnknown) {

@@ -171,6 +171,24 @@ json backward_run(bool fwd) {
   return r;
 }
 
+// A hybrid run (2.11.0): its variant, its all-to-all group in the config and the id, and the
+// all-to-alls' comm intervals (step -1) in its timeline.
+json hybrid_run() {
+  json r = ring_run();
+  json& cfg = r["config"];
+  cfg["variant"] = "hybrid";
+  cfg["ulysses_degree"] = 2;
+  cfg["id"] = "s256-c4-contiguous-hybrid-h4x2-d16-causal-float64-cpu-local-u2";
+  json a2a = r["timeline"]["intervals"][0];
+  a2a["kind"] = "comm";
+  a2a["lane"] = "comm";
+  a2a["name"] = "qkv_alltoall";
+  a2a["step"] = -1;
+  a2a["bytes"] = 4096;
+  r["timeline"]["intervals"].push_back(a2a);
+  return r;
+}
+
 TEST(RunRecordJson, EveryShapeTheSweepWritesReadsBackAsWritten) {
   const std::vector<std::pair<std::string, json>> shapes = {
       {"ok, c = 4", ring_run()},
@@ -192,6 +210,7 @@ TEST(RunRecordJson, EveryShapeTheSweepWritesReadsBackAsWritten) {
       {"plan without steps", without_plan_steps()},
       {"fwd+bwd", backward_run(true)},
       {"bwd", backward_run(false)},
+      {"hybrid", hybrid_run()},
   };
   for (const auto& [name, run] : shapes) {
     const RunRecord record = read_run_record(run);
@@ -203,6 +222,10 @@ TEST(RunRecordJson, EveryShapeTheSweepWritesReadsBackAsWritten) {
 TEST(RunRecordJson, TheTypedPartsSayWhatTheJsonSays) {
   const RunRecord ok = read_run_record(ring_run());
   EXPECT_TRUE(ok.timing.present && ok.plan.present && ok.metrics.present);
+  EXPECT_FALSE(ok.config.ulysses_degree);
+  const RunRecord hybrid = read_run_record(hybrid_run());
+  EXPECT_EQ(hybrid.config.ulysses_degree, 2);
+  EXPECT_EQ(label(hybrid.config), "S=256 c=4 contiguous hybrid U=2 Hq=4 Hkv=2 D=16 causal float64 cpu/local");
   EXPECT_EQ(ok.timing.round_counts, (std::vector<std::int64_t>{3, 3}));
   EXPECT_EQ(ok.metrics.attention_tflops_gpus, 4);
   ASSERT_TRUE(ok.plan.per_rank);

@@ -100,11 +100,13 @@ TEST(AgreedOptions, OnlyTheSweepsOwnAndTheRankLocalOptionsAreLeftOut) {
   }
   // The profile, the axes, -b/-e/-f (the seq axis) and --causal are agreed as the sweep they make;
   // --out is rank 0's.
-  const std::set<std::string> sweep_and_local{"profile",     "--seq",    "--seq-begin", "--seq-end", "--seq-factor",
-                                              "--cp",        "--split",  "--variant",   "--heads",   "--kv-heads",
-                                              "--head-dim",  "--causal", "--no-causal", "--dtype",   "--backend",
-                                              "--transport", "--seed",   "--repeats",   "--warmup",  "--link-gbps",
-                                              "--kernel",    "--phase",  "--dkv",       "--out"};
+  const std::set<std::string> sweep_and_local{"profile",         "--seq",      "--seq-begin", "--seq-end",
+                                              "--seq-factor",    "--cp",       "--split",     "--variant",
+                                              "--heads",         "--kv-heads", "--head-dim",  "--causal",
+                                              "--no-causal",     "--dtype",    "--backend",   "--transport",
+                                              "--seed",          "--repeats",  "--warmup",    "--link-gbps",
+                                              "--kernel",        "--phase",    "--dkv",       "--out",
+                                              "--ulysses-degree"};
   EXPECT_EQ(left_out, sweep_and_local);
   EXPECT_EQ(presence, std::set<std::string>{"--dump"});
   // Every option the hand-written list held before it was derived.

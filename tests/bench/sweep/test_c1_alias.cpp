@@ -40,6 +40,23 @@ TEST(C1Alias, OnlyCEqualsOneSplitsAndVariantsAreAliasesOfTheFirst) {
   EXPECT_EQ(a, want);
 }
 
+// At c = 1 an all-to-all of heads moves nothing either (ulysses' U is c = 1; the hybrid's must be 1,
+// the one group U divides): both are the ring's computation, whatever the backward design.
+TEST(C1Alias, UlyssesAndTheHybridAtCOneAreTheRingsComputation) {
+  Config ulysses = make(1, Split::zigzag, Variant::ulysses), hybrid = make(1, Split::striped, Variant::hybrid);
+  ulysses.ulysses_degree = 1;  // as the sweep expands them (exchange_degree)
+  hybrid.ulysses_degree = 1;
+  Config follow = hybrid;
+  follow.phase = Phase::fwd_bwd;
+  follow.dkv = Dkv::follow;
+  Config reverse = make(1, Split::zigzag, Variant::ring);
+  reverse.phase = Phase::fwd_bwd;
+  const std::vector<Config> configs = {make(1, Split::zigzag, Variant::ring),   ulysses, hybrid, reverse, follow,
+                                       make(2, Split::zigzag, Variant::ulysses)};
+  const auto a = c1_aliases(configs, std::vector<std::string>(configs.size()));
+  EXPECT_EQ(a, (std::vector<std::optional<std::size_t>>{std::nullopt, 0, 0, std::nullopt, 3, std::nullopt}));
+}
+
 TEST(C1Alias, AnInvalidConfigurationIsNeitherAliasNorAliased) {
   // zigzag needs S % 2c == 0: at S = 255 it is invalid while contiguous runs, and becomes the one
   // measured.

@@ -49,6 +49,24 @@ TEST(BackendSupport, TheBackwardRunsOnTheCpuBackendOnly) {
   }
 }
 
+// The all-to-alls of a head exchange have no CUDA side yet: ulysses and hybrid are refused on cuda
+// naming the variant, and run on the cpu backend.
+TEST(BackendSupport, TheHeadExchangeRunsOnTheCpuBackendOnly) {
+  for (const Variant v : {Variant::ulysses, Variant::hybrid}) {
+    Config cuda = shape(Backend::cuda, DType::bfloat16, 128);
+    cuda.variant = v;
+    EXPECT_EQ(refusal(cuda).rfind("variant: the cuda backend runs the ring variants only", 0), 0u) << refusal(cuda);
+    Config cpu = shape(Backend::cpu, DType::float32, 64);
+    cpu.variant = v;
+    EXPECT_EQ(refusal(cpu), "");
+  }
+  for (const Variant v : {Variant::ring, Variant::allgather, Variant::ring_bidirectional}) {
+    Config cuda = shape(Backend::cuda, DType::bfloat16, 128);
+    cuda.variant = v;
+    EXPECT_EQ(refusal(cuda), "");
+  }
+}
+
 TEST(BackendSupport, CudaRunsBfloat16WithD64Or128) {
   EXPECT_EQ(refusal(shape(Backend::cuda, DType::bfloat16, 64)), "");
   EXPECT_EQ(refusal(shape(Backend::cuda, DType::bfloat16, 128)), "");

@@ -63,25 +63,49 @@ TEST(ExecutorBytes, HandWorkedValues) {
 TEST(ExecutorBytes, EqualTheFormulasBeforeTheyMoved) {
   for (const int c : {1, 2, 3, 4, 8})
     for (const Variant v : every_variant())
-      for (const Split s : every_split())
-        for (const DType d : {DType::float64, DType::float32, DType::bfloat16})
-          for (const int heads : {1, 8}) {
-            Config cfg;
-            cfg.cp = c;
-            cfg.seq = 2LL * c * 24;
-            cfg.variant = v;
-            cfg.split = s;
-            cfg.dtype = d;
-            cfg.heads = heads;
-            cfg.kv_heads = 1;
-            cfg.head_dim = 64;
-            const Plan plan = make_plan(cfg);
-            SCOPED_TRACE(cfg.label());
-            EXPECT_EQ(cpu_executor_bytes(plan), cpu_before(plan));
-            EXPECT_EQ(nccl_executor_bytes(plan), saturated_bytes(cuda_rank_before(plan)));
-            for (const int devices : {0, 1, 2, 3, 8, 16})
-              EXPECT_EQ(cuda_executor_bytes(plan, devices), cuda_before(plan, devices)) << devices << " devices";
-          }
+      if (v != Variant::ulysses && v != Variant::hybrid)  // no formula before them: HeadExchange below
+        for (const Split s : every_split())
+          for (const DType d : {DType::float64, DType::float32, DType::bfloat16})
+            for (const int heads : {1, 8}) {
+              Config cfg;
+              cfg.cp = c;
+              cfg.seq = 2LL * c * 24;
+              cfg.variant = v;
+              cfg.split = s;
+              cfg.dtype = d;
+              cfg.heads = heads;
+              cfg.kv_heads = 1;
+              cfg.head_dim = 64;
+              const Plan plan = make_plan(cfg);
+              SCOPED_TRACE(cfg.label());
+              EXPECT_EQ(cpu_executor_bytes(plan), cpu_before(plan));
+              EXPECT_EQ(nccl_executor_bytes(plan), saturated_bytes(cuda_rank_before(plan)));
+              for (const int devices : {0, 1, 2, 3, 8, 16})
+                EXPECT_EQ(cuda_executor_bytes(plan, devices), cuda_before(plan, devices)) << devices << " devices";
+            }
+}
+
+// A head exchange's rank (docs/design.md §3b): the attention layout's buffers (the group's rows, the
+// rank's heads), plus the shard's Q, K, V and O and two messages' staging.
+TEST(ExecutorBytes, HeadExchangeCountsBothLayouts) {
+  Config cfg;
+  cfg.cp = 4;
+  cfg.seq = 16;  // 4 shard rows a rank
+  cfg.heads = 8;
+  cfg.kv_heads = 2;
+  cfg.head_dim = 4;
+  cfg.dtype = DType::float64;
+  cfg.variant = Variant::hybrid;
+  cfg.ulysses_degree = 2;  // groups of 2: 8 attention rows, 4 query heads, 1 K/V head; 2 groups
+  // Q and two O of 8·4·4 = 128, a K/V block of 2·8·1·4 = 64, two LSE of 32, two step buffers of 64;
+  // shard Q and O of 4·8·4 = 128, K and V of 4·2·4 = 32, two stages of 4·(4 + 2)·4 = 96.
+  const std::int64_t rank = 3 * 128 + 64 + 2 * 32 + 2 * 64 + 2 * 128 + 2 * 32 + 2 * 96;
+  EXPECT_EQ(cpu_executor_bytes(make_plan(cfg)), 4 * rank * 8);
+  cfg.phase = Phase::fwd_bwd;
+  // The backward's: dO, dQ (128 each), Δ (32), d_own (64), the scratch (reverse: a fused buffer of
+  // 4·8·1·4 = 128), two fused buffers, and the shard's dO, dQ (128 each), dK, dV (32 each).
+  const std::int64_t backward = 2 * 128 + 32 + 64 + 128 + 2 * 128 + 2 * 128 + 2 * 32;
+  EXPECT_EQ(cpu_executor_bytes(make_plan(cfg)), 4 * (rank + backward) * 8);
 }
 
 // Sizes the user may choose at will: the estimates saturate as before rather than wrap.

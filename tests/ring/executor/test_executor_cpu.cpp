@@ -13,6 +13,7 @@
 #include "ring/executor/executor.hpp"
 #include "ring/transport/steady_clock.hpp"
 #include "ring/transport/transport_local.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -51,17 +52,19 @@ TEST(ExecutorCpu, Float64RingEqualsFullAttention) {
             cfg.causal = causal;
             cfg.dtype = DType::float64;
             cfg.seed = gen();
-            SCOPED_TRACE(cfg.label() + " seed " + std::to_string(cfg.seed));
-            const auto plan = make_plan(cfg);
-            auto exec = make_cpu_executor(plan);
-            (void)exec->run_pass(false);
-            const auto pos = all_positions(cfg.seq);
-            const auto out = exec->output_rows(pos);
-            const auto ref = reference_rows(cfg, pos, 1);
-            ASSERT_LT(max_err(out, ref), 1e-10);
-            // A second pass on the same executor gives the same answer (buffers are reset).
-            (void)exec->run_pass(true);
-            ASSERT_EQ(exec->output_rows(pos), out);
+            for (const Config& x : testing::exchange_cases(cfg)) {
+              SCOPED_TRACE(x.label() + " seed " + std::to_string(x.seed));
+              const auto plan = make_plan(x);
+              auto exec = make_cpu_executor(plan);
+              (void)exec->run_pass(false);
+              const auto pos = all_positions(cfg.seq);
+              const auto out = exec->output_rows(pos);
+              const auto ref = reference_rows(cfg, pos, 1);
+              ASSERT_LT(max_err(out, ref), 1e-10);
+              // A second pass on the same executor gives the same answer (buffers are reset).
+              (void)exec->run_pass(true);
+              ASSERT_EQ(exec->output_rows(pos), out);
+            }
           }
 }
 

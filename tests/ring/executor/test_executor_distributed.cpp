@@ -10,6 +10,7 @@
 #include "common/scheme_table.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/transport/transport_local.hpp"
+#include "tests/ring/exchange_cases.hpp"
 #include "thread_group.hpp"
 
 namespace rb::ring {
@@ -62,26 +63,28 @@ TEST(ExecutorDistributed, MembersTogetherEqualTheLocalExecutorBitForBit) {
         cfg.split = split;
         cfg.variant = variant;
         cfg.dtype = DType::float64;
-        SCOPED_TRACE(cfg.label());
-        const Plan plan = make_plan(cfg);
-        auto local = make_cpu_executor(plan);
-        (void)local->run_pass(false);
-        const auto expected = local->output_rows(all_positions(cfg.seq));
-        const auto members = run_members(plan);
-        for (int r = 0; r < c; ++r) {
-          const auto& m = members[static_cast<std::size_t>(r)];
-          EXPECT_EQ(m.out, expected) << "member " << r;
-          // One pass time (the slowest rank's) and one timeline, the same on every member.
-          EXPECT_EQ(m.pass.wall_ns, members[0].pass.wall_ns);
-          ASSERT_EQ(m.pass.timeline.intervals.size(), members[0].pass.timeline.intervals.size());
-          std::vector<bool> seen(static_cast<std::size_t>(c), false);
-          for (const auto& iv : m.pass.timeline.intervals) {
-            seen[static_cast<std::size_t>(iv.rank)] = true;
-            EXPECT_GE(iv.begin_ns, 0);
-            EXPECT_LE(iv.begin_ns, iv.end_ns);
-            EXPECT_LE(iv.end_ns, m.pass.timeline.window_end_ns);
+        for (const Config& x : testing::exchange_cases(cfg)) {
+          SCOPED_TRACE(x.label());
+          const Plan plan = make_plan(x);
+          auto local = make_cpu_executor(plan);
+          (void)local->run_pass(false);
+          const auto expected = local->output_rows(all_positions(cfg.seq));
+          const auto members = run_members(plan);
+          for (int r = 0; r < c; ++r) {
+            const auto& m = members[static_cast<std::size_t>(r)];
+            EXPECT_EQ(m.out, expected) << "member " << r;
+            // One pass time (the slowest rank's) and one timeline, the same on every member.
+            EXPECT_EQ(m.pass.wall_ns, members[0].pass.wall_ns);
+            ASSERT_EQ(m.pass.timeline.intervals.size(), members[0].pass.timeline.intervals.size());
+            std::vector<bool> seen(static_cast<std::size_t>(c), false);
+            for (const auto& iv : m.pass.timeline.intervals) {
+              seen[static_cast<std::size_t>(iv.rank)] = true;
+              EXPECT_GE(iv.begin_ns, 0);
+              EXPECT_LE(iv.begin_ns, iv.end_ns);
+              EXPECT_LE(iv.end_ns, m.pass.timeline.window_end_ns);
+            }
+            for (int k = 0; k < c; ++k) EXPECT_TRUE(seen[static_cast<std::size_t>(k)]) << "rank " << k << " missing";
           }
-          for (int k = 0; k < c; ++k) EXPECT_TRUE(seen[static_cast<std::size_t>(k)]) << "rank " << k << " missing";
         }
       }
 }

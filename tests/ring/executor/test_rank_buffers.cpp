@@ -10,6 +10,7 @@
 #include "common/scheme_table.hpp"
 #include "kernels/fill_inputs_ref.hpp"
 #include "ring/executor/rank_buffers.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -36,8 +37,10 @@ std::vector<Config> configs() {
   std::vector<Config> out;
   for (int c : {1, 2, 3, 4, 5})
     for (const Variant v : every_variant()) {
-      for (const Split s : every_split()) out.push_back(config(c, s, v, 2LL * c * 6));
-      if (v != Variant::ring_bidirectional) out.push_back(config(c, Split::contiguous, v, 7LL * c));
+      for (const Split s : every_split())
+        for (const Config& x : testing::exchange_cases(config(c, s, v, 2LL * c * 6))) out.push_back(x);
+      if (v != Variant::ring_bidirectional)
+        for (const Config& x : testing::exchange_cases(config(c, Split::contiguous, v, 7LL * c))) out.push_back(x);
     }
   return out;
 }
@@ -47,12 +50,21 @@ TEST(RankBuffers, TheShapeFollowsTheSchedulesLayout) {
     SCOPED_TRACE(cfg.label());
     const Plan plan = make_plan(cfg);
     const KvSchedule& sch = plan.schedule;
+    const HeadExchange& x = plan.exchange;
     for (int r = 0; r < cfg.cp; ++r) {
       const RankBufferShape n = rank_buffer_shape(plan, r);
-      const std::int64_t rows = plan.ranks[static_cast<std::size_t>(r)].tokens, row = 2 * 8;
+      // The attention layout: the group's rows (the rank's own without an exchange), the rank's heads.
+      const std::int64_t tokens = plan.ranks[static_cast<std::size_t>(r)].tokens;
+      const std::int64_t rows = tokens * x.degree, row = x.kv_heads * 8;
+      EXPECT_EQ(plan.ranks[static_cast<std::size_t>(r)].attention_tokens, rows);
+      EXPECT_EQ(x.q_heads * x.degree, 4);
       EXPECT_EQ(n.row, row);
-      EXPECT_EQ(n.q, rows * 4 * 8);
-      EXPECT_EQ(n.lse, rows * 4);
+      EXPECT_EQ(n.q, rows * x.q_heads * 8);
+      EXPECT_EQ(n.lse, rows * x.q_heads);
+      EXPECT_EQ(n.exchange, x.degree > 1);
+      EXPECT_EQ(n.shard_q, n.exchange ? tokens * 4 * 8 : 0);
+      EXPECT_EQ(n.shard_kv, n.exchange ? tokens * 2 * 8 : 0);
+      EXPECT_EQ(n.stage, n.exchange ? tokens * (x.q_heads + 2 * x.kv_heads) * 8 : 0);
       EXPECT_EQ(n.block, sch.buffer_rows() * row);
       EXPECT_EQ(n.half, rows * row);
       EXPECT_EQ(n.v_offset, sch.lane_rows * row);
@@ -69,7 +81,7 @@ TEST(RankBuffers, TheShapeFollowsTheSchedulesLayout) {
         EXPECT_EQ(n.block, 2 * n.half);  // [K | V] of the rank's rows: the gather sends each half
       } else {
         EXPECT_EQ(n.all_kv, 0);
-        EXPECT_EQ(n.step_buffers, cfg.cp == 1 ? 0 : cfg.cp == 2 ? 1 : 2);
+        EXPECT_EQ(n.step_buffers, x.groups == 1 ? 0 : x.groups == 2 ? 1 : 2);
       }
     }
   }
@@ -156,30 +168,39 @@ void expect_filled(const std::vector<double>& buf, std::int64_t at, const Segmen
 
 TEST(RankBuffers, FillsQAndTheOwnBlockWhereTheReferenceFindsEachInput) {
   for (const Variant v : every_variant())
-    for (const int c : {1, 3}) {
-      const Config cfg = config(c, Split::zigzag, v, 2LL * c * 5);
-      SCOPED_TRACE(cfg.label());
-      const Plan plan = make_plan(cfg);
-      for (int r = 0; r < c; ++r) {
-        const RankBufferShape n = rank_buffer_shape(plan, r);
-        RankBuffers<std::vector<double>, std::vector<double>> b;
-        b.allocate_inputs(n);
-        int calls = 0;
-        b.fill_inputs(plan, r, DType::float64, n,
-                      [&](std::vector<double>& buf, std::int64_t at, const SegmentList& segs,
-                          const kref::FillParams& fp) {
-                        ++calls;
-                        kref::fill_inputs(buf.data() + at, segs, fp);
-                      });
-        const auto pieces = plan.block_pieces(r);
-        EXPECT_EQ(calls, 1 + 2 * static_cast<int>(pieces.size()));
-        expect_filled(b.q, 0, plan.ranks[static_cast<std::size_t>(r)].segments, kref::Tensor::q, cfg.heads, cfg, "Q");
-        for (const BlockPiece& p : pieces) {
-          expect_filled(b.own, p.k_row * n.row, p.segments, kref::Tensor::k, cfg.kv_heads, cfg, "K");
-          expect_filled(b.own, p.v_row * n.row, p.segments, kref::Tensor::v, cfg.kv_heads, cfg, "V");
+    for (const int c : {1, 3, 4})
+      for (const Config& cfg : testing::exchange_cases(config(c, Split::zigzag, v, 2LL * c * 5))) {
+        SCOPED_TRACE(cfg.label());
+        const Plan plan = make_plan(cfg);
+        for (int r = 0; r < c; ++r) {
+          const RankBufferShape n = rank_buffer_shape(plan, r);
+          RankBuffers<std::vector<double>, std::vector<double>> b;
+          b.allocate_inputs(n);
+          int calls = 0;
+          b.fill_inputs(plan, r, DType::float64, n,
+                        [&](std::vector<double>& buf, std::int64_t at, const SegmentList& segs,
+                            const kref::FillParams& fp) {
+                          ++calls;
+                          kref::fill_inputs(buf.data() + at, segs, fp);
+                        });
+          const SegmentList& shard = plan.ranks[static_cast<std::size_t>(r)].segments;
+          if (n.exchange) {
+            // The shard's Q, K and V, every head: what each pass's all-to-all moves (docs/design.md §3b).
+            EXPECT_EQ(calls, 3);
+            expect_filled(b.q_shard, 0, shard, kref::Tensor::q, cfg.heads, cfg, "Q shard");
+            expect_filled(b.k_shard, 0, shard, kref::Tensor::k, cfg.kv_heads, cfg, "K shard");
+            expect_filled(b.v_shard, 0, shard, kref::Tensor::v, cfg.kv_heads, cfg, "V shard");
+            continue;
+          }
+          const auto pieces = plan.block_pieces(r);
+          EXPECT_EQ(calls, 1 + 2 * static_cast<int>(pieces.size()));
+          expect_filled(b.q, 0, plan.ranks[static_cast<std::size_t>(r)].segments, kref::Tensor::q, cfg.heads, cfg, "Q");
+          for (const BlockPiece& p : pieces) {
+            expect_filled(b.own, p.k_row * n.row, p.segments, kref::Tensor::k, cfg.kv_heads, cfg, "K");
+            expect_filled(b.own, p.v_row * n.row, p.segments, kref::Tensor::v, cfg.kv_heads, cfg, "V");
+          }
         }
       }
-    }
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "ring/executor/rank_buffers.hpp"
 #include "ring/executor/step_order.hpp"
 #include "ring/plan/plan.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -34,32 +35,35 @@ TEST(StepOrder, TheStepWaitedForIsTheLastToReadTheBufferOverwritten) {
 }
 
 TEST(StepOrder, AStepWaitsForTheTransferThatBroughtItsKeys) {
-  for (const int c : {1, 2, 3, 5})
+  for (const int c0 : {1, 2, 3, 4, 5})
     for (const Variant v : every_variant()) {
-      Config cfg;
-      cfg.cp = c;
-      cfg.seq = 4LL * c;
-      cfg.variant = v;
-      const Plan plan = make_plan(cfg);
-      const KvSchedule& sch = plan.schedule;
-      SCOPED_TRACE(cfg.label());
-      for (int j = 0; j < sch.steps; ++j) {
-        const auto t = transfer_read_by_step(sch, j, c);
-        if (sch.gathered) {
-          EXPECT_EQ(t, c > 1 ? std::optional(0) : std::nullopt) << "step " << j;
-        } else {
-          EXPECT_EQ(t, j > 0 ? std::optional(j - 1) : std::nullopt) << "step " << j;
+      Config base;
+      base.cp = c0;
+      base.seq = 4LL * c0;
+      base.variant = v;
+      for (const Config& cfg : testing::exchange_cases(base)) {
+        const Plan plan = make_plan(cfg);
+        const KvSchedule& sch = plan.schedule;
+        const int c = plan.exchange.groups;  // the schedule's members
+        SCOPED_TRACE(cfg.label());
+        for (int j = 0; j < sch.steps; ++j) {
+          const auto t = transfer_read_by_step(sch, j, c);
+          if (sch.gathered) {
+            EXPECT_EQ(t, c > 1 ? std::optional(0) : std::nullopt) << "step " << j;
+          } else {
+            EXPECT_EQ(t, j > 0 ? std::optional(j - 1) : std::nullopt) << "step " << j;
+          }
+          // Whatever is waited for is a transfer the schedule issues.
+          if (t) {
+            EXPECT_TRUE(sch.moves(*t, c)) << "step " << j;
+          }
         }
-        // Whatever is waited for is a transfer the schedule issues.
-        if (t) {
-          EXPECT_TRUE(sch.moves(*t, c)) << "step " << j;
+        // And every transfer issued is waited for by some step.
+        for (int t = 0; sch.moves(t, c); ++t) {
+          bool read = false;
+          for (int j = 0; j < sch.steps; ++j) read = read || transfer_read_by_step(sch, j, c) == t;
+          EXPECT_TRUE(read) << "transfer " << t;
         }
-      }
-      // And every transfer issued is waited for by some step.
-      for (int t = 0; sch.moves(t, c); ++t) {
-        bool read = false;
-        for (int j = 0; j < sch.steps; ++j) read = read || transfer_read_by_step(sch, j, c) == t;
-        EXPECT_TRUE(read) << "transfer " << t;
       }
     }
 }

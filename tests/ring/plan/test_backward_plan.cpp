@@ -12,6 +12,7 @@
 
 #include "common/scheme_table.hpp"
 #include "ring/plan/plan.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -45,19 +46,19 @@ TEST(BackwardPlan, EveryDesignAttendsToEveryBlockWithTheForwardsPairs) {
   for (const Split split : every_split())
     for (const Variant variant : every_variant())
       for (const Dkv dkv : {Dkv::reverse, Dkv::follow})
-        for (const int c : {1, 2, 3, 4, 8}) {
-          const auto plan = make_plan(cfg(2 * c * 6, c, split, variant, dkv));
-          ASSERT_TRUE(plan.backward.has_value());
-          for (const auto& rp : plan.ranks) {
-            SCOPED_TRACE(fmt::format("{} {} {} c={} rank {}", to_string(split), to_string(variant), to_string(dkv), c,
-                                     rp.rank));
-            ASSERT_EQ(rp.backward.steps.size(), rp.steps.size());
-            EXPECT_EQ(by_block(rp.backward.steps), by_block(rp.steps));
-            std::int64_t unmasked = 0;
-            for (const auto& st : rp.backward.steps) unmasked += st.unmasked;
-            EXPECT_EQ(unmasked, rp.unmasked);
+        for (const int c : {1, 2, 3, 4, 8})
+          for (const Config& x : testing::exchange_cases(cfg(2 * c * 6, c, split, variant, dkv))) {
+            const auto plan = make_plan(x);
+            ASSERT_TRUE(plan.backward.has_value());
+            for (const auto& rp : plan.ranks) {
+              SCOPED_TRACE(fmt::format("{} rank {}", x.label(), rp.rank));
+              ASSERT_EQ(rp.backward.steps.size(), rp.steps.size());
+              EXPECT_EQ(by_block(rp.backward.steps), by_block(rp.steps));
+              std::int64_t unmasked = 0;
+              for (const auto& st : rp.backward.steps) unmasked += st.unmasked;
+              EXPECT_EQ(unmasked, rp.unmasked);
+            }
           }
-        }
 }
 
 TEST(BackwardPlan, ReverseStartsOnTheForwardsLastBlockAndEndsOnTheOwn) {

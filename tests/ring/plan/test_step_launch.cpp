@@ -12,6 +12,7 @@
 #include "common/scheme_table.hpp"
 #include "ring/plan/plan.hpp"
 #include "ring/plan/step_launch.hpp"
+#include "tests/ring/exchange_cases.hpp"
 
 namespace rb::ring {
 namespace {
@@ -55,37 +56,38 @@ TEST(StepLaunch, EveryStepLaunchesValidlyOrIsSkippedWithoutLosingWork) {
           // and the nearest multiple elsewhere).
           for (std::int64_t base : {std::int64_t{2} * c, std::int64_t{2} * c * 100, std::int64_t{2040}}) {
             const std::int64_t S = base % (2 * c) == 0 ? base : base + (2 * c - base % (2 * c));
-            const Plan plan = make_plan(cfg(S, c, split, variant, causal));
-            for (int r = 0; r < c; ++r) {
-              const auto steps = step_launches(plan, r);
-              const std::string where = fmt::format("{} {} c={} S={} causal={} rank {}", to_string(split),
-                                                    to_string(variant), c, S, causal, r);
-              ASSERT_EQ(steps.size(), plan.ranks[r].steps.size()) << where;
-              std::int64_t launched_pairs = 0;
-              for (const auto& sl : steps) {
-                const std::string at = where + fmt::format(" step {}", sl.step);
-                EXPECT_EQ(sl.unmasked, plan.ranks[r].steps[sl.step].unmasked) << at;
-                if (sl.step == 0) {
-                  EXPECT_EQ(sl.action, StepAction::write) << at;
+            for (const Config& x : testing::exchange_cases(cfg(S, c, split, variant, causal))) {
+              const Plan plan = make_plan(x);
+              for (int r = 0; r < c; ++r) {
+                const auto steps = step_launches(plan, r);
+                const std::string where = fmt::format("{} rank {}", x.label(), r);
+                ASSERT_EQ(steps.size(), plan.ranks[r].steps.size()) << where;
+                std::int64_t launched_pairs = 0;
+                for (const auto& sl : steps) {
+                  const std::string at = where + fmt::format(" step {}", sl.step);
+                  EXPECT_EQ(sl.unmasked, plan.ranks[r].steps[sl.step].unmasked) << at;
+                  if (sl.step == 0) {
+                    EXPECT_EQ(sl.action, StepAction::write) << at;
+                  }
+                  if (sl.action == StepAction::skip) {
+                    ++skips;
+                    EXPECT_GT(sl.step, 0) << at;
+                    EXPECT_FALSE(tiling::has_active_pair(sl.pairs, causal)) << at;
+                    EXPECT_EQ(sl.unmasked, 0) << at << ": a skipped step must carry no work";
+                    EXPECT_TRUE(sl.work.tiles.empty()) << at;
+                    continue;
+                  }
+                  ++launches;
+                  EXPECT_EQ(sl.action == StepAction::merge, sl.step > 0) << at;
+                  EXPECT_EQ(tiling::check_attention_work(sl.work, sl.pairs, sl.sq, causal), "") << at;
+                  const auto b = binding_of(sl);
+                  EXPECT_GT(b.num_tiles, 0) << at << ": a launched step writes every row";
+                  const char* refusal = tiling::launch_refusal(b);
+                  EXPECT_EQ(refusal, nullptr) << at << ": " << (refusal ? refusal : "");
+                  launched_pairs += sl.unmasked;
                 }
-                if (sl.action == StepAction::skip) {
-                  ++skips;
-                  EXPECT_GT(sl.step, 0) << at;
-                  EXPECT_FALSE(tiling::has_active_pair(sl.pairs, causal)) << at;
-                  EXPECT_EQ(sl.unmasked, 0) << at << ": a skipped step must carry no work";
-                  EXPECT_TRUE(sl.work.tiles.empty()) << at;
-                  continue;
-                }
-                ++launches;
-                EXPECT_EQ(sl.action == StepAction::merge, sl.step > 0) << at;
-                EXPECT_EQ(tiling::check_attention_work(sl.work, sl.pairs, sl.sq, causal), "") << at;
-                const auto b = binding_of(sl);
-                EXPECT_GT(b.num_tiles, 0) << at << ": a launched step writes every row";
-                const char* refusal = tiling::launch_refusal(b);
-                EXPECT_EQ(refusal, nullptr) << at << ": " << (refusal ? refusal : "");
-                launched_pairs += sl.unmasked;
+                EXPECT_EQ(launched_pairs, plan.ranks[r].unmasked) << where;
               }
-              EXPECT_EQ(launched_pairs, plan.ranks[r].unmasked) << where;
             }
           }
   EXPECT_GT(launches, 0);

@@ -1,0 +1,159 @@
+// The strategies side by side (see model_strategies.hpp). Each strategy's bytes are read from the
+// work matrix (the K/V the schedule moves) and its head exchange (the all-to-alls), so every formula
+// here is the plan's; the text formula beside them is for people.
+#include "bench/cli/model_strategies.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common/error.hpp"
+#include "model/comm_compute.hpp"
+#include "model/ring_simulator.hpp"
+
+namespace rb::bench {
+namespace {
+
+using nlohmann::json;
+
+bool exchanges(Variant v) { return v == Variant::ulysses || v == Variant::hybrid; }
+
+// The traffic formula of a strategy, per device and layer, in the model's symbols (local heads: per
+// tensor-parallel rank; e the K/V element's bytes).
+std::string formula(const Strategy& s) {
+  switch (s.variant) {
+    case Variant::ring:
+    case Variant::ring_bidirectional:
+      return "K/V: (c-1)/c * S * 2*Hkv*D*e over --link, c-1 transfers hidden behind the steps";
+    case Variant::allgather: return "K/V: (c-1)/c * S * 2*Hkv*D*e over --link, one gather before the one step";
+    case Variant::ulysses:
+      return "all-to-all: (c-1)/c^2 * S * (2*Hq + 2*c*kvh)*D*e (kvh = Hkv/c, or 1 replicated) over the "
+             "inner link within a node, none of it hidden";
+    case Variant::hybrid:
+      return fmt::format(
+          "all-to-all: (U-1)/(U*c) * S * (2*Hq + 2*U*kvh)*D*e (kvh = Hkv/U, or 1 replicated; U = {}) over the "
+          "inner link within a node, + K/V ring: (G-1)/G * S * 2*kvh*D*e over --link (G = c/U)",
+          s.degree);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string Strategy::name() const {
+  return variant == Variant::hybrid ? fmt::format("hybrid U={}", degree) : std::string(to_string(variant));
+}
+
+bool wants_strategies(const ModelRequest& req) {
+  return std::any_of(req.variants.begin(), req.variants.end(), exchanges);
+}
+
+std::vector<Strategy> strategies_at(const ModelRequest& req, int cp) {
+  std::vector<Strategy> out;
+  for (const Variant v : req.variants) {
+    if (v == Variant::hybrid)
+      for (const int u : req.ulysses_degrees) out.push_back({v, u});
+    else
+      out.push_back({v, v == Variant::ulysses ? cp : 1});
+  }
+  return out;
+}
+
+std::optional<std::string> strategy_refusal(const model::ModelInputs& in, std::int64_t seq, int cp, const Strategy& s) {
+  if (!exchanges(s.variant)) return std::nullopt;
+  try {
+    // The head exchange's rules on this tensor-parallel rank's heads; any split makes them.
+    (void)model_work_matrix(in, seq, cp, Split::striped, s.variant, s.degree);
+  } catch (const InputError& e) {
+    if (e.where() == "heads" || e.where() == "kv-heads" || e.where() == "ulysses-degree")
+      return fmt::format("{} {}: {}", e.where(), e.value(), e.rule());
+    throw;
+  }
+  return std::nullopt;
+}
+
+Split strategy_split(const ModelRequest& req) {
+  return std::find(req.splits.begin(), req.splits.end(), Split::zigzag) != req.splits.end() ? Split::zigzag
+                                                                                            : req.splits.front();
+}
+
+json strategies_json(const ModelRequest& req, std::int64_t seq, int cp) {
+  const model::ModelInputs& in = req.inputs;
+  const Split split = strategy_split(req);
+  json list = json::array();
+  std::string fastest, fewest;
+  double best_pass = std::numeric_limits<double>::infinity(), best_bytes = best_pass;
+  for (const Strategy& st : strategies_at(req, cp)) {
+    json j{{"name", st.name()}, {"variant", to_string(st.variant)}, {"formula", formula(st)}};
+    if (exchanges(st.variant)) j["ulysses_degree"] = st.degree;
+    if (const auto why = strategy_refusal(in, seq, cp, st)) {
+      j["possible"] = false;
+      j["reason"] = *why;
+      list.push_back(std::move(j));
+      continue;
+    }
+    const ring::WorkMatrix wm = model_work_matrix(in, seq, cp, split, st.variant, st.degree);
+    const HeadExchange& x = wm.exchange;
+    const double b = in.micro_batch;
+    // The steps' K/V into rank 0 (every rank receives as much: the shards are equal).
+    double kv = 0;
+    for (int j2 = 0; j2 < wm.steps; ++j2) kv += static_cast<double>(wm.recv_bytes_at(0, j2)) * b;
+    const double a2a = static_cast<double>(x.qkv_bytes + x.o_bytes) * b;
+    const int kv_transfers = wm.schedule.gathered ? x.groups - 1 : wm.steps - 1;
+    const model::Link& a2a_link = in.exchange_link(x.degree);
+    const double compute_s = model::attention_flops_per_layer(in, seq, cp) / in.attention_flops_per_s();
+    j["possible"] = true;
+    j["split"] = to_string(split);
+    j["bytes_per_layer"] = a2a + kv;
+    j["kv"] = {{"bytes_per_layer", kv},
+               {"transfers", kv_transfers},
+               {"link", in.link.name},
+               {"transfer_s", model::transfer_seconds(kv, kv_transfers, in.link)}};
+    j["alltoall"] = {{"bytes_per_layer", a2a},
+                     {"transfers", x.active() ? 2 * (x.degree - 1) : 0},
+                     {"link", x.active() ? a2a_link.name : std::string()},
+                     {"transfer_s",
+                      x.active()
+                          ? model::transfer_seconds(static_cast<double>(x.qkv_bytes) * b, x.degree - 1, a2a_link) +
+                                model::transfer_seconds(static_cast<double>(x.o_bytes) * b, x.degree - 1, a2a_link)
+                          : 0.0}};
+    j["compute_s"] = compute_s;
+    if (a2a + kv < best_bytes) {
+      best_bytes = a2a + kv;
+      fewest = st.name();
+    }
+    if (req.simulate) {
+      const model::Simulation sim = model::simulate(model_step_table(wm, in));
+      j["pass_s"] = sim.pass_s;
+      j["exposed_comm_max_s"] = sim.exposed_comm_max_s;
+      j["overlap_fraction"] = sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr);
+      if (sim.pass_s < best_pass) {
+        best_pass = sim.pass_s;
+        fastest = st.name();
+      }
+    }
+    list.push_back(std::move(j));
+  }
+  return {{"split", to_string(split)},
+          {"list", list},
+          {"fewest_bytes", fewest.empty() ? json(nullptr) : json(fewest)},
+          {"fastest", fastest.empty() ? json(nullptr) : json(fastest)}};
+}
+
+json crossover_json(const json& points) {
+  json rows = json::array();
+  for (const auto& p : points) {
+    const auto seq = p["seq"].get<std::int64_t>();
+    if (rows.empty() || rows.back()["seq"].get<std::int64_t>() != seq)
+      rows.push_back(
+          {{"seq", seq}, {"cp", json::array()}, {"fastest", json::array()}, {"fewest_bytes", json::array()}});
+    json& row = rows.back();
+    row["cp"].push_back(p["cp"]);
+    row["fastest"].push_back(p["strategies"]["fastest"]);
+    row["fewest_bytes"].push_back(p["strategies"]["fewest_bytes"]);
+  }
+  return {{"rows", rows}};
+}
+
+}  // namespace rb::bench
