@@ -117,7 +117,8 @@ std::string Config::label() const {
                        .kernel = to_string(kernel),
                        .link_gbps = link_gbps,
                        .phase = to_string(phase),
-                       .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{}});
+                       .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{},
+                       .documents = documents.spec});
 }
 
 }  // namespace rb

@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rb {
 
-enum class Split { contiguous, zigzag, striped };
+enum class Split { contiguous, zigzag, striped, doc_zigzag };
 enum class Variant { ring, allgather, ring_bidirectional };  // names and summaries: common/scheme_table.hpp
 enum class DType { float64, float32, bfloat16 };
 enum class Backend { cpu, cuda };
@@ -56,6 +57,18 @@ constexpr bool dkv_matters(Phase p, Variant v) { return times_backward(p) && v !
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);
 
+// Packed documents (docs/design.md §3b): the sequence is documents laid end to end, each attending
+// only within itself. Empty lengths: one causal sequence, the rule of §3. The lengths are real
+// tokens; under `pad` a split that needs it (doc-zigzag) pads each document at its end to a
+// multiple of 2c, and Config::seq is then the padded S the ranks hold (common/documents.hpp).
+struct Documents {
+  std::string spec;                   // as given ("64k+32k", "uniform:1k:8k"); empty: no documents
+  std::vector<std::int64_t> lengths;  // real tokens per document, in order; drawn for this S and seed
+  bool pad = false;                   // --pad-documents
+
+  bool given() const { return !lengths.empty(); }
+};
+
 struct Config {
   std::int64_t seq = 1024;  // S, tokens of the one sequence
   int cp = 1;               // c, ranks the sequence is split over
@@ -75,6 +88,7 @@ struct Config {
   Kernel kernel = Kernel::ringbench;  // never automatic once a sweep has chosen
   Phase phase = Phase::fwd;           // what is timed; the backward is checked whenever it runs
   Dkv dkv = Dkv::reverse;             // the backward's dK/dV design; meaningful only with a backward
+  Documents documents;                // packed documents; none: one causal sequence
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
   // The scheme's divisibility rule is checked by ring::validate_plan_inputs.

@@ -18,11 +18,12 @@ struct ConfigWords {
   std::string_view dtype{}, backend{}, transport{}, kernel{};
   double link_gbps = 0;             // 0: unpaced
   std::string_view phase{}, dkv{};  // empty or "fwd": a forward; dkv empty where it changes nothing
+  std::string_view documents{};     // the packed documents' spec (docs/design.md §3b); empty: none
 };
 
 // Everything but S, c and the split, the runs a chart against S or c joins with a line:
-// "ring Hq=8 Hkv=2 D=64 causal float32 cpu/local", plus " cudnn", " link 100 Gb/s" and the phase
-// with its dK/dV design (" fwd+bwd reverse") where they apply.
+// "ring Hq=8 Hkv=2 D=64 causal float32 cpu/local", plus " cudnn", " link 100 Gb/s", the phase
+// with its dK/dV design (" fwd+bwd reverse") and the documents (" docs uniform:1k:8k") where they apply.
 std::string shape_label(const ConfigWords& w);
 
 // "S=1024 c=4 zigzag " followed by the shape label.

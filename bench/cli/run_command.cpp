@@ -62,7 +62,8 @@ struct RunFlags {
                              {"--link-gbps", "link_gbps", false, {}},
                              {"--kernel", "kernel", false, {}},
                              {"--phase", "phase", true, {}},
-                             {"--dkv", "dkv", true, {}}};
+                             {"--dkv", "dkv", true, {}},
+                             {"--documents", "documents", true, {}}};
   std::string out = "results";
   std::string dump;
   bool list = false;  // --list, --dry-run: print the configurations, run nothing
@@ -71,6 +72,7 @@ struct RunFlags {
   std::vector<std::string> only;  // --only: config ids
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
+  bool pad_documents = false;
   bool trace = false, no_cupti = false, l2_flush = false;
   int devices = 1;
   int rounds = 3;
@@ -301,6 +303,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   build_seq_range(f, spec);
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
+  if (f.given("--pad-documents")) spec.pad_documents = true;
   if (f.given("--require-power")) {
     // compare decides at the false-discovery level over every configuration of the sweep, and no
     // verdict rests on a test that cannot reach half of alpha/m (docs/compare.md, UNDERPOWERED);
@@ -469,6 +472,14 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   axis("--dkv",
        "The backward's dK/dV design of rotating variants: reverse (TransformerEngine: the ring reversed, dK/dV with "
        "K/V in the run's dtype, the default) or follow (ring-flash-attn: dK/dV one hop behind K/V in fp32)");
+  axis("--documents",
+       "Packed documents (docs/design.md §3b), comma-separated: lengths joined by '+' that sum to S (64k+32k+16k+16k), "
+       "or a generator drawn with --seed until S is filled, the last cut: uniform:MIN:MAX, lognormal:MEDIAN:SIGMA, "
+       "fixed:L; none: one causal sequence (the default)");
+  agree_on(sub->add_flag("--pad-documents", f->pad_documents,
+                         "doc-zigzag: pad each document at its end to a multiple of 2c instead of refusing it (the "
+                         "padded S is what the ranks hold; padding is no work)"),
+           Agreement::none);
   // Only rank 0 writes, so the paths are its own; every rank takes part in a dump (its rows are gathered).
   agree_on(
       sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str(),

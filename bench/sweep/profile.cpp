@@ -166,10 +166,20 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.phase = rd.list<Phase>(val, path, name(parse_phase));
   else if (key == "dkv")
     s.dkv = rd.list<Dkv>(val, path, name(parse_dkv));
-  else
+  else if (key == "documents")
+    s.documents = rd.list<DocumentSpec>(val, path, [&rd](const json& v, const std::string& p) {
+      // One document of N tokens may be written as the number N.
+      if (v.is_number_integer()) return parse_document_spec(v.dump(), rd.where(p));
+      return parse_document_spec(rd.string(v, p), rd.where(p));
+    });
+  else if (key == "pad_documents") {
+    const json& v = rd.scalar(val, path);
+    if (!v.is_boolean()) rd.fail(path, v, "must be true or false");
+    s.pad_documents = v.get<bool>();
+  } else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv, documents, pad_documents");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -229,6 +239,13 @@ nlohmann::json to_json(const SweepSpec& s) {
                 {"phase", names(s.phase)},
                 {"dkv", names(s.dkv)}}}};
   if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
+  // Written only where given, so a sweep without documents reads as it always did.
+  if (s.documents.size() != 1 || s.documents.front().kind != DocumentSpec::Kind::none) {
+    json docs = json::array();
+    for (const auto& d : s.documents) docs.push_back(d.kind == DocumentSpec::Kind::none ? "none" : d.text);
+    out["sweep"]["documents"] = docs;
+  }
+  if (s.pad_documents) out["sweep"]["pad_documents"] = true;
   return out;
 }
 
@@ -265,7 +282,11 @@ std::vector<Config> expand(const SweepSpec& s) {
                         c.kernel = s.kernel;
                         c.phase = phase;
                         c.dkv = dkv_matters(phase, variant) ? dkv : Dkv::reverse;
-                        out.push_back(c);
+                        for (const auto& docs : s.documents) {
+                          Config packed = c;
+                          set_documents(packed, docs, s.pad_documents);  // drawn for this S and seed
+                          out.push_back(std::move(packed));
+                        }
                       }
   return out;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
+#include "common/documents.hpp"
 #include "common/strict_number.hpp"
 #include "common/sweep_limits.hpp"
 
@@ -40,6 +41,9 @@ struct SweepSpec {
   Kernel kernel = Kernel::ringbench;     // may be automatic: each configuration's is chosen when expanded
   std::vector<Phase> phase{Phase::fwd};  // docs/design.md §3a
   std::vector<Dkv> dkv{Dkv::reverse};    // the backward's dK/dV design, for a backward of a rotating variant
+  // Packed documents (docs/design.md §3b): none (one causal sequence), explicit lengths or a generator.
+  std::vector<DocumentSpec> documents{DocumentSpec{}};
+  bool pad_documents = false;  // doc-zigzag pads each document to a multiple of 2c instead of refusing it
 };
 
 // Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws
@@ -78,7 +82,7 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const nlohmann::json& 
 nlohmann::json to_json(const SweepSpec& s);
 
 // The product of the axes, in a stable order (seq outermost, then cp, split, variant, ..., phase,
-// dkv). A configuration whose dkv changes nothing (dkv_matters) is expanded once, with the list's
+// dkv, documents). A configuration whose dkv changes nothing (dkv_matters) is expanded once, with the list's
 // first value.
 std::vector<Config> expand(const SweepSpec& s);
 

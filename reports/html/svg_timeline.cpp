@@ -34,7 +34,8 @@ int name_color(const std::string& name, std::map<std::string, int>& extra) {
                                                 {"merge", 1},
                                                 {"kv_recv", 2},
                                                 {"kv_allgather", 3},
-                                                {"kv_send", 4}};
+                                                {"kv_send", 4},
+                                                {"step_skipped", 9}};  // a step with no unmasked pair
   if (auto it = known.find(name); it != known.end()) return it->second;
   auto [it, inserted] = extra.try_emplace(name, 5 + static_cast<int>(extra.size()) % 5);
   return it->second;

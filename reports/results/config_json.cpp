@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
+
 #include "reports/results/record_config.hpp"
 #include "reports/results/run_record_writer.hpp"
 
@@ -13,7 +15,8 @@ nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 std::span<const std::string_view> config_id_fields() {
   static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",
                                                  "kv_heads",  "head_dim",  "causal", "dtype",   "backend",
-                                                 "transport", "link_gbps", "kernel", "phase",   "dkv"};
+                                                 "transport", "link_gbps", "kernel", "phase",   "dkv",
+                                                 "document_lengths"};
   return kFields;
 }
 
@@ -30,6 +33,9 @@ std::string config_id(const Config& c) {
   // backward's design joins only where it changes what runs.
   if (c.phase != Phase::fwd) id += fmt::format("-{}", to_string(c.phase));
   if (dkv_matters(c.phase, c.variant)) id += fmt::format("-{}", to_string(c.dkv));
+  // Packed documents (docs/design.md §3b) likewise: a digest of the lengths, only where there are any
+  // (padding shows in S, which is the padded one).
+  if (c.documents.given()) id += fmt::format("-docs{}", documents_digest(c.documents.lengths));
   return id;
 }
 

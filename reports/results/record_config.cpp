@@ -1,13 +1,14 @@
 // A Config as its record holds it, and the words it is shown by.
 #include "reports/results/record_config.hpp"
 
+#include "common/documents.hpp"
 #include "common/error.hpp"
 #include "reports/results/config_json.hpp"
 
 namespace rb::reports {
 
 RecordConfig record_config(const Config& c) {
-  return {.id = config_id(c),
+  RecordConfig out{.id = config_id(c),
           .seq = c.seq,
           .cp = c.cp,
           .heads = c.heads,
@@ -23,9 +24,14 @@ RecordConfig record_config(const Config& c) {
           .link_gbps = c.link_gbps,
           .phase = std::string(to_string(c.phase)),
           .dkv = dkv_matters(c.phase, c.variant) ? std::string(to_string(c.dkv)) : std::string(),
+          .documents = c.documents.spec,
+          .document_lengths = c.documents.lengths,
+          .padding_tokens = std::nullopt,
           .seed = c.seed,
           .repeats = c.repeats,
           .warmup = c.warmup};
+  if (c.documents.given()) out.padding_tokens = padding_tokens(c);
+  return out;
 }
 
 std::optional<Transport> RecordConfig::transport_kind() const {
@@ -51,7 +57,8 @@ ConfigWords words(const RecordConfig& c) {
           .kernel = c.kernel,
           .link_gbps = c.link_gbps.value_or(0),
           .phase = c.phase,
-          .dkv = c.dkv};
+          .dkv = c.dkv,
+          .documents = c.documents};
 }
 
 std::string label(const RecordConfig& c) { return config_label(words(c)); }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/config.hpp"
 #include "common/config_label.hpp"
@@ -22,6 +23,11 @@ struct RecordConfig {
   // What a pass timed (2.10.0): "fwd" in older files; dkv empty (null) where it
   // changes nothing (a forward, the all-gather).
   std::string phase = "fwd", dkv;
+  // Packed documents (2.12.0, docs/design.md §3b): the spec as given, the real lengths, and the
+  // padding tokens among seq; empty (absent) without documents.
+  std::string documents;
+  std::vector<std::int64_t> document_lengths;
+  std::optional<std::int64_t> padding_tokens;
   // How it was measured, not what: two runs matched by id may differ in these.
   std::optional<std::uint64_t> seed;
   std::optional<int> repeats, warmup;

@@ -275,6 +275,12 @@ json to_json(const RecordConfig& c) {
          {"phase", c.phase}};
   // dkv only where it changes what ran (a backward of a rotating variant), as the id says.
   if (!c.dkv.empty()) j["dkv"] = c.dkv;
+  // Packed documents only where there are any, as the id says (2.12.0).
+  if (!c.document_lengths.empty()) {
+    j["documents"] = c.documents;
+    j["document_lengths"] = c.document_lengths;
+    j["padding_tokens"] = or_null(c.padding_tokens);
+  }
   return j;
 }
 

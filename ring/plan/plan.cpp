@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
 #include "common/error.hpp"
 
 #include "ring/plan/split_scheme.hpp"
@@ -16,7 +17,9 @@ namespace rb::ring {
 
 void validate_plan_inputs(const Config& cfg) {
   cfg.validate_shape();
-  check_divisible(*make_split_scheme(cfg.split), cfg.seq, cfg.cp);
+  check_documents(cfg);
+  check_divisible(*make_split_scheme(cfg), cfg.seq, cfg.cp);
+  check_piece_bound(cfg);
   const auto variant = make_variant_scheme(cfg.variant);
   (void)variant->schedule(cfg.cp, cfg.seq / cfg.cp);
   if (times_backward(cfg.phase)) (void)variant->backward(cfg.cp, cfg.seq / cfg.cp, cfg.dkv, cfg.dtype);
@@ -24,12 +27,13 @@ void validate_plan_inputs(const Config& cfg) {
 
 Plan make_plan(const Config& cfg) {
   validate_plan_inputs(cfg);
-  auto scheme = make_split_scheme(cfg.split);
+  auto scheme = make_split_scheme(cfg);
   auto variant = make_variant_scheme(cfg.variant);
 
   Plan plan;
   plan.config = cfg;
   plan.kv_bytes_per_token = 2LL * cfg.kv_heads * cfg.head_dim * dtype_bytes(cfg.dtype);
+  plan.documents = DocumentMask::of(cfg);
   std::vector<SegmentList> segs(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
   plan.schedule = variant->schedule(cfg.cp, total_count(segs[0]));
@@ -43,14 +47,14 @@ Plan make_plan(const Config& cfg) {
     rp.rank = r;
     rp.segments = segs[r];
     rp.tokens = total_count(segs[r]);
-    rp.steps = schedule_steps(plan.schedule, r, segs, cfg.causal, plan.kv_bytes_per_token);
+    rp.steps = schedule_steps(plan.schedule, r, segs, cfg.causal, plan.kv_bytes_per_token, plan.documents);
     for (const auto& s : rp.steps) {
       rp.unmasked += s.unmasked;
       rp.recv_bytes += s.recv_bytes;
     }
     if (plan.backward)
       rp.backward = backward_steps(*plan.backward, r, segs, cfg.causal, plan.kv_bytes_per_token,
-                                   plan.grad_bytes_per_token);
+                                   plan.grad_bytes_per_token, plan.documents);
   }
   return plan;
 }
