@@ -26,7 +26,9 @@ constexpr std::string_view kForms =
 }
 
 // docs/design.md §3's splitmix64 (kernels/fill_inputs_ref.hpp has the same for the inputs; common/
-// cannot include kernels/). The documents' draws are its stream 4, after Q, K, V and dO.
+// cannot include kernels/). The documents' draws start from a mix of the seed with stream 4 (after
+// Q, K, V and dO), so seeds that differ in a low bit draw unrelated lengths, not the same ones in
+// another order (as seed ^ i alone would).
 constexpr std::uint64_t splitmix64(std::uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -35,7 +37,7 @@ constexpr std::uint64_t splitmix64(std::uint64_t z) {
 }
 constexpr std::uint64_t kDocumentStream = std::uint64_t{4} << 60;
 
-std::uint64_t draw(std::uint64_t seed, std::uint64_t i) { return splitmix64(seed ^ kDocumentStream ^ i); }
+std::uint64_t draw(std::uint64_t seed, std::uint64_t i) { return splitmix64(splitmix64(seed ^ kDocumentStream) + i); }
 
 // A token count of a spec, with the spec's rule in the error.
 std::int64_t count_of(std::string_view part, std::string_view where, std::string_view text, std::string_view what) {
