@@ -29,27 +29,31 @@ void for_each_piece(const DocumentMask& m, const SegmentList& qs, const SegmentL
     return;
   }
   // The documents each segment's range meets, [d0, d1).
-  auto span_of = [&](const Segment& s) {
-    return s.count > 0 ? m.overlapping(s.first(), s.last()) : std::pair<int, int>{0, 0};
-  };
-  std::vector<std::pair<int, int>> kspan(static_cast<std::size_t>(nk));
-  for (int b = 0; b < nk; ++b) kspan[b] = span_of(ks[b]);
+  const auto kspan = m.spans(ks), qspan = m.spans(qs);
   // Keys in order of their first document, with the running maximum of their last: the keys that
   // meet documents [d0, d1) are found from the ones that start before d1, walking back while any
-  // earlier one may still reach past d0.
+  // earlier one may still reach past d0. The splits' lists come in that order already.
   std::vector<int> order(static_cast<std::size_t>(nk));
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return kspan[x].first < kspan[y].first; });
+  auto by_first = [&](int x, int y) { return kspan[x].first < kspan[y].first; };
+  if (!std::is_sorted(order.begin(), order.end(), by_first)) std::stable_sort(order.begin(), order.end(), by_first);
   std::vector<int> reach(order.size());
   for (std::size_t i = 0; i < order.size(); ++i)
     reach[i] = std::max(i ? reach[i - 1] : 0, kspan[static_cast<std::size_t>(order[i])].second);
   std::vector<int> hits;
+  std::size_t before = 0;  // keys that start before the last query's d1: a cursor while queries go forward
+  int last_q1 = 0;
   for (int a = 0; a < nq; ++a) {
-    const auto [q0, q1] = span_of(qs[a]);
+    const auto [q0, q1] = qspan[static_cast<std::size_t>(a)];
     if (q0 >= q1) continue;
-    const auto before = std::partition_point(order.begin(), order.end(), [&](int b) { return kspan[b].first < q1; });
+    if (q1 < last_q1)  // a query earlier than the last: searched for
+      before = static_cast<std::size_t>(
+          std::partition_point(order.begin(), order.end(), [&](int b) { return kspan[b].first < q1; }) -
+          order.begin());
+    while (before < order.size() && kspan[static_cast<std::size_t>(order[before])].first < q1) ++before;
+    last_q1 = q1;
     hits.clear();
-    for (auto i = before - order.begin() - 1; i >= 0 && reach[static_cast<std::size_t>(i)] > q0; --i) {
+    for (auto i = static_cast<std::ptrdiff_t>(before) - 1; i >= 0 && reach[static_cast<std::size_t>(i)] > q0; --i) {
       const int b = order[static_cast<std::size_t>(i)];
       if (kspan[b].second > q0) hits.push_back(b);
     }
@@ -95,6 +99,28 @@ std::pair<int, int> DocumentMask::overlapping(std::int64_t lo, std::int64_t hi) 
   const auto first = std::upper_bound(ends_.begin(), ends_.end(), lo) - ends_.begin();
   const auto last = std::upper_bound(begins_.begin(), begins_.end(), hi) - begins_.begin();
   return {static_cast<int>(first), static_cast<int>(std::max(first, last))};
+}
+
+std::vector<std::pair<int, int>> DocumentMask::spans(const SegmentList& segs) const {
+  std::vector<std::pair<int, int>> out(segs.size(), {0, 0});
+  // Cursors that walk forward while the segments do (the splits' lists are in position order); a
+  // segment that starts or ends before the last one is searched for instead.
+  std::size_t first = 0, last = 0;
+  std::int64_t prev_lo = -1, prev_hi = -1;
+  const auto n = begins_.size();
+  for (std::size_t i = 0; i < segs.size(); ++i) {
+    const Segment& s = segs[i];
+    if (s.count <= 0) continue;
+    const std::int64_t lo = s.first(), hi = s.last();
+    if (lo < prev_lo) first = static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), lo) - ends_.begin());
+    while (first < n && ends_[first] <= lo) ++first;
+    if (hi < prev_hi) last = static_cast<std::size_t>(std::upper_bound(begins_.begin(), begins_.end(), hi) - begins_.begin());
+    while (last < n && begins_[last] <= hi) ++last;
+    prev_lo = lo;
+    prev_hi = hi;
+    out[i] = {static_cast<int>(first), static_cast<int>(std::max(first, last))};
+  }
+  return out;
 }
 
 bool DocumentMask::holds(std::int64_t p) const {

@@ -49,6 +49,9 @@ class DocumentMask {
 
   // The documents [first, last) whose range meets positions [lo, hi] (lo <= hi).
   std::pair<int, int> overlapping(std::int64_t lo, std::int64_t hi) const;
+  // overlapping() of each segment's positions ({0, 0} for an empty one), walked in one pass where the
+  // segments come in position order.
+  std::vector<std::pair<int, int>> spans(const SegmentList& segs) const;
   // Whether position p is a real token: in a document, or anywhere without documents.
   bool holds(std::int64_t p) const;
   // Segment s cut to document d.
