@@ -47,9 +47,9 @@ void for_each_piece(const DocumentMask& m, const SegmentList& qs, const SegmentL
     const auto [q0, q1] = qspan[static_cast<std::size_t>(a)];
     if (q0 >= q1) continue;
     if (q1 < last_q1)  // a query earlier than the last: searched for
-      before = static_cast<std::size_t>(
-          std::partition_point(order.begin(), order.end(), [&](int b) { return kspan[b].first < q1; }) -
-          order.begin());
+      before = static_cast<std::size_t>(std::partition_point(order.begin(), order.end(),
+                                                             [&](int b) { return kspan[b].first < q1; }) -
+                                        order.begin());
     while (before < order.size() && kspan[static_cast<std::size_t>(order[before])].first < q1) ++before;
     last_q1 = q1;
     hits.clear();
@@ -112,9 +112,11 @@ std::vector<std::pair<int, int>> DocumentMask::spans(const SegmentList& segs) co
     const Segment& s = segs[i];
     if (s.count <= 0) continue;
     const std::int64_t lo = s.first(), hi = s.last();
-    if (lo < prev_lo) first = static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), lo) - ends_.begin());
+    if (lo < prev_lo)
+      first = static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), lo) - ends_.begin());
     while (first < n && ends_[first] <= lo) ++first;
-    if (hi < prev_hi) last = static_cast<std::size_t>(std::upper_bound(begins_.begin(), begins_.end(), hi) - begins_.begin());
+    if (hi < prev_hi)
+      last = static_cast<std::size_t>(std::upper_bound(begins_.begin(), begins_.end(), hi) - begins_.begin());
     while (last < n && begins_[last] <= hi) ++last;
     prev_lo = lo;
     prev_hi = hi;

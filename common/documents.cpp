@@ -41,8 +41,7 @@ std::uint64_t draw(std::uint64_t seed, std::uint64_t i) { return splitmix64(spli
 
 // A token count of a spec, with the spec's rule in the error.
 std::int64_t count_of(std::string_view part, std::string_view where, std::string_view text, std::string_view what) {
-  if (part == "0")
-    refuse(where, text, fmt::format("{} is 0; a document holds at least one token", what));
+  if (part == "0") refuse(where, text, fmt::format("{} is 0; a document holds at least one token", what));
   try {
     return parse_token_count(part, where, kMaxSeq);
   } catch (const InputError&) {

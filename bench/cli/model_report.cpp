@@ -187,8 +187,8 @@ std::int64_t model_point_bytes(int cp, bool simulate) {
   return cells * (simulate ? 64 : 24) + (std::int64_t{32} << 20);
 }
 
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
-                                   Variant variant, const DocumentSpec& documents, std::uint64_t seed) {
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   const DocumentSpec& documents, std::uint64_t seed) {
   Config cfg;
   cfg.seq = seq;
   cfg.cp = cp;
@@ -238,8 +238,8 @@ nlohmann::json model_report(const ModelRequest& req) {
         json bwd = json::array();
         for (const Dkv dkv : {Dkv::reverse, Dkv::follow})
           bwd.push_back(backward_json(scaled(model::backward_comm_compute(in, seq, cp, Variant::ring, dkv), share)));
-        bwd.push_back(
-            backward_json(scaled(model::backward_comm_compute(in, seq, cp, Variant::allgather, Dkv::reverse), share)));
+        bwd.push_back(backward_json(scaled(model::backward_comm_compute(in, seq, cp, Variant::allgather, Dkv::reverse),
+                                           share)));
         point["backward"] = bwd;
       }
 
@@ -267,10 +267,10 @@ nlohmann::json model_report(const ModelRequest& req) {
         if (!req.simulate) continue;
         for (auto v : req.variants) {
           // The all-gather's matrix follows from the ring's without recounting pairs; others are counted.
-          const auto table = model_step_table(v == Variant::ring        ? wm
-                                              : v == Variant::allgather ? ring::allgather_from_ring(wm)
-                                                                        : model_work_matrix(in, seq, cp, split, v,
-                                                                                            req.documents, req.seed),
+          const auto table = model_step_table(v == Variant::ring ? wm
+                                              : v == Variant::allgather
+                                                  ? ring::allgather_from_ring(wm)
+                                                  : model_work_matrix(in, seq, cp, split, v, req.documents, req.seed),
                                               in);
           sims.push_back(simulation_json(model::simulate(table), split));
         }
@@ -283,7 +283,7 @@ nlohmann::json model_report(const ModelRequest& req) {
     memory_series.push_back({{"seq", seq}, {"cp", mem_cp}, {"bytes_per_device", mem_bytes}});
   }
   return {{"schema", "ringbench.model"},
-          {"schema_version", "1.1.0"},
+          {"schema_version", "1.2.0"},  // 1.2.0: inputs.documents and seed, points[].documents, work[].padding_tokens
           {"units",
            {{"memory", "bytes (GB = 1e9 bytes)"},
             {"time", "seconds, per layer, forward (backward: points[].backward)"},

@@ -44,8 +44,8 @@ std::int64_t model_point_bytes(int cp, bool simulate);
 // The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
 // the K/V dtype, and the documents drawn for S with `seed` (doc-zigzag padding them). Throws
 // InputError when S does not divide as the split needs or the documents do not fill S.
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split,
-                                   Variant variant, const DocumentSpec& documents = {}, std::uint64_t seed = 1);
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   const DocumentSpec& documents = {}, std::uint64_t seed = 1);
 
 // Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in);

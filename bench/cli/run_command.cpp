@@ -62,8 +62,7 @@ struct RunFlags {
                              {"--link-gbps", "link_gbps", false, {}},
                              {"--kernel", "kernel", false, {}},
                              {"--phase", "phase", true, {}},
-                             {"--dkv", "dkv", true, {}},
-                             {"--documents", "documents", true, {}}};
+                             {"--dkv", "dkv", true, {}}};
   std::string out = "results";
   std::string dump;
   bool list = false;  // --list, --dry-run: print the configurations, run nothing
@@ -424,6 +423,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   agree_on(sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
                ->each(check_profile_argument),
            Agreement::none);
+  // Packed documents (docs/design.md §3b): an axis like the others, added before any axis's values
+  // are bound (the options hold references into the list).
+  f->axes.push_back({"--documents", "documents", true, {}});
   auto axis = [&](const char* flag, const std::string& help) {
     for (auto& a : f->axes)
       if (std::string_view(a.flag) == flag) return agree_on(sub->add_option(flag, a.given, help), Agreement::none);

@@ -31,7 +31,8 @@ std::vector<std::int64_t> mix(std::int64_t S) {
   std::vector<std::int64_t> out;
   std::int64_t sum = 0;
   for (int i = 0; i + 1 < kDocuments; ++i) {
-    out.push_back(std::max<std::int64_t>(1, std::llround(raw[static_cast<std::size_t>(i)] / total * static_cast<double>(S))));
+    out.push_back(std::max<std::int64_t>(1, std::llround(raw[static_cast<std::size_t>(i)] / total *
+                                                         static_cast<double>(S))));
     sum += out.back();
   }
   out.push_back(S - sum);

@@ -33,7 +33,7 @@ const std::vector<double>& ReferenceCache::rows(const Config& cfg, const ring::C
   // The documents are part of what the rows attend to (docs/design.md §3b): their lengths and where
   // padding put them.
   const std::string docs = cfg.documents.given() ? fmt::format("{}/{}", documents_digest(cfg.documents.lengths),
-                                                                documents_digest(document_extents(cfg)))
+                                                               documents_digest(document_extents(cfg)))
                                                  : std::string();
   const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}", cfg.seq, cfg.heads, cfg.kv_heads, cfg.head_dim,
                                       cfg.causal, cfg.seed, to_string(cfg.dtype), check.positions.size(), docs);

@@ -13,10 +13,10 @@ namespace rb::reports {
 nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 
 std::span<const std::string_view> config_id_fields() {
-  static constexpr std::string_view kFields[] = {"seq",       "cp",        "split",  "variant", "heads",
-                                                 "kv_heads",  "head_dim",  "causal", "dtype",   "backend",
-                                                 "transport", "link_gbps", "kernel", "phase",   "dkv",
-                                                 "document_lengths"};
+  static constexpr std::string_view kFields[] = {"seq",    "cp",       "split",     "variant",
+                                                 "heads",  "kv_heads", "head_dim",  "causal",
+                                                 "dtype",  "backend",  "transport", "link_gbps",
+                                                 "kernel", "phase",    "dkv",       "document_lengths"};
   return kFields;
 }
 

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "common/error.hpp"
 #include "common/documents.hpp"
+#include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/sweep_limits.hpp"
 #include "reports/results/results_reader.hpp"

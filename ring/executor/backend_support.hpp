@@ -11,8 +11,8 @@
 namespace rb::ring {
 
 // Throws rb::InputError (where: "dtype", "head-dim", "phase" or "documents", the value, the rule) when
-// cfg's backend does not run its dtype, head dimension, phase or packed documents. Says nothing about whether this build or machine has
-// the backend at all (bench/sweep/backend.hpp checks that first).
+// cfg's backend does not run its dtype, head dimension, phase or packed documents. Says nothing about whether this
+// build or machine has the backend at all (bench/sweep/backend.hpp checks that first).
 void check_backend_supports(const Config& cfg);
 
 }  // namespace rb::ring

@@ -28,8 +28,8 @@ struct PlannedPair {
   int k_seg = 0;   // index into that rank's segments (gathered) or its lane piece's (rotating)
   int lane = 0;    // rotating: the lane whose piece holds the keys
   MaskClass mask = MaskClass::full;
-  int doc = -1;  // with documents (docs/design.md §3b): the document both segments are cut to, so the
-                 // pair is one within-document piece of them (Plan::documents clips them); -1: whole
+  int doc = -1;               // with documents (docs/design.md §3b): the document both segments are cut to, so the
+                              // pair is one within-document piece of them (Plan::documents clips them); -1: whole
   std::int64_t unmasked = 0;  // unmasked (query, key) pairs of one head
 };
 

@@ -56,10 +56,11 @@ void check_piece_bound(const Config& cfg) {
   if (!cfg.documents.given()) return;
   const double n = plan_piece_bound(cfg);
   if (n <= kMaxDocumentPieces) return;
-  throw InputError("documents", cfg.documents.spec,
-                   fmt::format("{} documents over c = {} ranks (the {} split) would form {:.3g} within-document "
-                               "pieces of segment pairs; at most {:.3g} (fewer documents, a smaller c or another split)",
-                               cfg.documents.lengths.size(), cfg.cp, to_string(cfg.split), n, kMaxDocumentPieces));
+  throw InputError(
+      "documents", cfg.documents.spec,
+      fmt::format("{} documents over c = {} ranks (the {} split) would form {:.3g} within-document "
+                  "pieces of segment pairs; at most {:.3g} (fewer documents, a smaller c or another split)",
+                  cfg.documents.lengths.size(), cfg.cp, to_string(cfg.split), n, kMaxDocumentPieces));
 }
 
 void check_divisible(const SplitScheme& scheme, std::int64_t S, int c) {

@@ -37,8 +37,7 @@ std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind);
 // leave during it.
 // Under documents (docs/design.md §3b) each segment pair is its within-document pieces.
 std::vector<StepPlan> schedule_steps(const KvSchedule& schedule, int r, const std::vector<SegmentList>& segs,
-                                     bool causal, std::int64_t kv_bytes_per_token,
-                                     const DocumentMask& documents = {});
+                                     bool causal, std::int64_t kv_bytes_per_token, const DocumentMask& documents = {});
 
 // Rank r's backward under `schedule` (docs/design.md §3a): each step's pairs against the block its
 // K/V schedule brings, and the bytes of K/V and of dK/dV (grad_bytes_per_token) each step and the

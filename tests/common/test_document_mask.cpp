@@ -80,19 +80,18 @@ TEST(DocumentMask, PiecesCoverExactlyTheWithinDocumentPairsOfStridedSegments) {
   const std::int64_t S = 60;
   const std::vector<DocumentMask> masks{padded_mask(), DocumentMask({0}, {60}),
                                         DocumentMask({0, 1, 2, 3, 4, 5}, {1, 2, 3, 4, 5, 60})};
-  const std::vector<SegmentList> lists{
-      {Segment{0, 1, 60}},
-      {Segment{2, 5, 12}},                            // a stride longer than some documents
-      {Segment{1, 3, 10}, Segment{35, 1, 20}},        // two segments, one strided
-      {Segment{7, 1, 8}, Segment{45, 1, 8}},          // zig-zag-like halves
-      {Segment{11, 1, 1}, Segment{40, 2, 2}},         // padding only
-      {Segment{0, 4, 15}, Segment{59, 1, 1}, {}}};  // an empty segment
+  const std::vector<SegmentList> lists{{Segment{0, 1, 60}},
+                                       {Segment{2, 5, 12}},                      // a stride longer than some documents
+                                       {Segment{1, 3, 10}, Segment{35, 1, 20}},  // two segments, one strided
+                                       {Segment{7, 1, 8}, Segment{45, 1, 8}},    // zig-zag-like halves
+                                       {Segment{11, 1, 1}, Segment{40, 2, 2}},   // padding only
+                                       {Segment{0, 4, 15}, Segment{59, 1, 1}, {}}};  // an empty segment
   for (std::size_t mi = 0; mi < masks.size(); ++mi)
     for (const bool causal : {true, false})
       for (std::size_t a = 0; a < lists.size(); ++a)
         for (std::size_t b = 0; b < lists.size(); ++b) {
-          SCOPED_TRACE(::testing::Message() << "mask " << mi << " queries " << a << " keys " << b << " causal "
-                                            << causal);
+          SCOPED_TRACE(::testing::Message()
+                       << "mask " << mi << " queries " << a << " keys " << b << " causal " << causal);
           EXPECT_EQ(covered(masks[mi], S, lists[a], lists[b], causal),
                     allowed(masks[mi], S, lists[a], lists[b], causal));
         }
@@ -134,7 +133,7 @@ TEST(DocumentMask, ChunksOfDifferentDocumentsFormNoPiece) {
   for (int d = 0; d < 50; ++d) {
     begins.push_back(8 * d);
     ends.push_back(8 * d + 8);
-    mine.push_back(Segment{8 * d, 1, 2});      // chunks 0 and 3 of 4
+    mine.push_back(Segment{8 * d, 1, 2});  // chunks 0 and 3 of 4
     mine.push_back(Segment{8 * d + 6, 1, 2});
     peer.push_back(Segment{8 * d + 2, 1, 2});  // chunks 1 and 2
     peer.push_back(Segment{8 * d + 4, 1, 2});

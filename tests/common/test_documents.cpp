@@ -90,7 +90,8 @@ TEST(Documents, GeneratorsDrawAsTheDesignStatesStablePerSeed) {
   }
   // Seed 1's first uniform lengths, as docs/design.md §3b lists them: a change of formula shows here.
   const auto first = document_lengths(parse_document_spec("uniform:100:300", "x"), 4096, 1);
-  EXPECT_EQ(std::vector<std::int64_t>(first.begin(), first.begin() + 4), (std::vector<std::int64_t>{232, 174, 257, 175}));
+  EXPECT_EQ(std::vector<std::int64_t>(first.begin(), first.begin() + 4),
+            (std::vector<std::int64_t>{232, 174, 257, 175}));
 }
 
 TEST(Documents, TheLastDocumentIsCutToFillS) {

@@ -177,7 +177,8 @@ TEST(DocumentsPlan, DocZigzagHoldsChunksKAnd2cMinus1MinusKOfEveryDocument) {
   EXPECT_EQ(scheme->segments(48, 2, 1),
             (SegmentList{{2, 1, 2}, {4, 1, 2}, {12, 1, 4}, {16, 1, 4}, {30, 1, 6}, {36, 1, 6}}));
   // Without documents the whole sequence is one: zig-zag's segments.
-  EXPECT_EQ(make_split_scheme(Split::doc_zigzag)->segments(48, 4, 1), make_split_scheme(Split::zigzag)->segments(48, 4, 1));
+  EXPECT_EQ(make_split_scheme(Split::doc_zigzag)->segments(48, 4, 1),
+            make_split_scheme(Split::zigzag)->segments(48, 4, 1));
   // Every rank does the same causal work within every document.
   const Plan plan = make_plan(cfg);
   EXPECT_EQ(plan.ranks[0].unmasked, plan.ranks[1].unmasked);
