@@ -19,7 +19,7 @@ NUMERIC = {
             "--devices", "--require-power", "--max-noise", "--min-samples", "--max-time", "--throttle-threshold",
             "--throttle-recovery", "--timeout", "--memory-limit"],
     "model": ["--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--tp", "--pp", "--micro-batch", "--cp",
-              "--seq", "--link", "--latency-us", "--peak", "--efficiency"],
+              "--seq", "--link", "--latency-us", "--peak", "--efficiency", "--seed"],
     "analyze": ["--max-trace-mb"],
     "report": ["--max-timelines"],
     "compare": ["--alpha", "--threshold"],
@@ -31,8 +31,8 @@ NUMERIC = {
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
     "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--phase", "--dkv", "--out", "--dump",
-            "--rank-mode", "--launch", "--only", "--cpu-bind"],
-    "model": ["--preset", "--split", "--variant", "--memory-row", "--phase"],
+            "--rank-mode", "--launch", "--only", "--cpu-bind", "--documents"],
+    "model": ["--preset", "--split", "--variant", "--memory-row", "--phase", "--documents"],
     "analyze": ["--stream-role"],
     "report": ["--out", "--title", "--history", "--timeline"],
     "compare": ["--metric", "--json-out", "--html", "--repeat-of"],
