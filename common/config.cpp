@@ -129,7 +129,8 @@ std::string Config::label() const {
                        .link_gbps = link_gbps,
                        .phase = to_string(phase),
                        .dkv = dkv_matters(phase, variant) ? to_string(dkv) : std::string_view{},
-                       .ulysses_degree = ulysses_degree_matters(variant) ? ulysses_degree : 0});
+                       .ulysses_degree = ulysses_degree_matters(variant) ? ulysses_degree : 0,
+                       .documents = documents.spec});
 }
 
 }  // namespace rb

@@ -6,10 +6,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rb {
 
-enum class Split { contiguous, zigzag, striped };
+enum class Split { contiguous, zigzag, striped, doc_zigzag };
 // Names and summaries: common/scheme_table.hpp. ulysses and hybrid exchange heads by all-to-all
 // before and after the attention (docs/design.md §3b).
 enum class Variant { ring, allgather, ring_bidirectional, ulysses, hybrid };
@@ -70,6 +71,18 @@ int exchange_degree(const Config& c);
 // Bytes of one element as stored and moved between ranks.
 int dtype_bytes(DType d);
 
+// Packed documents (docs/design.md §3c): the sequence is documents laid end to end, each attending
+// only within itself. Empty lengths: one causal sequence, the rule of §3. The lengths are real
+// tokens; under `pad` a split that needs it (doc-zigzag) pads each document at its end to a
+// multiple of 2c, and Config::seq is then the padded S the ranks hold (common/documents.hpp).
+struct Documents {
+  std::string spec;                   // as given ("64k+32k", "uniform:1k:8k"); empty: no documents
+  std::vector<std::int64_t> lengths;  // real tokens per document, in order; drawn for this S and seed
+  bool pad = false;                   // --pad-documents
+
+  bool given() const { return !lengths.empty(); }
+};
+
 struct Config {
   std::int64_t seq = 1024;  // S, tokens of the one sequence
   int cp = 1;               // c, ranks the sequence is split over
@@ -90,6 +103,7 @@ struct Config {
   Phase phase = Phase::fwd;           // what is timed; the backward is checked whenever it runs
   Dkv dkv = Dkv::reverse;             // the backward's dK/dV design; meaningful only with a backward
   int ulysses_degree = 1;             // U, the hybrid's all-to-all group (docs/design.md §3b); see exchange_degree
+  Documents documents;                // packed documents; none: one causal sequence
 
   // Checks that do not depend on the split scheme: positive sizes, c <= S, Hq % Hkv == 0.
   // The scheme's divisibility rule is checked by ring::validate_plan_inputs.

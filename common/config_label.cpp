@@ -13,6 +13,7 @@ std::string shape_label(const ConfigWords& w) {
   if (w.link_gbps > 0) s += fmt::format(" link {:g} Gb/s", w.link_gbps);
   if (!w.phase.empty() && w.phase != "fwd") s += fmt::format(" {}", w.phase);
   if (!w.dkv.empty()) s += fmt::format(" {}", w.dkv);
+  if (!w.documents.empty()) s += fmt::format(" docs {}", w.documents);
   return s;
 }
 

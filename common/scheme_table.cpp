@@ -9,7 +9,7 @@ namespace rb {
 namespace {
 
 // In enum order: info() indexes by the enum's value.
-constexpr std::array<SplitInfo, 3> kSplits{{
+constexpr std::array<SplitInfo, 4> kSplits{{
     {Split::contiguous,
      "contiguous",
      "rank r holds tokens [r·S/c, (r+1)·S/c): one segment, imbalanced under a causal mask",
@@ -22,6 +22,11 @@ constexpr std::array<SplitInfo, 3> kSplits{{
      "striped",
      "rank r holds tokens r, r+c, r+2c, ...: balanced to within one row (S % c == 0)",
      {4, "diamond", false}},
+    {Split::doc_zigzag,
+     "doc-zigzag",
+     "every document cut into 2c chunks, rank r holding chunks r and 2c-1-r of each (TransformerEngine, Megatron): "
+     "balanced causal work under packed documents (each length % 2c == 0, or --pad-documents)",
+     {2, "ring", false}},
 }};
 
 constexpr std::array<VariantInfo, 5> kVariants{{

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -44,6 +45,8 @@ struct ModelFlags {
   double efficiency = 0.45, latency_us = 0;
   std::string memory_row = "tp-sp-selective";
   std::string phase = "fwd";
+  std::string documents = "none";
+  std::uint64_t seed = 1;
   bool no_flash = false, non_causal = false, no_simulate = false, json = false;
 };
 
@@ -91,6 +94,8 @@ ModelRequest request_from(const ModelFlags& f) {
   req.cps = f.cp;
   req.splits.clear();
   for (const auto& s : f.split) req.splits.push_back(parse_split(s, "--split"));
+  req.documents = parse_document_spec(f.documents, "--documents");
+  req.seed = f.seed;
   req.variants.clear();
   for (const auto& v : f.variant) req.variants.push_back(parse_variant(v, "--variant"));
   req.simulate = !f.no_simulate;
@@ -168,7 +173,26 @@ void print_table(const json& rep) {
                   in["device"]["peak_flops"].get<double>() * in["efficiency"].get<double>() / 1e12,
                   in["link"]["name"].get<std::string>(), in["link"]["gbps_per_direction"].get<double>(),
                   in["kv_dtype"].get<std::string>()));
-  print_quietly(stdout, fmt::format("per device, per layer, forward; GB = 1e9 bytes\n\n"));
+  print_quietly(stdout, fmt::format("per device, per layer, forward; GB = 1e9 bytes\n"));
+  if (!in["documents"].is_null()) {
+    // The mix once per S: its documents, and the share of the sequence's pairs they keep.
+    std::int64_t last = -1;
+    for (const auto& p : rep["points"]) {
+      const auto s = p["seq"].get<std::int64_t>();
+      if (s == last || !p.contains("documents")) continue;
+      last = s;
+      const auto& d = p["documents"];
+      print_quietly(stdout, fmt::format("documents {} at S={}: {} documents ({}), the longest {}; {:.2f}% of the "
+                                        "sequence's pairs lie within them\n",
+                                        d["spec"].get<std::string>(), s, d["count"].get<std::int64_t>(),
+                                        d["summary"].get<std::string>(), d["longest"].get<std::int64_t>(),
+                                        100 * d["pairs_share"].get<double>()));
+    }
+    print_quietly(stdout, fmt::format("imbalance: the busiest rank's work within documents over the mean; doc-zigzag "
+                                      "pads each document to a multiple of 2c (seed {})\n",
+                                      in["seed"].get<std::uint64_t>()));
+  }
+  print_quietly(stdout, "\n");
   std::vector<std::string> splits;
   for (const auto& s : in["splits"]) splits.push_back(s.get<std::string>());
   print_quietly(stdout, fmt::format("{:>10} {:>5} {:>11} {:>12} {:>10} {:>10} {:>10}", "S", "c", "act GB/dev",
@@ -312,11 +336,27 @@ void add_model_command(CLI::App& app, CommandAction& action) {
       },
       "fwd, bwd or fwd+bwd: with a backward, also the backward's traffic against its compute per design", "PHASE")
       ->capture_default_str();
+  add_read_flag<std::string>(
+      cmd, "--documents", f->documents,
+      [](const std::string& t) {
+        (void)parse_document_spec(t, "--documents");
+        return t;
+      },
+      "Packed documents (docs/design.md §3c): lengths joined by '+' that sum to every S, or uniform:MIN:MAX, "
+      "lognormal:MEDIAN:SIGMA, fixed:L drawn with --seed; work, compute and simulation count only within "
+      "documents, doc-zigzag (added to the default splits) pads each document to a multiple of 2c",
+      "SPEC")
+      ->capture_default_str();
+  add_integer_flag(cmd, "--seed", f->seed, 0, std::numeric_limits<std::int64_t>::max(),
+                   "Seed the document generators draw with (as run's --seed)")
+      ->capture_default_str();
   cmd->add_flag("--no-flash", f->no_flash, "Count the attention score matrices (no FlashAttention)");
   cmd->add_flag("--non-causal", f->non_causal, "Full (non-causal) attention");
   cmd->add_flag("--no-simulate", f->no_simulate, "Skip the ring simulation");
   cmd->add_flag("--json", f->json, "Write the report as JSON on stdout");
-  cmd->callback([f, &action] {
+  cmd->callback([f, cmd, &action] {
+    // Under documents the plate's table gains the split made for them, unless the splits were chosen.
+    if (f->documents != "none" && cmd->count("--split") == 0) f->split.push_back("doc-zigzag");
     action = [f] {
       const json rep = model_report(request_from(*f));
       if (f->json)

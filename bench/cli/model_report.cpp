@@ -10,6 +10,7 @@
 
 #include "bench/cli/model_strategies.hpp"
 #include "common/error.hpp"
+#include "common/segment.hpp"
 #include "model/activation_memory.hpp"
 #include "model/comm_compute.hpp"
 #include "model/ring_simulator.hpp"
@@ -63,7 +64,45 @@ json inputs_json(const ModelRequest& req) {
       {"splits", splits},
       {"variants", variants},
       {"phase", to_string(req.phase)},
+      {"documents", req.documents.kind == DocumentSpec::Kind::none ? json(nullptr) : json(req.documents.text)},
+      {"seed", req.seed},
   };
+}
+
+}  // namespace
+
+double within_documents_share(const ModelRequest& req, std::int64_t seq, bool causal) {
+  if (req.documents.kind == DocumentSpec::Kind::none) return 1.0;
+  double within = 0;
+  for (const std::int64_t l : document_lengths(req.documents, seq, req.seed))
+    within += static_cast<double>(unmasked_pairs(Segment{0, 1, l}, Segment{0, 1, l}, causal));
+  const double all = model::sequence_pairs(seq, causal);
+  return all > 0 ? within / all : 1.0;
+}
+
+namespace {
+
+template <typename CC>
+CC scaled(CC cc, double share) {
+  cc.flops *= share;
+  cc.compute_s *= share;
+  cc.ratio = cc.compute_s > 0 ? cc.transfer_s / cc.compute_s : 0;
+  return cc;
+}
+
+json documents_json(const ModelRequest& req, std::int64_t seq, bool causal) {
+  const auto lengths = document_lengths(req.documents, seq, req.seed);
+  std::int64_t longest = 0, tokens = 0;
+  for (const std::int64_t l : lengths) {
+    longest = std::max(longest, l);
+    tokens += l;
+  }
+  return {{"spec", req.documents.text},
+          {"count", lengths.size()},
+          {"tokens", tokens},
+          {"longest", longest},
+          {"summary", documents_summary(lengths)},
+          {"pairs_share", within_documents_share(req, seq, causal)}};
 }
 
 json memory_json(const model::ModelInputs& in, std::int64_t seq, int cp) {
@@ -136,6 +175,18 @@ void validate(const ModelRequest& req) {
   if (req.ulysses_degrees.empty()) throw InputError("--ulysses-degree", "''", "give at least one degree");
   for (auto s : req.seqs)
     for (auto c : req.cps) model::ModelInputs::validate_point(s, c);
+  // Explicit lengths must fill every S, a generator must reach it (common/documents.hpp).
+  for (auto s : req.seqs) {
+    Config cfg;
+    cfg.seq = s;
+    cfg.seed = req.seed;
+    set_documents(cfg, req.documents, false);
+    try {
+      check_documents(cfg);
+    } catch (const InputError& e) {
+      throw InputError("--documents", e.value(), e.rule());
+    }
+  }
   for (auto c : req.cps) {
     const std::int64_t need = model_point_bytes(c, req.simulate);
     if (req.memory_limit_bytes > 0 && need > req.memory_limit_bytes)
@@ -157,7 +208,7 @@ std::int64_t model_point_bytes(int cp, bool simulate) {
 }
 
 ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
-                                   int degree) {
+                                   int degree, const DocumentSpec& documents, std::uint64_t seed) {
   Config cfg;
   cfg.ulysses_degree = degree;
   cfg.seq = seq;
@@ -169,12 +220,16 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
   cfg.head_dim = in.shape.head_dim;
   cfg.causal = in.causal;
   cfg.dtype = in.kv_dtype;
+  cfg.seed = seed;
+  set_documents(cfg, documents, true);
   try {
     return ring::make_work_matrix(cfg);
   } catch (const InputError& e) {
     // ring/ names its own field; name the flag and the split that made the rule apply.
-    if (e.where() != "seq") throw;  // the head exchange's rules, which no split changes
-    throw InputError("--seq", e.value(), fmt::format("{} (--split {})", e.rule(), to_string(split)));
+    if (e.where() == "heads" || e.where() == "kv-heads" || e.where() == "ulysses-degree")
+      throw;  // the head exchange's rules, which no split changes
+    const std::string where = e.where() == "seq" ? "--seq" : e.where() == "documents" ? "--documents" : e.where();
+    throw InputError(where, e.value(), fmt::format("{} (--split {}, S = {})", e.rule(), to_string(split), seq));
   }
 }
 
@@ -212,22 +267,27 @@ nlohmann::json model_report(const ModelRequest& req) {
       json point = {{"seq", seq}, {"cp", cp}, {"memory", memory_json(in, seq, cp)}};
       mem_cp.push_back(cp);
       mem_bytes.push_back(point["memory"]["bytes_per_device"]);
+      // Under documents the compute is the pairs within them (docs/metrics.md): the closed forms'
+      // whole-sequence compute scaled by that share; the bytes stay the sequence's.
+      const double share = within_documents_share(req, seq, in.causal);
+      if (req.documents.kind != DocumentSpec::Kind::none) point["documents"] = documents_json(req, seq, in.causal);
       json cc = json::array();
       for (auto v : {Variant::ring, Variant::allgather})
-        cc.push_back(comm_compute_json(model::comm_compute(in, seq, cp, v)));
+        cc.push_back(comm_compute_json(scaled(model::comm_compute(in, seq, cp, v), share)));
       point["comm_compute"] = cc;
       if (times_backward(req.phase)) {
         json bwd = json::array();
         for (const Dkv dkv : {Dkv::reverse, Dkv::follow})
-          bwd.push_back(backward_json(model::backward_comm_compute(in, seq, cp, Variant::ring, dkv)));
-        bwd.push_back(backward_json(model::backward_comm_compute(in, seq, cp, Variant::allgather, Dkv::reverse)));
+          bwd.push_back(backward_json(scaled(model::backward_comm_compute(in, seq, cp, Variant::ring, dkv), share)));
+        bwd.push_back(backward_json(scaled(model::backward_comm_compute(in, seq, cp, Variant::allgather, Dkv::reverse),
+                                           share)));
         point["backward"] = bwd;
       }
 
       json work = json::array(), sims = json::array(), split_series = json::object();
       const double flops_per_pair = 4.0 * in.shape.head_dim * in.local_heads() * in.micro_batch;
       for (auto split : req.splits) {
-        const auto wm = model_work_matrix(in, seq, cp, split, Variant::ring);
+        const auto wm = model_work_matrix(in, seq, cp, split, Variant::ring, 1, req.documents, req.seed);
         json flops = json::array(), relative = json::array();
         double mean = 0, mx = 0;
         for (int r = 0; r < cp; ++r) mean += static_cast<double>(wm.rank_unmasked(r)) * flops_per_pair / cp;
@@ -241,6 +301,7 @@ nlohmann::json model_report(const ModelRequest& req) {
                         {"flops_per_rank_max", mx},
                         {"flops_per_rank_mean", mean},
                         {"imbalance", wm.work_imbalance()}});
+        if (wm.config.documents.given()) work.back()["padding_tokens"] = padding_tokens(wm.config);
         split_series[std::string(to_string(split))] = {{"flops_per_rank", flops},
                                                        {"relative_to_mean", relative},
                                                        {"imbalance", wm.work_imbalance()}};
@@ -254,7 +315,8 @@ nlohmann::json model_report(const ModelRequest& req) {
           const auto table = model_step_table(v == Variant::ring ? wm
                                               : v == Variant::allgather
                                                   ? ring::allgather_from_ring(wm)
-                                                  : model_work_matrix(in, seq, cp, split, v, st.degree),
+                                                  : model_work_matrix(in, seq, cp, split, v, st.degree, req.documents,
+                                                                      req.seed),
                                               in);
           sims.push_back(simulation_json(model::simulate(table), split, st.degree));
         }
@@ -268,7 +330,8 @@ nlohmann::json model_report(const ModelRequest& req) {
     memory_series.push_back({{"seq", seq}, {"cp", mem_cp}, {"bytes_per_device", mem_bytes}});
   }
   json rep = {{"schema", "ringbench.model"},
-              {"schema_version", "1.2.0"},
+              // 1.2.0: the strategies; 1.3.0: inputs.documents and seed, points[].documents, work[].padding_tokens.
+              {"schema_version", "1.3.0"},
               {"units",
                {{"memory", "bytes (GB = 1e9 bytes)"},
                 {"time", "seconds, per layer, forward (backward: points[].backward)"},

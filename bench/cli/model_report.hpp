@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
+#include "common/documents.hpp"
 #include "model/model_inputs.hpp"
 #include "model/step_table.hpp"
 #include "ring/plan/work_matrix.hpp"
@@ -28,6 +29,11 @@ struct ModelRequest {
   // With a backward, each point also gives the backward's traffic against its compute per design
   // (model/comm_compute.hpp, backward_comm_compute).
   Phase phase = Phase::fwd;
+  // Packed documents (docs/design.md §3c), drawn for each S with `seed`; the work, the compute and the
+  // simulation then count only within documents, and doc-zigzag pads each document to 2c (as
+  // TransformerEngine and Megatron do) rather than refusing it.
+  DocumentSpec documents;
+  std::uint64_t seed = 1;
   // Host memory the model may use (0: no limit). Its per-rank, per-step tables grow as c², so a
   // c beyond what fits is refused before anything is built.
   std::int64_t memory_limit_bytes = 0;
@@ -38,10 +44,14 @@ struct ModelRequest {
 std::int64_t model_point_bytes(int cp, bool simulate);
 
 // The work matrix of one tensor-parallel rank's share at (S, c): Hq/t query heads, its K/V heads,
-// the K/V dtype, and the hybrid's all-to-all group `degree`. Throws InputError when S does not divide
-// as the split needs, or the head exchange refuses the heads.
+// the K/V dtype, the hybrid's all-to-all group `degree`, and the documents drawn for S with `seed`
+// (doc-zigzag padding them). Throws InputError when S does not divide as the split needs, the head
+// exchange refuses the heads, or the documents do not fill S.
 ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
-                                   int degree = 1);
+                                   int degree = 1, const DocumentSpec& documents = {}, std::uint64_t seed = 1);
+
+// The share of a whole sequence's unmasked pairs that lie within the request's documents: 1 without them.
+double within_documents_share(const ModelRequest& req, std::int64_t seq, bool causal);
 
 // Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
 // Under a head exchange one entry per member of the schedule (a group), and the all-to-alls over the

@@ -93,7 +93,7 @@ json strategies_json(const ModelRequest& req, std::int64_t seq, int cp) {
       list.push_back(std::move(j));
       continue;
     }
-    const ring::WorkMatrix wm = model_work_matrix(in, seq, cp, split, st.variant, st.degree);
+    const ring::WorkMatrix wm = model_work_matrix(in, seq, cp, split, st.variant, st.degree, req.documents, req.seed);
     const HeadExchange& x = wm.exchange;
     const double b = in.micro_batch;
     // The steps' K/V into rank 0 (every rank receives as much: the shards are equal).
@@ -102,7 +102,9 @@ json strategies_json(const ModelRequest& req, std::int64_t seq, int cp) {
     const double a2a = static_cast<double>(x.qkv_bytes + x.o_bytes) * b;
     const int kv_transfers = wm.schedule.gathered ? x.groups - 1 : wm.steps - 1;
     const model::Link& a2a_link = in.exchange_link(x.degree);
-    const double compute_s = model::attention_flops_per_layer(in, seq, cp) / in.attention_flops_per_s();
+    // Under documents the pairs within them (as the comm/compute rows scale theirs).
+    const double compute_s = model::attention_flops_per_layer(in, seq, cp) *
+                             within_documents_share(req, seq, in.causal) / in.attention_flops_per_s();
     j["possible"] = true;
     j["split"] = to_string(split);
     j["bytes_per_layer"] = a2a + kv;

@@ -75,6 +75,7 @@ struct RunFlags {
   std::vector<std::string> only;  // --only: config ids
   bool skip_invalid = false;
   bool causal = false, no_causal = false;
+  bool pad_documents = false;
   bool trace = false, no_cupti = false, l2_flush = false;
   int devices = 1;
   int rounds = 3;
@@ -305,6 +306,7 @@ void build(const RunFlags& f, SweepSpec& spec, RunOptions& opts) {
   build_seq_range(f, spec);
   if (f.given("--causal")) spec.causal = {true};
   if (f.given("--no-causal")) spec.causal = {false};
+  if (f.given("--pad-documents")) spec.pad_documents = true;
   if (f.given("--require-power")) {
     // compare decides at the false-discovery level over every configuration of the sweep, and no
     // verdict rests on a test that cannot reach half of alpha/m (docs/compare.md, UNDERPOWERED);
@@ -425,6 +427,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   agree_on(sub->add_option("profile", f->profile, "Profile JSON (profiles/*.json); flags override its axes")
                ->each(check_profile_argument),
            Agreement::none);
+  // Packed documents (docs/design.md §3c): an axis like the others, added before any axis's values
+  // are bound (the options hold references into the list).
+  f->axes.push_back({"--documents", "documents", true, {}});
   auto axis = [&](const char* flag, const std::string& help) {
     for (auto& a : f->axes)
       if (std::string_view(a.flag) == flag) return agree_on(sub->add_option(flag, a.given, help), Agreement::none);
@@ -476,6 +481,14 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   axis("--ulysses-degree",
        "The hybrid variant's all-to-all group U: ranks per group (the inner links), the K/V ring across the c/U "
        "groups; U divides c (default 2; ulysses is U = c, the ring variants U = 1); comma-separated");
+  axis("--documents",
+       "Packed documents (docs/design.md §3c), comma-separated: lengths joined by '+' that sum to S (64k+32k+16k+16k), "
+       "or a generator drawn with --seed until S is filled, the last cut: uniform:MIN:MAX, lognormal:MEDIAN:SIGMA, "
+       "fixed:L; none: one causal sequence (the default)");
+  agree_on(sub->add_flag("--pad-documents", f->pad_documents,
+                         "doc-zigzag: pad each document at its end to a multiple of 2c instead of refusing it (the "
+                         "padded S is what the ranks hold; padding is no work)"),
+           Agreement::none);
   // Only rank 0 writes, so the paths are its own; every rank takes part in a dump (its rows are gathered).
   agree_on(
       sub->add_option("--out", f->out, "Output directory for results.jsonl and results.json")->capture_default_str(),

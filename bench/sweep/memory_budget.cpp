@@ -44,11 +44,11 @@ RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
   const std::int64_t rows = cfg.seq / cfg.cp;
   const KvSchedule sch = ring::make_variant_scheme(cfg.variant)->schedule(cfg.cp, rows);
   const double lanes = static_cast<double>(sch.lanes.size());
-  const double segments = static_cast<double>(ring::make_split_scheme(cfg.split)->segments(cfg.seq, cfg.cp, 0).size());
   RankScale out;
   const double cells = c * sch.steps;
-  // Every (query segment, key segment) of every rank and source: rotating, per lane's piece.
-  const double pairs = c * c * segments * segments * (sch.gathered ? 1.0 : lanes);
+  // Every (query segment, key segment) of every rank and source, or under documents their
+  // within-document pieces (docs/design.md §3c): rotating, per lane's piece.
+  const double pairs = ring::plan_piece_bound(cfg) * (sch.gathered ? 1.0 : lanes);
   const double plan = 2.0 * (cells * (sizeof(ring::StepPlan) + 2 * kHeapBlock) + pairs * sizeof(ring::PlannedPair) +
                              c * (sizeof(ring::RankPlan) + 2 * kHeapBlock));
   const double launches = cells * (sizeof(ring::StepLaunch) + sizeof(kernels::tiling::TileWork) + 3 * kHeapBlock) +

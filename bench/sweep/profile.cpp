@@ -168,10 +168,21 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const
     s.dkv = rd.list<Dkv>(val, path, name(parse_dkv));
   else if (key == "ulysses_degree")
     s.ulysses_degree = rd.list<int>(val, path, as_int(kMaxCp));
-  else
+  else if (key == "documents")
+    s.documents = rd.list<DocumentSpec>(val, path, [&rd](const json& v, const std::string& p) {
+      // One document of N tokens may be written as the number N.
+      if (v.is_number_integer()) return parse_document_spec(v.dump(), rd.where(p));
+      return parse_document_spec(rd.string(v, p), rd.where(p));
+    });
+  else if (key == "pad_documents") {
+    const json& v = rd.scalar(val, path);
+    if (!v.is_boolean()) rd.fail(path, v, "must be true or false");
+    s.pad_documents = v.get<bool>();
+  } else
     rd.fail(path, val,
             "unknown axis; known: seq, cp, split, variant, heads, kv_heads, head_dim, causal, dtype, backend, "
-            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv, ulysses_degree");
+            "transport, seed, repeats, warmup, rounds, link_gbps, kernel, phase, dkv, ulysses_degree, documents, "
+            "pad_documents");
 }
 
 SweepSpec parse_profile(const json& doc, const std::string& source) {
@@ -232,6 +243,13 @@ nlohmann::json to_json(const SweepSpec& s) {
                 {"dkv", names(s.dkv)},
                 {"ulysses_degree", s.ulysses_degree}}}};
   if (s.rounds) out["sweep"]["rounds"] = *s.rounds;
+  // Written only where given, so a sweep without documents reads as it always did.
+  if (s.documents.size() != 1 || s.documents.front().kind != DocumentSpec::Kind::none) {
+    json docs = json::array();
+    for (const auto& d : s.documents) docs.push_back(d.kind == DocumentSpec::Kind::none ? "none" : d.text);
+    out["sweep"]["documents"] = docs;
+  }
+  if (s.pad_documents) out["sweep"]["pad_documents"] = true;
   return out;
 }
 
@@ -273,7 +291,11 @@ std::vector<Config> expand(const SweepSpec& s) {
                           if (!ulysses_degree_matters(variant) && degree != s.ulysses_degree.front()) continue;
                           c.ulysses_degree = degree;
                           c.ulysses_degree = exchange_degree(c);
-                          out.push_back(c);
+                          for (const auto& docs : s.documents) {
+                            Config packed = c;
+                            set_documents(packed, docs, s.pad_documents);  // drawn for this S and seed
+                            out.push_back(std::move(packed));
+                          }
                         }
                       }
   return out;

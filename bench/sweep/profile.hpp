@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/config.hpp"
+#include "common/documents.hpp"
 #include "common/strict_number.hpp"
 #include "common/sweep_limits.hpp"
 
@@ -41,6 +42,9 @@ struct SweepSpec {
   std::vector<Phase> phase{Phase::fwd};  // docs/design.md §3a
   std::vector<Dkv> dkv{Dkv::reverse};    // the backward's dK/dV design, for a backward of a rotating variant
   std::vector<int> ulysses_degree{2};    // the hybrid's all-to-all group U (docs/design.md §3b)
+  // Packed documents (docs/design.md §3c): none (one causal sequence), explicit lengths or a generator.
+  std::vector<DocumentSpec> documents{DocumentSpec{}};
+  bool pad_documents = false;  // doc-zigzag pads each document to a multiple of 2c instead of refusing it
 };
 
 // Reads a profile: {"name", "description", "sweep": {field: value or [values], ...}}. Throws
@@ -79,8 +83,9 @@ void set_sweep_axis(SweepSpec& s, const std::string& key, const nlohmann::json& 
 nlohmann::json to_json(const SweepSpec& s);
 
 // The product of the axes, in a stable order (seq outermost, then cp, split, variant, ..., phase,
-// dkv, ulysses_degree). A configuration whose dkv or ulysses_degree changes nothing (dkv_matters,
-// ulysses_degree_matters) is expanded once, with the list's first value (its degree: exchange_degree).
+// dkv, ulysses_degree, documents). A configuration whose dkv or ulysses_degree changes nothing
+// (dkv_matters, ulysses_degree_matters) is expanded once, with the list's first value (its degree:
+// exchange_degree).
 std::vector<Config> expand(const SweepSpec& s);
 
 }  // namespace rb::bench

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "bench/sweep/interrupt.hpp"
+#include "common/documents.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
 #include "common/transport.hpp"
@@ -29,8 +30,13 @@ ReferenceCache::ReferenceCache() {
 
 const std::vector<double>& ReferenceCache::rows(const Config& cfg, const ring::CheckRows& check,
                                                 ring::ProcessGroup* group) {
-  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}", cfg.seq, cfg.heads, cfg.kv_heads, cfg.head_dim,
-                                      cfg.causal, cfg.seed, to_string(cfg.dtype), check.positions.size());
+  // The documents are part of what the rows attend to (docs/design.md §3c): their lengths and where
+  // padding put them.
+  const std::string docs = cfg.documents.given() ? fmt::format("{}/{}", documents_digest(cfg.documents.lengths),
+                                                               documents_digest(document_extents(cfg)))
+                                                 : std::string();
+  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}/{}/{}", cfg.seq, cfg.heads, cfg.kv_heads, cfg.head_dim,
+                                      cfg.causal, cfg.seed, to_string(cfg.dtype), check.positions.size(), docs);
   if (key != key_ || check.positions != positions_) {
     if (!group) {
       value_ = ring::reference_rows(cfg, check.positions, threads_);

@@ -23,10 +23,38 @@ struct Axis {
 };
 
 std::vector<Axis> axes(const SweepSpec& s) {
-  return {{"seq", s.seq.size()},           {"cp", s.cp.size()},         {"split", s.split.size()},
-          {"variant", s.variant.size()},   {"heads", s.heads.size()},   {"kv_heads", s.kv_heads.size()},
-          {"head_dim", s.head_dim.size()}, {"causal", s.causal.size()}, {"dtype", s.dtype.size()},
-          {"phase", s.phase.size()},       {"dkv", s.dkv.size()},       {"ulysses_degree", s.ulysses_degree.size()}};
+  return {{"seq", s.seq.size()},
+          {"cp", s.cp.size()},
+          {"split", s.split.size()},
+          {"variant", s.variant.size()},
+          {"heads", s.heads.size()},
+          {"kv_heads", s.kv_heads.size()},
+          {"head_dim", s.head_dim.size()},
+          {"causal", s.causal.size()},
+          {"dtype", s.dtype.size()},
+          {"phase", s.phase.size()},
+          {"dkv", s.dkv.size()},
+          {"ulysses_degree", s.ulysses_degree.size()},
+          {"documents", s.documents.size()}};
+}
+
+// The most document lengths a sweep's configurations may hold together (each keeps its own list):
+// 2^26 are 512 MiB. Counted from each (S, documents) pair's lengths before any configuration is made.
+constexpr std::uint64_t kMaxSweepDocumentLengths = std::uint64_t{1} << 26;
+
+void check_document_lengths(const SweepSpec& spec, std::uint64_t configurations) {
+  const std::uint64_t per_pair = configurations / (spec.seq.size() * spec.documents.size());
+  std::uint64_t total = 0;
+  for (const auto seq : spec.seq)
+    for (const auto& d : spec.documents) {
+      if (d.kind == DocumentSpec::Kind::none) continue;
+      total += document_lengths(d, seq, spec.seed).size() * per_pair;
+      if (total > kMaxSweepDocumentLengths)
+        throw AgreedInputError("documents", d.text,
+                               fmt::format("the sweep's {} configurations would hold more than {} document lengths "
+                                           "together; fewer configurations, or longer documents",
+                                           configurations, kMaxSweepDocumentLengths));
+    }
 }
 
 }  // namespace
@@ -48,6 +76,7 @@ std::vector<Config> expand_configurations(const SweepSpec& spec) {
                            fmt::format("the product of the axes ({}) may be at most {} configurations", product,
                                        kMaxConfigurations));
   }
+  check_document_lengths(spec, configuration_count(spec));
   std::vector<Config> out;
   std::set<std::string> seen;
   for (auto c : expand(spec)) {

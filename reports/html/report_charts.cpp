@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
+
 #include "reports/html/html_text.hpp"
 #include "reports/html/report_sections.hpp"
 #include "reports/html/svg_chart.hpp"
@@ -160,13 +162,17 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
       "<section id=\"rank-bars\"><h2>Work per rank: contiguous against zig-zag</h2><p class=\"note\">The "
       "plate's right-hand chart, from this sweep. Left: each rank's planned causal work (unmasked pairs "
       "\u00d7 Hq, from the plan) relative to the mean; the dashed line is perfect balance. Right: each "
-      "rank's measured attention time in the median pass. The busiest rank sets the pass time.</p>";
+      "rank's measured attention time in the median pass. The busiest rank sets the pass time. Under packed "
+      "documents the work is the pairs within documents, for each split under the same length mix "
+      "(docs/design.md \u00a73c).</p>";
   // Panels: per shape, at its largest S, the largest c values that hold more than one rank.
   std::vector<std::vector<const RunView*>> panels;
   for (const auto& shape : shapes_of(runs)) {
+    // By the real tokens: doc-zigzag's padding (docs/design.md §3c) makes its S larger, not its work.
     std::map<std::pair<std::int64_t, int>, std::vector<const RunView*>> at;
     for (const auto* r : shape.runs)
-      if (r->cp > 1 && !r->rank_work.empty()) at[{r->seq, r->cp}].push_back(r);
+      if (r->cp > 1 && !r->rank_work.empty())
+        at[{r->seq - r->record.config.padding_tokens.value_or(0), r->cp}].push_back(r);
     if (at.empty()) continue;
     const std::int64_t smax = std::prev(at.end())->first.first;
     std::vector<std::vector<const RunView*>> mine;
@@ -192,8 +198,12 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
     measured.categories = planned.categories;
     planned.id = fmt::format("work-bars-{}", p);
     measured.id = fmt::format("attn-bars-{}", p);
-    const std::string where = fmt::format("S={} c={} {}", format_tokens(static_cast<double>(first.seq)), first.cp,
-                                          first.shape_label);
+    const auto& docs = first.record.config.document_lengths;
+    const std::int64_t real = first.seq - first.record.config.padding_tokens.value_or(0);
+    std::string where = fmt::format("S={} c={} {}", format_tokens(static_cast<double>(real)), first.cp,
+                                    first.shape_label);
+    // The length mix by name and by its documents, so the bars read as work within documents.
+    if (!docs.empty()) where += fmt::format(" ({} documents: {})", docs.size(), documents_summary(docs));
     planned.title = "planned work / mean \u2014 " + where;
     measured.title = "measured attention time \u2014 " + where;
     planned.x_label = measured.x_label = "rank";
@@ -214,6 +224,8 @@ std::string section_rank_bars(const std::vector<RunView>& runs, const ReportOpti
       a.values = r->rank_attention_ms;
       any_measured |= std::any_of(a.values.begin(), a.values.end(), [](auto& v) { return v.has_value(); });
       if (r->work_imbalance) w.name += fmt::format(" (max/mean {})", format_number(*r->work_imbalance, 3));
+      if (const auto pad = r->record.config.padding_tokens; pad && *pad > 0)
+        w.name += fmt::format(", {} padding tokens", *pad);
       if (r->imbalance) a.name += fmt::format(" (max/mean {})", format_number(*r->imbalance, 3));
       planned.series.push_back(std::move(w));
       measured.series.push_back(std::move(a));

@@ -30,11 +30,9 @@ int lane_rank(const std::string& lane) {
 
 // Fixed colours for the names the executors emit, so every timeline in a report agrees.
 int name_color(const std::string& name, std::map<std::string, int>& extra) {
-  static const std::map<std::string, int> known{{"attention", 0},
-                                                {"merge", 1},
-                                                {"kv_recv", 2},
-                                                {"kv_allgather", 3},
-                                                {"kv_send", 4}};
+  // step_skipped marks a step with no unmasked pair (docs/design.md §3c).
+  static const std::map<std::string, int> known{{"attention", 0},    {"merge", 1},   {"kv_recv", 2},
+                                                {"kv_allgather", 3}, {"kv_send", 4}, {"step_skipped", 9}};
   if (auto it = known.find(name); it != known.end()) return it->second;
   auto [it, inserted] = extra.try_emplace(name, 5 + static_cast<int>(extra.size()) % 5);
   return it->second;

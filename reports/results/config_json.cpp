@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
+
 #include "reports/results/record_config.hpp"
 #include "reports/results/run_record_writer.hpp"
 
@@ -11,10 +13,10 @@ namespace rb::reports {
 nlohmann::json to_json(const Config& c) { return to_json(record_config(c)); }
 
 std::span<const std::string_view> config_id_fields() {
-  static constexpr std::string_view kFields[] = {"seq",    "cp",       "split",     "variant",
-                                                 "heads",  "kv_heads", "head_dim",  "causal",
-                                                 "dtype",  "backend",  "transport", "link_gbps",
-                                                 "kernel", "phase",    "dkv",       "ulysses_degree"};
+  static constexpr std::string_view kFields[] =
+      {"seq",      "cp",     "split", "variant",        "heads",           "kv_heads",
+       "head_dim", "causal", "dtype", "backend",        "transport",       "link_gbps",
+       "kernel",   "phase",  "dkv",   "ulysses_degree", "document_lengths"};
   return kFields;
 }
 
@@ -33,6 +35,9 @@ std::string config_id(const Config& c) {
   if (dkv_matters(c.phase, c.variant)) id += fmt::format("-{}", to_string(c.dkv));
   // The hybrid's all-to-all group (docs/design.md §3b); ulysses' is c, the ring variants' 1.
   if (ulysses_degree_matters(c.variant)) id += fmt::format("-u{}", c.ulysses_degree);
+  // Packed documents (docs/design.md §3c) likewise: a digest of the lengths, only where there are any
+  // (padding shows in S, which is the padded one).
+  if (c.documents.given()) id += fmt::format("-docs{}", documents_digest(c.documents.lengths));
   return id;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/config.hpp"
 #include "common/config_label.hpp"
@@ -24,6 +25,11 @@ struct RecordConfig {
   std::string phase = "fwd", dkv;
   // The all-to-all group of heads (2.11.0): ulysses' (c) and the hybrid's; absent for the ring variants.
   std::optional<int> ulysses_degree;
+  // Packed documents (2.12.0, docs/design.md §3c): the spec as given, the real lengths, and the
+  // padding tokens among seq; empty (absent) without documents.
+  std::string documents;
+  std::vector<std::int64_t> document_lengths;
+  std::optional<std::int64_t> padding_tokens;
   // How it was measured, not what: two runs matched by id may differ in these.
   std::optional<std::uint64_t> seed;
   std::optional<int> repeats, warmup;

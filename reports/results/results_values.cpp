@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
 #include "common/error.hpp"
 #include "common/json_output.hpp"
 #include "common/sweep_limits.hpp"
@@ -100,7 +101,7 @@ const EnumRule kHeaderEnums[] = {
 // A record's fields, judged by the version it was written in (its own schema_version, which a
 // results.jsonl line carries since 1.0.0, else the document's).
 const EnumRule kRunEnums[] = {
-    {"/config/split", {{"contiguous", {0, 1}}, {"zigzag", {0, 1}}, {"striped", {0, 1}}}},
+    {"/config/split", {{"contiguous", {0, 1}}, {"zigzag", {0, 1}}, {"striped", {0, 1}}, {"doc-zigzag", {2, 12}}}},
     {"/config/variant",
      {{"ring", {0, 1}},
       {"allgather", {0, 1}},
@@ -216,6 +217,8 @@ const NumberRule kRunNumbers[] = {
     {"/config/warmup", 0, static_cast<double>(kMaxPassCount), "must be a count of passes in [0, 1000000]"},
     {"/config/link_gbps", 0, kInf, kNotNegative},
     {"/config/ulysses_degree", 1, static_cast<double>(kMaxCp), "must be a group of ranks in [1, 2^20]"},
+    {"/config/document_lengths/*", 1, static_cast<double>(kMaxSeq), "must be a document's tokens in [1, 2^40]"},
+    {"/config/padding_tokens", 0, kInf, kNotNegative},
     {"/correctness/rows_checked", 0, kInf, kNotNegative},
     {"/correctness/max_abs_err", 0, kInf, kNotNegative},
     {"/correctness/rel_l2_err", 0, kInf, kNotNegative},
@@ -348,6 +351,23 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
   if (const auto it = cfg.find("ulysses_degree"); !skipped && it != cfg.end() && it->is_number_integer() &&
                                                   it->get<std::int64_t>() > 0 && cp % it->get<std::int64_t>() != 0)
     refuse(source, cpath + "/ulysses_degree", *it, fmt::format("must divide the run's c ({})", cp));
+
+  // Packed documents (2.12.0): at most as many as a configuration holds, and with their padding they
+  // are the sequence (each length is in [1, 2^40] by then, so the sum of 2^20 of them cannot wrap).
+  if (cfg.contains("document_lengths") && cfg.at("document_lengths").is_array()) {
+    const json& lengths = cfg.at("document_lengths");
+    if (static_cast<std::int64_t>(lengths.size()) > kMaxDocuments)
+      refuse(source, cpath + "/document_lengths", json(fmt::format("{} documents", lengths.size())),
+             fmt::format("must list at most {} documents (the most a configuration holds)", kMaxDocuments));
+    std::int64_t tokens = 0;
+    for (const json& l : lengths) tokens += l.get<std::int64_t>();
+    const json& pad = cfg.contains("padding_tokens") ? cfg.at("padding_tokens") : json();
+    if (pad.is_number_integer()) tokens += pad.get<std::int64_t>();
+    if (tokens != cfg.at("seq").get<std::int64_t>())
+      refuse(source, cpath + "/document_lengths", json(fmt::format("{} tokens with the padding", tokens)),
+             fmt::format("the documents and their padding must make up config.seq ({})",
+                         cfg.at("seq").get<std::int64_t>()));
+  }
 
   // Every rank a record names is one of the configuration's c ranks.
   std::string path = run_path;

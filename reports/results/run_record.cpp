@@ -83,6 +83,9 @@ RecordConfig read_config(const json& c) {
   out.phase = member(c, "phase").is_string() ? text(c, "phase") : "fwd";  // before 2.10.0 every pass was one
   out.dkv = text(c, "dkv");
   if (const auto v = integer(c, "ulysses_degree")) out.ulysses_degree = static_cast<int>(*v);
+  out.documents = text(c, "documents");
+  out.document_lengths = integers(c, "document_lengths");
+  out.padding_tokens = integer(c, "padding_tokens");
   out.causal = boolean(c, "causal").value_or(true);
   out.link_gbps = number(c, "link_gbps");
   if (const json& seed = member(c, "seed"); seed.is_number_integer()) out.seed = seed.get<std::uint64_t>();

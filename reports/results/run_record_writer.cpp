@@ -277,6 +277,12 @@ json to_json(const RecordConfig& c) {
   if (!c.dkv.empty()) j["dkv"] = c.dkv;
   // ulysses_degree only for the variants that exchange heads.
   if (c.ulysses_degree) j["ulysses_degree"] = *c.ulysses_degree;
+  // Packed documents only where there are any, as the id says (2.12.0).
+  if (!c.document_lengths.empty()) {
+    j["documents"] = c.documents;
+    j["document_lengths"] = c.document_lengths;
+    j["padding_tokens"] = or_null(c.padding_tokens);
+  }
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include "common/cancellation.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
+#include "ring/plan/block_pairs.hpp"
 
 namespace rb::ring {
 namespace kref = kernels::ref;
@@ -21,6 +22,7 @@ namespace kref = kernels::ref;
 std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64_t> positions, int threads) {
   const std::int64_t S = cfg.seq;
   const SegmentList whole{Segment{0, 1, S}};
+  const DocumentMask docs = DocumentMask::of(cfg);  // the plan's rule (docs/design.md §3c)
   std::vector<double> k(S * cfg.kv_heads * cfg.head_dim), v(k.size());
   kref::FillParams fp{cfg.seed, kref::Tensor::k, cfg.kv_heads, cfg.head_dim, cfg.dtype};
   kref::fill_inputs(k.data(), whole, fp);
@@ -55,10 +57,7 @@ std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64
       std::vector<double> q(cn * width), lse(cn * cfg.heads);
       kref::FillParams qp{cfg.seed, kref::Tensor::q, cfg.heads, cfg.head_dim, cfg.dtype};
       kref::fill_inputs(q.data(), qs, qp);
-      std::vector<kernels::BlockPair> pairs;
-      const auto offs = row_offsets(qs);
-      for (std::size_t i = 0; i < qs.size(); ++i)
-        pairs.push_back({qs[i], offs[i], whole[0], 0, classify(qs[i], whole[0], cfg.causal)});
+      const auto pairs = masked_block_pairs(qs, whole, cfg.causal, docs);
       kref::AttentionBlockParams<double> ap;
       ap.q = q.data();
       ap.k = k.data();
@@ -103,7 +102,62 @@ std::vector<double> reference_rows(const Config& cfg, std::span<const std::int64
   return out;
 }
 
+namespace {
+
+// Under documents (docs/design.md §3c) the rows are the real tokens only: padding attends to nothing
+// and is no output. Above the limit the sample holds the first and last token of every document and
+// every segment (the boundaries, where a wrong mask shows), drawn down to half the sample with the
+// run seed when there are more (a doc-zigzag rank has two segments per document), and the rest
+// drawn among the real tokens.
+CheckRows document_check_rows(const Plan& plan, std::int64_t full_limit, std::int64_t sample) {
+  const DocumentMask& docs = plan.documents;
+  std::int64_t real = 0;
+  for (int d = 0; d < docs.count(); ++d) real += docs.end(d) - docs.begin(d);
+  CheckRows rows;
+  auto& pos = rows.positions;
+  if (real <= full_limit || sample >= real) {
+    rows.all_rows = true;
+    pos.reserve(static_cast<std::size_t>(real));
+    for (int d = 0; d < docs.count(); ++d)
+      for (std::int64_t p = docs.begin(d); p < docs.end(d); ++p) pos.push_back(p);
+    return rows;
+  }
+  std::vector<std::int64_t> edges;
+  for (int d = 0; d < docs.count(); ++d) {
+    edges.push_back(docs.begin(d));
+    edges.push_back(docs.end(d) - 1);
+  }
+  for (const auto& rp : plan.ranks)
+    for (const auto& s : rp.segments)
+      for (const std::int64_t p : {s.first(), s.last()})
+        if (s.count > 0 && docs.holds(p)) edges.push_back(p);
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::mt19937_64 gen(plan.config.seed);
+  if (static_cast<std::int64_t>(edges.size()) > sample / 2) {
+    std::shuffle(edges.begin(), edges.end(), gen);
+    edges.resize(static_cast<std::size_t>(sample / 2));
+    std::sort(edges.begin(), edges.end());
+  }
+  pos = std::move(edges);
+  // The k-th real token, k uniform in [0, real): its document found by the prefix sums of lengths.
+  std::vector<std::int64_t> before(static_cast<std::size_t>(docs.count()) + 1, 0);
+  for (int d = 0; d < docs.count(); ++d) before[d + 1] = before[d] + docs.end(d) - docs.begin(d);
+  std::uniform_int_distribution<std::int64_t> dist(0, real - 1);
+  while (static_cast<std::int64_t>(pos.size()) < sample) {
+    const std::int64_t k = dist(gen);
+    const auto d = std::upper_bound(before.begin(), before.end(), k) - before.begin() - 1;
+    const std::int64_t p = docs.begin(static_cast<int>(d)) + (k - before[d]);
+    auto it = std::lower_bound(pos.begin(), pos.end(), p);
+    if (it == pos.end() || *it != p) pos.insert(it, p);
+  }
+  return rows;
+}
+
+}  // namespace
+
 CheckRows check_rows(const Plan& plan, std::int64_t full_limit, std::int64_t sample) {
+  if (plan.documents.active()) return document_check_rows(plan, full_limit, sample);
   const std::int64_t S = plan.config.seq;
   CheckRows rows;
   if (S <= full_limit || sample >= S) {

@@ -15,6 +15,7 @@
 #include "kernels/attention_block_bwd_ref.hpp"
 #include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
+#include "ring/plan/block_pairs.hpp"
 
 namespace rb::ring {
 namespace kref = kernels::ref;
@@ -32,15 +33,6 @@ SegmentList as_segments(std::span<const std::int64_t> pos) {
     else
       out.push_back(Segment{p, 1, 1});
   }
-  return out;
-}
-
-std::vector<kernels::BlockPair> pairs_of(const SegmentList& qs, const SegmentList& ks, bool causal) {
-  std::vector<kernels::BlockPair> out;
-  const auto qo = row_offsets(qs), ko = row_offsets(ks);
-  for (std::size_t a = 0; a < qs.size(); ++a)
-    for (std::size_t b = 0; b < ks.size(); ++b)
-      out.push_back({qs[a], qo[a], ks[b], ko[b], classify(qs[a], ks[b], causal)});
   return out;
 }
 
@@ -82,6 +74,7 @@ ReferenceGradients reference_gradients(const Config& cfg, std::span<const std::i
   const std::int64_t S = cfg.seq;
   const int hq = cfg.heads, hkv = cfg.kv_heads, d = cfg.head_dim;
   const SegmentList whole{Segment{0, 1, S}};
+  const DocumentMask docs = DocumentMask::of(cfg);  // the plan's rule (docs/design.md §3c)
   std::vector<double> k(S * hkv * d), v(k.size());
   kref::FillParams fp{cfg.seed, kref::Tensor::k, hkv, d, cfg.dtype};
   kref::fill_inputs(k.data(), whole, fp);
@@ -134,7 +127,7 @@ ReferenceGradients reference_gradients(const Config& cfg, std::span<const std::i
       kref::fill_inputs(q.data(), qs, qp);
       qp.tensor = kref::Tensor::d_o;
       kref::fill_inputs(g.data(), qs, qp);
-      const auto fwd_pairs = pairs_of(qs, whole, cfg.causal);
+      const auto fwd_pairs = masked_block_pairs(qs, whole, cfg.causal, docs);
       kref::AttentionBlockParams<double> ap;
       ap.q = q.data();
       ap.k = k.data();
@@ -175,7 +168,7 @@ ReferenceGradients reference_gradients(const Config& cfg, std::span<const std::i
         bp.dk = dk_w[w].data();
         bp.dv = dv_w[w].data();
         bp.sk = S;
-        const auto pairs = pairs_of(qs, whole, cfg.causal);
+        const auto pairs = masked_block_pairs(qs, whole, cfg.causal, docs);
         bp.pairs = pairs;
         kref::attention_block_backward(bp);
       } else {
@@ -185,7 +178,7 @@ ReferenceGradients reference_gradients(const Config& cfg, std::span<const std::i
             scratch_dk.assign(kn * kw, 0.0);
             scratch_dv.assign(kn * kw, 0.0);
             const SegmentList block{Segment{k0, 1, kn}};
-            std::vector<kernels::BlockPair> pairs = pairs_of(qs, block, cfg.causal);
+            std::vector<kernels::BlockPair> pairs = masked_block_pairs(qs, block, cfg.causal, docs);
             bp.k = k.data() + k0 * kw;
             bp.v = v.data() + k0 * kw;
             bp.dk = scratch_dk.data();
@@ -196,7 +189,7 @@ ReferenceGradients reference_gradients(const Config& cfg, std::span<const std::i
           }
         if (nk > 0) {
           std::vector<double> dq_scratch(cn * qw, 0.0);
-          const auto pairs = pairs_of(qs, ks, cfg.causal);
+          const auto pairs = masked_block_pairs(qs, ks, cfg.causal, docs);
           bp.dq = dq_scratch.data();
           bp.k = k_req.data();
           bp.v = v_req.data();

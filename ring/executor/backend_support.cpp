@@ -1,4 +1,4 @@
-// The dtype, head-dimension, phase and variant rule of each backend.
+// The dtype, head-dimension, phase, variant and documents rule of each backend.
 #include "ring/executor/backend_support.hpp"
 
 #include <string>
@@ -23,6 +23,13 @@ void check_backend_supports(const Config& cfg) {
       throw InputError("phase", std::string(to_string(cfg.phase)),
                        "the cuda backend runs the forward only in this build (neither --kernel ringbench nor "
                        "--kernel cudnn has a backward yet); the backward runs on --backend cpu");
+    // Packed documents (docs/design.md §3c): the plan's within-document pieces map onto cuDNN's
+    // rectangles and squares (tests/ring/plan/test_sdpa_pieces.cpp), but every distinct piece size is
+    // a graph of its own, unbounded under a length mix, and neither kernel has run one on a GPU.
+    if (cfg.documents.given())
+      throw InputError("documents", cfg.documents.spec,
+                       "the cuda backend runs one causal sequence in this build (neither --kernel ringbench nor "
+                       "--kernel cudnn takes packed documents yet); documents run on --backend cpu");
   } else if (cfg.dtype == DType::bfloat16) {
     throw InputError("dtype", "bfloat16", "the cpu backend runs float64 or float32; bfloat16 needs the cuda backend");
   }

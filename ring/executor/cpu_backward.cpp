@@ -139,9 +139,13 @@ void backward_compute(const CpuPass<T>& p, int r) {
     bp.pairs = (fault || (b.grads == GradFlow::with_kv && j == 0)) ? rk.bwd_pairs_forward[j] : rk.bwd_pairs[j];
     bp.cancel = &p.aborting;
     const std::int64_t a0 = steady_ns();
-    kref::attention_block_backward(bp);
+    // A step with no unmasked pair computes nothing; its zero partial dK/dV still travel (below),
+    // and the timeline marks the step skipped.
+    const bool idle = p.plan.ranks[r].backward.steps[j].unmasked == 0 && !fault;
+    if (!idle) kref::attention_block_backward(bp);
     const std::int64_t a1 = steady_ns();
-    p.log(rk.log, r, IntervalKind::compute, "compute", "attention_bwd", j, 0, a0, a1);
+    p.log(rk.log, r, idle ? IntervalKind::other : IntervalKind::compute, "compute",
+          idle ? "step_skipped" : "attention_bwd", j, 0, a0, idle ? a0 : a1);
     p.publish(rk, rk.bwd_computed, j + 1);
 
     // Fold the block's gradients into the sum that travels on (or lands home).

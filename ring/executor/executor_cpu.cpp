@@ -433,6 +433,10 @@ class CpuExecutor final : public Executor {
       });
       const StepLaunch& sl = rk.launches[j];
       if (sl.action == StepAction::skip) {
+        // No unmasked pair (a causal contiguous ring's later blocks, documents the block does not
+        // reach): its block still arrived and travels on; its compute is a marker in the timeline.
+        const std::int64_t t = steady_ns();
+        log_interval(rk.log, r, IntervalKind::other, "compute", "step_skipped", j, 0, t, t);
         publish(rk, rk.compute_done, j + 1);
         continue;
       }

@@ -38,8 +38,17 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int r
     std::vector<kernels::BlockPair> pairs;
     for (const auto& pp : st.pairs) {
       const Keys& k = keys_of(pp);
-      pairs.push_back(kernels::BlockPair{rp.attention[pp.q_seg], q_off[pp.q_seg], k.segs[pp.k_seg],
-                                         k.base + k.off[pp.k_seg], pp.mask});
+      if (pp.doc < 0) {
+        pairs.push_back(kernels::BlockPair{rp.attention[pp.q_seg], q_off[pp.q_seg], k.segs[pp.k_seg],
+                                           k.base + k.off[pp.k_seg], pp.mask});
+        continue;
+      }
+      // A within-document piece (docs/design.md §3c): both segments cut to the document, their rows
+      // offset by where the cut begins inside each segment.
+      const SegmentRun q = plan.documents.clip(rp.attention[pp.q_seg], pp.doc);
+      const SegmentRun kr = plan.documents.clip(k.segs[pp.k_seg], pp.doc);
+      pairs.push_back(kernels::BlockPair{q.seg, q_off[pp.q_seg] + q.offset, kr.seg,
+                                         k.base + k.off[pp.k_seg] + kr.offset, pp.mask});
     }
     out.push_back(std::move(pairs));
   }
@@ -68,6 +77,21 @@ std::vector<std::vector<kernels::BlockPair>> backward_block_pairs(const Plan& pl
     }
     return rows * k_rank;
   });
+}
+
+std::vector<kernels::BlockPair> masked_block_pairs(const SegmentList& qs, const SegmentList& ks, bool causal,
+                                                   const DocumentMask& documents) {
+  const auto qo = row_offsets(qs), ko = row_offsets(ks);
+  std::vector<kernels::BlockPair> out;
+  for (const MaskedPair& p : documents.pairs(qs, ks, causal)) {
+    if (p.doc < 0) {
+      out.push_back({qs[p.q_seg], qo[p.q_seg], ks[p.k_seg], ko[p.k_seg], p.mask});
+      continue;
+    }
+    const SegmentRun q = documents.clip(qs[p.q_seg], p.doc), k = documents.clip(ks[p.k_seg], p.doc);
+    out.push_back({q.seg, qo[p.q_seg] + q.offset, k.seg, ko[p.k_seg] + k.offset, p.mask});
+  }
+  return out;
 }
 
 std::int64_t backward_key_rows(const Plan& plan) {

@@ -25,4 +25,10 @@ std::vector<std::vector<kernels::BlockPair>> backward_block_pairs(const Plan& pl
 // Key rows a backward step's pairs may index in the buffer it reads.
 std::int64_t backward_key_rows(const Plan& plan);
 
+// The BlockPairs of query rows `qs` against key rows `ks` (each list's rows in its order, from 0):
+// every segment pair (§3), or under documents their within-document pieces (docs/design.md §3c).
+// The float64 references build their pairs with this, by the plan's own rule.
+std::vector<kernels::BlockPair> masked_block_pairs(const SegmentList& qs, const SegmentList& ks, bool causal,
+                                                   const DocumentMask& documents);
+
 }  // namespace rb::ring

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/documents.hpp"
 #include "common/error.hpp"
 
 #include "ring/plan/split_scheme.hpp"
@@ -16,7 +17,9 @@ namespace rb::ring {
 
 void validate_plan_inputs(const Config& cfg) {
   cfg.validate_shape();
-  check_divisible(*make_split_scheme(cfg.split), cfg.seq, cfg.cp);
+  check_documents(cfg);
+  check_divisible(*make_split_scheme(cfg), cfg.seq, cfg.cp);
+  check_piece_bound(cfg);
   const auto variant = make_variant_scheme(cfg.variant);
   const std::int64_t shard = cfg.seq / cfg.cp;
   const HeadExchange x = variant->head_exchange(cfg, shard);
@@ -26,11 +29,12 @@ void validate_plan_inputs(const Config& cfg) {
 
 Plan make_plan(const Config& cfg) {
   validate_plan_inputs(cfg);
-  auto scheme = make_split_scheme(cfg.split);
+  auto scheme = make_split_scheme(cfg);
   auto variant = make_variant_scheme(cfg.variant);
 
   Plan plan;
   plan.config = cfg;
+  plan.documents = DocumentMask::of(cfg);
   std::vector<SegmentList> segs(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) segs[r] = scheme->segments(cfg.seq, cfg.cp, r);
   plan.exchange = variant->head_exchange(cfg, total_count(segs[0]));
@@ -54,10 +58,10 @@ Plan make_plan(const Config& cfg) {
   std::vector<std::vector<StepPlan>> steps(x.groups);
   std::vector<BackwardRankPlan> backward(x.groups);
   for (int g = 0; g < x.groups; ++g) {
-    steps[g] = schedule_steps(plan.schedule, g, rows, cfg.causal, plan.kv_bytes_per_token);
+    steps[g] = schedule_steps(plan.schedule, g, rows, cfg.causal, plan.kv_bytes_per_token, plan.documents);
     if (plan.backward)
       backward[g] = backward_steps(*plan.backward, g, rows, cfg.causal, plan.kv_bytes_per_token,
-                                   plan.grad_bytes_per_token);
+                                   plan.grad_bytes_per_token, plan.documents);
   }
   plan.ranks.resize(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) {

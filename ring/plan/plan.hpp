@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/config.hpp"
+#include "common/document_mask.hpp"
 #include "common/kv_schedule.hpp"
 #include "common/segment.hpp"
 
@@ -28,6 +29,8 @@ struct PlannedPair {
   int k_seg = 0;   // index into that member's attention rows (gathered) or its lane piece's (rotating)
   int lane = 0;    // rotating: the lane whose piece holds the keys
   MaskClass mask = MaskClass::full;
+  int doc = -1;               // with documents (docs/design.md §3c): the document both segments are cut to, so the
+                              // pair is one within-document piece of them (Plan::documents clips them); -1: whole
   std::int64_t unmasked = 0;  // unmasked (query, key) pairs of one head
 };
 
@@ -80,6 +83,7 @@ struct Plan {
   // bytes), where the phase has a backward.
   std::optional<BackwardSchedule> backward;
   std::int64_t grad_bytes_per_token = 0;
+  DocumentMask documents;  // the packed documents' mask rule (docs/design.md §3c); inactive without
   std::vector<RankPlan> ranks;
 
   // The attention rows of the schedule's member m (a rank, or a group under a head exchange).

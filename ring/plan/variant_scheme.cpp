@@ -44,7 +44,7 @@ BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dty
 }
 
 std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::vector<SegmentList>& segs, bool causal,
-                                     std::int64_t kvb) {
+                                     std::int64_t kvb, const DocumentMask& docs) {
   const int c = static_cast<int>(segs.size());
   if (sch.gathered) {
     // One step against every rank's block; it receives every block but its own, and sends its
@@ -53,7 +53,7 @@ std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::ve
     for (int src = 0; src < c; ++src) {
       s.sources.push_back(src);
       if (src != r) s.recv_bytes += total_count(segs[src]) * kvb;
-      for (auto& p : pairs_against(segs[r], src, segs[src], causal)) s.pairs.push_back(p);
+      for (auto& p : pairs_against(segs[r], src, segs[src], causal, 0, docs)) s.pairs.push_back(p);
     }
     s.send_bytes = c > 1 ? total_count(segs[r]) * kvb * (c - 1) : 0;
     for (const auto& p : s.pairs) s.unmasked += p.unmasked;
@@ -72,7 +72,7 @@ std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::ve
       if (j > 0) s.recv_bytes += bytes;
       // During step j the rank forwards the piece it holds, except at the last step.
       if (sch.moves(j, c)) s.send_bytes += bytes;
-      for (auto& p : pairs_against(segs[r], src, keys, causal, l)) s.pairs.push_back(p);
+      for (auto& p : pairs_against(segs[r], src, keys, causal, l, docs)) s.pairs.push_back(p);
     }
     for (const auto& p : s.pairs) s.unmasked += p.unmasked;
   }
@@ -80,13 +80,13 @@ std::vector<StepPlan> schedule_steps(const KvSchedule& sch, int r, const std::ve
 }
 
 BackwardRankPlan backward_steps(const BackwardSchedule& b, int r, const std::vector<SegmentList>& segs, bool causal,
-                                std::int64_t kvb, std::int64_t gradb) {
+                                std::int64_t kvb, std::int64_t gradb, const DocumentMask& docs) {
   const int c = static_cast<int>(segs.size());
   BackwardRankPlan out;
   if (b.kv.gathered) {
     // The gather as in the forward, then the reduce-scatter: every other rank's partial dK/dV of
     // this rank's block arrive, and this rank's partials of theirs leave.
-    out.steps = schedule_steps(b.kv, r, segs, causal, kvb);
+    out.steps = schedule_steps(b.kv, r, segs, causal, kvb, docs);
     std::int64_t others = 0;
     for (int s = 0; s < c; ++s)
       if (s != r) others += total_count(segs[s]);
@@ -96,7 +96,7 @@ BackwardRankPlan backward_steps(const BackwardSchedule& b, int r, const std::vec
     // The K/V steps of the backward's own schedule; step j >= 1 also adds the partial dK/dV of its
     // block that a peer computed (reverse: in the K/V message; follow: the trailing hop). Shards
     // are equal, so what a rank sends for a peer's step j is what it receives for its own.
-    out.steps = schedule_steps(b.kv, r, segs, causal, kvb);
+    out.steps = schedule_steps(b.kv, r, segs, causal, kvb, docs);
     for (auto& st : out.steps) {
       st.send_bytes = st.recv_bytes;  // schedule_steps counts the forward's sends, one step earlier
       if (st.step == 0) continue;
@@ -123,11 +123,11 @@ BackwardRankPlan backward_steps(const BackwardSchedule& b, int r, const std::vec
   return out;
 }
 
-std::vector<PlannedPair> pairs_against(const SegmentList& qs, int src, const SegmentList& ks, bool causal, int lane) {
+std::vector<PlannedPair> pairs_against(const SegmentList& qs, int src, const SegmentList& ks, bool causal, int lane,
+                                       const DocumentMask& docs) {
   std::vector<PlannedPair> out;
-  for (int a = 0; a < static_cast<int>(qs.size()); ++a)
-    for (int b = 0; b < static_cast<int>(ks.size()); ++b)
-      out.push_back(PlannedPair{a, src, b, lane, classify(qs[a], ks[b], causal), unmasked_pairs(qs[a], ks[b], causal)});
+  for (const MaskedPair& p : docs.pairs(qs, ks, causal))
+    out.push_back(PlannedPair{p.q_seg, src, p.k_seg, lane, p.mask, p.doc, p.unmasked});
   return out;
 }
 

@@ -40,17 +40,20 @@ std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind);
 // The steps of rank r under `schedule`: at each step the pieces it attends to (their origins in
 // key-row order), the segment pairs against them, and the bytes that arrive before the step and
 // leave during it.
+// Under documents (docs/design.md §3c) each segment pair is its within-document pieces.
 std::vector<StepPlan> schedule_steps(const KvSchedule& schedule, int r, const std::vector<SegmentList>& segs,
-                                     bool causal, std::int64_t kv_bytes_per_token);
+                                     bool causal, std::int64_t kv_bytes_per_token, const DocumentMask& documents = {});
 
 // Rank r's backward under `schedule` (docs/design.md §3a): each step's pairs against the block its
 // K/V schedule brings, and the bytes of K/V and of dK/dV (grad_bytes_per_token) each step and the
 // tail receive and send.
 BackwardRankPlan backward_steps(const BackwardSchedule& schedule, int r, const std::vector<SegmentList>& segs,
-                                bool causal, std::int64_t kv_bytes_per_token, std::int64_t grad_bytes_per_token);
+                                bool causal, std::int64_t kv_bytes_per_token, std::int64_t grad_bytes_per_token,
+                                const DocumentMask& documents = {});
 
-// Pairs of the query segments `queries` with the key segments `keys` of rank `src`, tagged `lane`.
+// Pairs of the query segments `queries` with the key segments `keys` of rank `src`, tagged `lane`:
+// every segment pair, or under documents their within-document pieces (DocumentMask::pairs).
 std::vector<PlannedPair> pairs_against(const SegmentList& queries, int src, const SegmentList& keys, bool causal,
-                                       int lane = 0);
+                                       int lane = 0, const DocumentMask& documents = {});
 
 }  // namespace rb::ring

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "common/document_mask.hpp"
+#include "common/documents.hpp"
 #include "common/segment.hpp"
 #include "ring/plan/split_scheme.hpp"
 #include "ring/plan/variant_scheme.hpp"
@@ -12,7 +14,10 @@
 namespace rb::ring {
 namespace {
 
-std::int64_t pairs_between(const SegmentList& qs, const SegmentList& ks, bool causal) {
+// Unmasked pairs of every query segment against every key segment, within documents where there are
+// any (DocumentMask::unmasked: per (segment, document) run, only segments that can share one).
+std::int64_t pairs_between(const SegmentList& qs, const SegmentList& ks, bool causal, const DocumentMask& docs) {
+  if (docs.active()) return docs.unmasked(qs, ks, causal);
   std::int64_t n = 0;
   for (const auto& q : qs)
     for (const auto& k : ks) n += unmasked_pairs(q, k, causal);
@@ -40,8 +45,11 @@ double WorkMatrix::work_imbalance() const {
 
 WorkMatrix make_work_matrix(const Config& cfg) {
   cfg.validate_shape();
-  auto scheme = make_split_scheme(cfg.split);
+  check_documents(cfg);
+  auto scheme = make_split_scheme(cfg);
   check_divisible(*scheme, cfg.seq, cfg.cp);
+  check_piece_bound(cfg);
+  const DocumentMask docs = DocumentMask::of(cfg);
   const int c = cfg.cp;
   const auto variant = make_variant_scheme(cfg.variant);
 
@@ -86,14 +94,14 @@ WorkMatrix make_work_matrix(const Config& cfg) {
     const auto first = static_cast<std::size_t>(x.rank_of(g, 0)) * m.steps;
     if (sch.gathered) {
       // One step against every member's block; it receives every block but its own.
-      for (int src = 0; src < members; ++src) m.unmasked[first] += pairs_between(segs[g], segs[src], cfg.causal);
+      for (int src = 0; src < members; ++src) m.unmasked[first] += pairs_between(segs[g], segs[src], cfg.causal, docs);
       m.recv_bytes[first] = (all_tokens - tokens[g]) * m.kv_bytes_per_token;
     } else {
       for (int j = 0; j < m.steps; ++j) {
         const auto i = first + j;
         for (int l = 0; l < lanes; ++l) {
           const auto p = static_cast<std::size_t>(sch.origin(g, l, j, members)) * lanes + l;
-          m.unmasked[i] += pairs_between(segs[g], pieces[p], cfg.causal);
+          m.unmasked[i] += pairs_between(segs[g], pieces[p], cfg.causal, docs);
           if (j > 0) m.recv_bytes[i] += piece_tokens[p] * m.kv_bytes_per_token;
         }
       }

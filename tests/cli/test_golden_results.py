@@ -207,6 +207,12 @@ SWEEPS = [
                   "4", "--kv-heads", "1", "--head-dim", "8", "--no-causal", "--dtype", "float64", "--seed", "3",
                   "--warmup", "0", "--phase", "fwd+bwd,bwd", "--dkv", "reverse,follow", "--repeats", "2", "--rounds",
                   "1", "--inject-fault", "wrong-block@7"], 1, True),
+    # Packed documents (docs/design.md §3c) under every split, doc-zigzag padding them: the spec, the
+    # lengths and the padding in config and id, plans within documents, steps with no unmasked pair
+    # marked skipped in the timeline, forward and backward.
+    ("packed", ["run", "--seq", "48", "--cp", "2", "--split", "contiguous,zigzag,striped,doc-zigzag", "--heads", "2",
+                "--kv-heads", "1", "--head-dim", "8", "--dtype", "float64", "--documents", "5+30+13",
+                "--pad-documents", "--phase", "fwd+bwd", "--warmup", "0", "--repeats", "1", "--rounds", "1"], 0, True),
     # --max-noise 1000% is met by any samples, so sampling stops at --rounds and --min-samples.
     ("adaptive", ["run", *SMALL, "--repeats", "4", "--rounds", "2", "--max-noise", "1000", "--min-samples", "3"],
      0, True),

@@ -20,7 +20,7 @@ NUMERIC = {
             "--throttle-recovery", "--timeout", "--memory-limit", "--ulysses-degree"],
     "model": ["--layers", "--hidden", "--heads", "--kv-heads", "--head-dim", "--tp", "--pp", "--micro-batch", "--cp",
               "--seq", "--link", "--latency-us", "--peak", "--efficiency", "--ulysses-degree", "--node-size",
-              "--inner-link"],
+              "--inner-link", "--seed"],
     "analyze": ["--max-trace-mb"],
     "report": ["--max-timelines"],
     "compare": ["--alpha", "--threshold"],
@@ -32,8 +32,8 @@ NUMERIC = {
 # Every other flag that takes a value: names, paths, ids.
 TEXT = {
     "run": ["--split", "--variant", "--dtype", "--backend", "--transport", "--kernel", "--phase", "--dkv", "--out", "--dump",
-            "--rank-mode", "--launch", "--only", "--cpu-bind"],
-    "model": ["--preset", "--split", "--variant", "--memory-row", "--phase"],
+            "--rank-mode", "--launch", "--only", "--cpu-bind", "--documents"],
+    "model": ["--preset", "--split", "--variant", "--memory-row", "--phase", "--documents"],
     "analyze": ["--stream-role"],
     "report": ["--out", "--title", "--history", "--timeline"],
     "compare": ["--metric", "--json-out", "--html", "--repeat-of"],

@@ -188,6 +188,23 @@ TEST(ResultsValues, CountsAreHeldToTheWritersCaps) {
   EXPECT_EQ(where_of(doc), "f.json: /runs/" + std::to_string(i) + "/plan/per_rank");
 }
 
+// Packed documents (2.12.0): doc-zigzag is a split of 2.12.0; each length is a token count; the lengths
+// and the padding make up seq (run 0 of the golden input has S = 256).
+TEST(ResultsValues, DocumentsMakeUpTheSequence) {
+  auto packed = [](const std::string& version, json lengths, json padding) {
+    return with(version, {{"/runs/0/config/documents", "100+156"},
+                          {"/runs/0/config/document_lengths", std::move(lengths)},
+                          {"/runs/0/config/padding_tokens", std::move(padding)}});
+  };
+  EXPECT_EQ(where_of(packed("2.12.0", {100, 156}, 0)), "(accepted)");
+  EXPECT_EQ(where_of(packed("2.12.0", {100, 150}, 6)), "(accepted)");
+  EXPECT_EQ(where_of(packed("2.12.0", {100, 150}, 0)), "f.json: /runs/0/config/document_lengths");
+  EXPECT_EQ(where_of(packed("2.12.0", {100, 0, 156}, 0)), "f.json: /runs/0/config/document_lengths/1");
+  EXPECT_EQ(where_of(packed("2.12.0", {100, 156}, -4)), "f.json: /runs/0/config/padding_tokens");
+  EXPECT_EQ(where_of(with("2.12.0", {{"/runs/0/config/split", "doc-zigzag"}})), "(accepted)");
+  EXPECT_EQ(where_of(with("2.10.0", {{"/runs/0/config/split", "doc-zigzag"}})), "f.json: /runs/0/config/split");
+}
+
 TEST(ResultsValues, CraftedRoundCountsNeverSplitPastTheSamples) {
   RecordTiming t;
   t.samples_ms = {1, 2, 3};

@@ -98,15 +98,16 @@ TEST(AgreedOptions, OnlyTheSweepsOwnAndTheRankLocalOptionsAreLeftOut) {
     }
     if (agreement_of(opt) == Agreement::presence) presence.insert(name);
   }
-  // The profile, the axes, -b/-e/-f (the seq axis) and --causal are agreed as the sweep they make;
+  // The profile, the axes, -b/-e/-f (the seq axis), --causal and --pad-documents are agreed as the sweep
+  // they make;
   // --out is rank 0's.
-  const std::set<std::string> sweep_and_local{"profile",         "--seq",      "--seq-begin", "--seq-end",
-                                              "--seq-factor",    "--cp",       "--split",     "--variant",
-                                              "--heads",         "--kv-heads", "--head-dim",  "--causal",
-                                              "--no-causal",     "--dtype",    "--backend",   "--transport",
-                                              "--seed",          "--repeats",  "--warmup",    "--link-gbps",
-                                              "--kernel",        "--phase",    "--dkv",       "--out",
-                                              "--ulysses-degree"};
+  const std::set<std::string> sweep_and_local{"profile",         "--seq",      "--seq-begin",     "--seq-end",
+                                              "--seq-factor",    "--cp",       "--split",         "--variant",
+                                              "--heads",         "--kv-heads", "--head-dim",      "--causal",
+                                              "--no-causal",     "--dtype",    "--backend",       "--transport",
+                                              "--seed",          "--repeats",  "--warmup",        "--link-gbps",
+                                              "--kernel",        "--phase",    "--dkv",           "--documents",
+                                              "--pad-documents", "--out",      "--ulysses-degree"};
   EXPECT_EQ(left_out, sweep_and_local);
   EXPECT_EQ(presence, std::set<std::string>{"--dump"});
   // Every option the hand-written list held before it was derived.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/documents.hpp"
 #include "common/error.hpp"
 #include "ring/cuda/cuda_options.hpp"
 #include "ring/executor/backend_support.hpp"
@@ -65,6 +66,21 @@ TEST(BackendSupport, TheHeadExchangeRunsOnTheCpuBackendOnly) {
     cuda.variant = v;
     EXPECT_EQ(refusal(cuda), "");
   }
+}
+
+// Packed documents run on the cpu backend; the cuda backend refuses them in one line, with either kernel.
+TEST(BackendSupport, DocumentsRunOnTheCpuBackendOnly) {
+  Config cuda = shape(Backend::cuda, DType::bfloat16, 128);
+  cuda.seq = 1024;
+  set_documents(cuda, parse_document_spec("512+512", "--documents"), false);
+  for (const Kernel k : {Kernel::ringbench, Kernel::cudnn}) {
+    cuda.kernel = k;
+    EXPECT_EQ(refusal(cuda).rfind("documents: the cuda backend runs one causal sequence", 0), 0u) << refusal(cuda);
+  }
+  Config cpu = shape(Backend::cpu, DType::float32, 64);
+  cpu.seq = 1024;
+  set_documents(cpu, parse_document_spec("512+512", "--documents"), false);
+  EXPECT_EQ(refusal(cpu), "");
 }
 
 TEST(BackendSupport, CudaRunsBfloat16WithD64Or128) {

@@ -14,21 +14,10 @@
 #include "ring/transport/steady_clock.hpp"
 #include "ring/transport/transport_local.hpp"
 #include "tests/ring/exchange_cases.hpp"
+#include "tests/ring/executor/executor_compare.hpp"
 
 namespace rb::ring {
 namespace {
-
-std::vector<std::int64_t> all_positions(std::int64_t S) {
-  std::vector<std::int64_t> p(S);
-  for (std::int64_t i = 0; i < S; ++i) p[i] = i;
-  return p;
-}
-
-double max_err(const std::vector<double>& a, const std::vector<double>& b) {
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return std::isnan(m) ? 1e300 : m;
-}
 
 TEST(ExecutorCpu, Float64RingEqualsFullAttention) {
   const auto seed = std::random_device{}();

@@ -11,6 +11,7 @@
 #include "ring/executor/executor.hpp"
 #include "ring/transport/transport_local.hpp"
 #include "tests/ring/exchange_cases.hpp"
+#include "tests/ring/executor/executor_compare.hpp"
 #include "thread_group.hpp"
 
 namespace rb::ring {
@@ -19,12 +20,6 @@ namespace {
 using testing::SharedTransport;
 using testing::ThreadGroup;
 using testing::ThreadGroupState;
-
-std::vector<std::int64_t> all_positions(std::int64_t S) {
-  std::vector<std::int64_t> p(static_cast<std::size_t>(S));
-  for (std::int64_t i = 0; i < S; ++i) p[static_cast<std::size_t>(i)] = i;
-  return p;
-}
 
 struct MemberResult {
   std::vector<double> out;

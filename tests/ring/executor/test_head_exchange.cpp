@@ -17,22 +17,10 @@
 #include "ring/executor/executor.hpp"
 #include "ring/plan/head_exchange.hpp"
 #include "ring/plan/work_matrix.hpp"
+#include "tests/ring/executor/executor_compare.hpp"
 
 namespace rb::ring {
 namespace {
-
-std::vector<std::int64_t> all_positions(std::int64_t S) {
-  std::vector<std::int64_t> p(S);
-  for (std::int64_t i = 0; i < S; ++i) p[i] = i;
-  return p;
-}
-
-double max_err(const std::vector<double>& a, const std::vector<double>& b) {
-  if (a.size() != b.size()) return 1e300;
-  double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return std::isnan(m) ? 1e300 : m;
-}
 
 Config config(int c, int u, Variant variant, Split split, bool causal, int hq, int hkv) {
   Config cfg;

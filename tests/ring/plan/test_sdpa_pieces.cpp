@@ -14,6 +14,7 @@
 #include "ring/plan/plan.hpp"
 #include "ring/plan/sdpa_pieces.hpp"
 #include "ring/plan/work_matrix.hpp"
+#include "tests/ring/documents_fixture.hpp"
 
 namespace rb::ring {
 namespace {
@@ -35,6 +36,7 @@ Config config(std::int64_t seq, int cp, Split split, Variant variant, bool causa
 
 // Checks one rank's steps; returns the unmasked pairs its pieces cover, step by step.
 void check_rank(const Plan& plan, int r, const WorkMatrix& wm, const std::string& what) {
+  const DocumentMask& docs = plan.documents;  // inactive without documents: every pair is in one
   const Config& cfg = plan.config;
   const auto launches = step_launches(plan, r);
   const auto steps = sdpa_steps(plan, r);
@@ -77,6 +79,8 @@ void check_rank(const Plan& plan, int r, const WorkMatrix& wm, const std::string
           ASSERT_TRUE(q_pos.contains(pc.q_row0 + u) && k_pos.contains(pc.k_row0 + t)) << at;
           const std::int64_t qp = q_pos[pc.q_row0 + u], kp = k_pos[pc.k_row0 + t];
           ASSERT_TRUE(!cfg.causal || kp <= qp) << at << ": key " << kp << " is masked for query " << qp;
+          ASSERT_TRUE(docs.holds(qp) && docs.holds(kp) && docs.overlapping(qp, qp) == docs.overlapping(kp, kp))
+              << at << ": key " << kp << " and query " << qp << " are in different documents";
           char& cell = seen[static_cast<std::size_t>(qp * S + kp)];
           ASSERT_EQ(cell, 0) << at << ": (query " << qp << ", key " << kp << ") in two pieces";
           cell = 1;
@@ -121,6 +125,24 @@ TEST(SdpaPieces, EveryStepOfEverySplitAndVariantIsCoveredExactly) {
             ++configs;
           }
   EXPECT_EQ(configs, 2 * 3 * 3 * 8 * 2);
+}
+
+// Under packed documents (docs/design.md §3c) the pieces are cut at every boundary: they cover
+// exactly the within-document pairs, each once, with the rectangles and squares of one sequence. The
+// cuda backend still refuses documents (ring/executor/backend_support.cpp): every distinct piece size
+// is a cuDNN graph, unbounded under a length mix.
+TEST(SdpaPieces, DocumentsAreCutIntoTheSameRectanglesAndSquares) {
+  for (const bool causal : {true, false})
+    for (const Split split : every_split())
+      // The ring variants: Ulysses' and the hybrid's documents run over their attention rows, checked
+      // end to end in tests/ring/executor/test_executor_documents.cpp.
+      for (const Variant variant : {Variant::ring, Variant::allgather, Variant::ring_bidirectional})
+        for (int c = 1; c <= 8; ++c) {
+          const Config cfg = test::with_corner_documents(config(12LL * c, c, split, variant, causal));
+          const Plan plan = make_plan(cfg);
+          const WorkMatrix wm = make_work_matrix(cfg);
+          for (int r = 0; r < c; ++r) check_rank(plan, r, wm, cfg.label());
+        }
 }
 
 // The shapes the plate's arithmetic gives, by hand: a contiguous ring's diagonal block is one
