@@ -113,13 +113,13 @@ void BM_AttentionBackwardRef(benchmark::State& state) {
 }
 
 // Args: tokens per block, D, GQA group (Hq/Hkv with Hq = 8), diagonal?
-void shapes(benchmark::internal::Benchmark* b) {
+void block_shapes(benchmark::internal::Benchmark* b) {
   for (int diag : {1, 0})
     for (int d : {64, 128}) b->Args({512, d, 4, diag});
   b->Unit(benchmark::kMillisecond);
 }
 
-BENCHMARK(BM_AttentionForwardRef)->Apply(shapes);
-BENCHMARK(BM_AttentionBackwardRef)->Apply(shapes);
+BENCHMARK(BM_AttentionForwardRef)->Apply(block_shapes);
+BENCHMARK(BM_AttentionBackwardRef)->Apply(block_shapes);
 
 }  // namespace

