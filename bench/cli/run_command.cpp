@@ -36,7 +36,6 @@
 namespace rb::bench {
 namespace {
 
-
 // One typed item: text written as a number goes through the strict reader (a value too large or
 // too small for a double is refused here) and a whole number within int64 becomes a JSON integer
 // ("64", "1e3"), which the axis's validator checks against its range. Any other text stays a

@@ -197,7 +197,6 @@ void check_types(const json& v, const TypeNode& node, const std::string& source,
   }
 }
 
-
 }  // namespace
 
 void convert_results(json& doc, const std::string& source, std::optional<int> unversioned_major) {
