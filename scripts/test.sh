@@ -88,7 +88,9 @@ if [ "$preset" = ci ]; then
   # test plants slowdowns in real timings; its code paths run here through the C++ compare tests);
   # the smoke-profile nightly runs a whole sweep, and the six-night script test six A/B pairs and
   # their repeats, which ASan makes several times slower for no new coverage (the script is bash;
-  # the compare, trend and ab code it drives runs here through their own tests).
+  # the compare, trend and ab code it drives runs here through their own tests). Under
+  # RINGBENCH_SANITIZED a few Python tests run less, each saying why beside it: measured figures or
+  # memory bounds, and repeated draws of data through one path (docs/performance.md).
   act ctest --preset debug -E 'test_compare_noise|test_gbench_compare|test_nightly_smoke|test_nightly_script|test_compare_cli|test_ab_noise'
   stage fuzzing
   act bash scripts/fuzz.sh "${RINGBENCH_FUZZ_SECONDS:-20}"

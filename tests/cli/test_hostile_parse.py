@@ -86,6 +86,10 @@ class HostileParse(TinySweepCase, unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertLess(mb, 100, "peak RSS of analyze over 44 MB of skipped events")
 
+    # 8 Mi values parsed before the refusal: 47 of the sanitizer stage's CPU-seconds (issue 41), for a
+    # peak-RSS bound a sanitizer's shadow memory makes meaningless (run_measured gives 0 there). The
+    # ci stage runs it; the bounded reader meets hostile sizes under ASan in scripts/fuzz.sh.
+    @unittest.skipIf(SANITIZED, "a memory bound; the ci stage runs it")
     def test_results_beyond_the_value_limit_are_refused_before_they_are_built(self):
         doc = read_json(self.results)
         text = json.dumps(doc)

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 
-from ringbench_test import SOURCE_DIR, TINY, folder_state, read_json, run, tempdir, write_json
+from ringbench_test import SANITIZED, SOURCE_DIR, TINY, folder_state, read_json, run, tempdir, write_json
 
 ACCEPT_SCHEMA = os.path.join(SOURCE_DIR, "reports", "compare", "accept.schema.json")
 
@@ -102,6 +102,10 @@ class AcceptCli(unittest.TestCase):
             self.assertEqual([c["pass"] for c in out["checks"]], [True, True, True, False, False])
             self.assertEqual(p2.stderr, "")  # no sweep ran
 
+    # The profile's checks judge measured figures against its thresholds: under ASan they would judge
+    # the sanitizer, and its sweep was 144 of the sanitizer stage's CPU-seconds (issue 41). The ci
+    # stage runs it; accept's code runs under ASan in the two tests above.
+    @unittest.skipIf(SANITIZED, "measured figures; the ci stage runs it")
     def test_cpu_acceptance_profile_passes(self):
         with tempdir() as d:
             xml = os.path.join(d, "junit.xml")
