@@ -44,7 +44,8 @@ void for_each_piece(const DocumentMask& m, const SegmentList& qs, const SegmentL
   std::size_t before = 0;  // keys that start before the last query's d1: a cursor while queries go forward
   int last_q1 = 0;
   for (int a = 0; a < nq; ++a) {
-    const auto [q0, q1] = qspan[static_cast<std::size_t>(a)];
+    // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
+    const int q0 = qspan[static_cast<std::size_t>(a)].first, q1 = qspan[static_cast<std::size_t>(a)].second;
     if (q0 >= q1) continue;
     if (q1 < last_q1)  // a query earlier than the last: searched for
       before = static_cast<std::size_t>(std::partition_point(order.begin(), order.end(),

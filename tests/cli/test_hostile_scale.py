@@ -8,7 +8,7 @@ import os
 import re
 import unittest
 
-from ringbench_test import folder_state, read_json, run_measured, tempdir
+from ringbench_test import SANITIZED, folder_state, read_json, run_measured, tempdir
 
 H1 = ["--heads", "1", "--kv-heads", "1", "--head-dim", "1", "--split", "contiguous"]
 # One rank attending to 32768 causal keys in one step: a pass of about a minute on this project's
@@ -62,6 +62,9 @@ class HostileScale(unittest.TestCase):
                 self.assertIn("skipped", stderr)
                 self.assertEqual(self.outside(out), before)
 
+    # A memory bound: under a sanitizer run_measured gives no peak (0), so the bound holds of nothing
+    # there, and the c = 128 run cost 22 of the sanitizer stage's CPU-seconds (issue 41).
+    @unittest.skipIf(SANITIZED, "a memory bound; the ci stage runs it")
     def test_the_estimate_covers_what_a_many_rank_run_holds(self):
         # The estimate that skips must not be a guess that undershoots: at c = 128 (16384 rank
         # steps, 256 threads) the run's peak, less a one-rank run's, stays under it.
