@@ -104,7 +104,7 @@ void add_accept_command(CLI::App& app, CommandAction& action) {
                 "Leave CUPTI off so Nsight Systems can attach (as for run; scripts/nsys.sh passes it)");
   sub->add_option("--kernel", f->kernel,
                   "Run the profile's sweep on this attention kernel (ringbench, cudnn, auto), as run --kernel");
-  sub->callback([f, &action, &app] {
+  sub->callback([f, &action] {
     f->argv = command_line();
     action = [f] { return run_accept(*f); };
   });

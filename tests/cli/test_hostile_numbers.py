@@ -7,7 +7,7 @@ import os
 import re
 import unittest
 
-from ringbench_test import folder_state, run, tempdir
+from ringbench_test import SANITIZED, folder_state, run, tempdir
 
 TINY = ["--seq", "64", "--cp", "1", "--heads", "2", "--kv-heads", "1", "--head-dim", "8", "--repeats", "1",
         "--warmup", "0", "--rounds", "1"]
@@ -117,9 +117,14 @@ class HostileNumbers(unittest.TestCase):
                 self.assertEqual(sorted(flags_with_values(command)), sorted(NUMERIC[command] + TEXT[command]))
 
     def test_every_numeric_flag_refuses_hex_overflow_subnormal_and_garbage(self):
+        k = 0
         for command, flags in NUMERIC.items():
             for flag in flags:
-                for value in BAD:
+                # Every flag meets every bad value in the ci stage; under a sanitizer, where a start of
+                # the binary is most of a case's time, each flag meets one, in turn, so that every flag
+                # and every value still run under ASan (fuzz_numbers drives the reader with far more).
+                k += 1
+                for value in BAD[k % len(BAD):][:1] if SANITIZED else BAD:
                     with self.subTest(command=command, flag=flag, value=value):
                         self.assert_refused(self.base(command, flag) + [flag, value], flag, [value])
 

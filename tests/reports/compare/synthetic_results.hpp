@@ -66,10 +66,12 @@ inline std::vector<double> scaled(std::vector<double> v, double f) {
   return v;
 }
 
-inline ResultsFile results(const std::string& name, json runs,
+// `runs` is a vector, not a json: `results("b", {run})` is then one run under every compiler (GCC
+// reads a json built from `{run}` as an array of it, clang as a copy of it; nlohmann/json's FAQ).
+inline ResultsFile results(const std::string& name, const std::vector<json>& runs,
                            json host = {{"hostname", "node1"}, {"cpu_model", "Xeon"}, {"gpus", json::array()}},
                            const std::string& version = kResultsSchemaVersion) {
-  json doc{{"schema", kResultsSchema}, {"schema_version", version}, {"host", host}, {"runs", runs}};
+  json doc{{"schema", kResultsSchema}, {"schema_version", version}, {"host", host}, {"runs", json(runs)}};
   ResultsFile f;
   validate_results(doc, name, &f);
   f.path = name;
