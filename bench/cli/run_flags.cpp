@@ -12,6 +12,7 @@
 #include "bench/cli/number_flag.hpp"
 #include "common/error.hpp"
 #include "common/scheme_table.hpp"
+#include "common/sweep_limits.hpp"
 #include "common/token_count.hpp"
 
 namespace rb::bench {
