@@ -21,6 +21,29 @@ std::vector<reports::RecordPlacement> placement_record(const std::vector<std::st
   return out;
 }
 
+namespace {
+
+// A rank's steps, forward or backward, as the record lists them: the mask counts of each step's
+// block pairs beside what it moves.
+std::vector<reports::RecordPlanStep> step_records(const std::vector<ring::StepPlan>& steps) {
+  std::vector<reports::RecordPlanStep> out;
+  for (const auto& st : steps) {
+    std::int64_t n[3] = {0, 0, 0};
+    for (const auto& p : st.pairs) ++n[static_cast<int>(p.mask)];
+    out.push_back({.step = st.step,
+                   .sources = {st.sources.begin(), st.sources.end()},
+                   .unmasked_pairs = st.unmasked,
+                   .recv_bytes = st.recv_bytes,
+                   .send_bytes = st.send_bytes,
+                   .full = n[0],
+                   .partial = n[1],
+                   .skip = n[2]});
+  }
+  return out;
+}
+
+}  // namespace
+
 reports::RecordPlan plan_record(const ring::Plan& plan) {
   reports::RecordPlan out;
   out.present = true;
@@ -42,21 +65,7 @@ reports::RecordPlan plan_record(const ring::Plan& plan) {
                               .recv_bytes = rp.recv_bytes,
                               .steps = std::nullopt};
     for (const auto& s : rp.segments) r.segments.push_back({s.start, s.stride, s.count});
-    if (with_steps) {
-      r.steps.emplace();
-      for (const auto& st : rp.steps) {
-        std::int64_t n[3] = {0, 0, 0};
-        for (const auto& p : st.pairs) ++n[static_cast<int>(p.mask)];
-        r.steps->push_back({.step = st.step,
-                            .sources = {st.sources.begin(), st.sources.end()},
-                            .unmasked_pairs = st.unmasked,
-                            .recv_bytes = st.recv_bytes,
-                            .send_bytes = st.send_bytes,
-                            .full = n[0],
-                            .partial = n[1],
-                            .skip = n[2]});
-      }
-    }
+    if (with_steps) r.steps = step_records(rp.steps);
     out.per_rank->push_back(std::move(r));
   }
   if (plan.backward) {
@@ -75,21 +84,7 @@ reports::RecordPlan plan_record(const ring::Plan& plan) {
                                         .recv_bytes = rp.backward.recv_bytes,
                                         .tail_recv_bytes = rp.backward.tail_recv_bytes,
                                         .steps = std::nullopt};
-      if (with_steps) {
-        r.steps.emplace();
-        for (const auto& st : rp.backward.steps) {
-          std::int64_t n[3] = {0, 0, 0};
-          for (const auto& p : st.pairs) ++n[static_cast<int>(p.mask)];
-          r.steps->push_back({.step = st.step,
-                              .sources = {st.sources.begin(), st.sources.end()},
-                              .unmasked_pairs = st.unmasked,
-                              .recv_bytes = st.recv_bytes,
-                              .send_bytes = st.send_bytes,
-                              .full = n[0],
-                              .partial = n[1],
-                              .skip = n[2]});
-        }
-      }
+      if (with_steps) r.steps = step_records(rp.backward.steps);
       b.per_rank.push_back(std::move(r));
     }
     out.backward = std::move(b);
