@@ -25,7 +25,7 @@ void add_ab_command(CLI::App& app, CommandAction& action);
 void add_fleet_command(CLI::App& app, CommandAction& action);
 
 // Throws the InputError `ringbench run ARGS` would exit 2 with, running nothing: `ab` checks the
-// options it will pass to both builds before it starts either.
+// options it will pass to both builds, and the sweep they make, before it starts either.
 void check_run_arguments(const std::vector<std::string>& args);
 
 // Exit codes, documented in docs/cli.md.

@@ -16,6 +16,7 @@
 #include "bench/cli/number_flag.hpp"
 #include "bench/cli/option_names.hpp"
 #include "bench/cli/run_flags.hpp"
+#include "bench/sweep/c1_alias.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/profile.hpp"
@@ -360,6 +361,9 @@ void check_run_arguments(const std::vector<std::string>& args) {
   SweepSpec spec;
   RunOptions opts;
   build(*f, spec, opts);
+  // The sweep's own rules too (each configuration's, and where --inject-fault can act), which `run`
+  // checks before it writes anything.
+  (void)sweep_configurations(spec, opts);
 }
 
 }  // namespace rb::bench

@@ -3,6 +3,7 @@
 
 #include <map>
 
+#include "bench/sweep/fault_reach.hpp"
 #include "bench/sweep/result_record.hpp"
 #include "bench/sweep/sweep_configurations.hpp"
 #include "reports/results/config_json.hpp"
@@ -41,6 +42,7 @@ SweepConfigurations sweep_configurations(const SweepSpec& spec, const RunOptions
   SweepConfigurations s;
   s.configs = select_configurations(expand_configurations(spec), opts.only_ids);
   s.invalid = validate_configurations(s.configs, opts);
+  check_fault_reach(opts.fault, s.configs, s.invalid, opts);
   s.alias = sweep_aliases(s.configs, s.invalid, opts);
   return s;
 }

@@ -31,7 +31,8 @@ std::vector<std::optional<std::size_t>> sweep_aliases(const std::vector<Config>&
                                                       const std::vector<std::string>& invalid, const RunOptions& opts);
 
 // The stages a sweep and its listing (`run --list`) share, before anything is written: the
-// configurations in sweep order (expanded, --only applied), why each cannot run, and the aliases.
+// configurations in sweep order (expanded, --only applied), why each cannot run, and the aliases;
+// --inject-fault is refused there where it cannot act (fault_reach.hpp).
 struct SweepConfigurations {
   std::vector<Config> configs;
   std::vector<std::string> invalid;

@@ -21,14 +21,17 @@
 
 namespace rb::bench {
 
+int planned_rounds(const Config& cfg, const RunOptions& opts) {
+  return opts.stopping.adaptive() ? StoppingRule::kMaxRounds : std::clamp(opts.rounds, 1, std::max(1, cfg.repeats));
+}
+
 ConfigurationRounds::ConfigurationRounds(ring::Plan plan, const RunOptions& opts, int index)
     : cfg_(plan.config),
       opts_(opts),
       index_(index),
       plan_(std::move(plan)),
       plan_record_(plan_record(plan_)),
-      planned_(opts.stopping.adaptive() ? StoppingRule::kMaxRounds
-                                        : std::clamp(opts.rounds, 1, std::max(1, cfg_.repeats))),
+      planned_(planned_rounds(cfg_, opts)),
       probe_(cfg_.backend == Backend::cpu) {
   // Adaptive rounds all take the same number of passes, so the record's layout (round k holds
   // count / rounds samples) holds for any number of rounds.

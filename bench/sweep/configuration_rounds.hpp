@@ -23,6 +23,10 @@
 
 namespace rb::bench {
 
+// The rounds a configuration plans: --rounds, at most one a repeat; with --max-noise the most the
+// stopping rule may take.
+int planned_rounds(const Config& cfg, const RunOptions& opts);
+
 class ConfigurationRounds {
  public:
   // `plan` is the configuration's (the sweep's plan stage made it); `index` is its place in the

@@ -60,6 +60,7 @@ FaultSpec parse_fault(const std::string& s) {
   };
   FaultSpec f;
   f.kind = known->kind;
+  f.text = s;
   if (f.kind == FaultKind::slow) {
     std::string pct = colon == std::string::npos ? "" : head.substr(colon + 1);
     if (!pct.empty() && pct.back() == '%') pct.pop_back();

@@ -27,7 +27,8 @@ namespace rb::bench {
 // the hit rounds' samples read 500 MHz: the throttle filter's path on any backend), and
 // slow:PCT (every pass of configuration N takes PCT% longer in real time: a planted regression for
 // the nightly gate's tests). N may be a list (`slow:15@0,3,6`), and `KIND@N/R` limits it to round R
-// (1-based). For the tests of docs/failures.md and docs/compare.md.
+// (1-based). For the tests of docs/failures.md and docs/compare.md. A fault that cannot act where it
+// is aimed is refused before the sweep runs (bench/sweep/fault_reach.hpp).
 // wrong_block: every backward step of a rotating variant reads its first step's K/V (diffusers #14265).
 enum class FaultKind { none, throw_in_pass, hang, corrupt, fatal, throttle, slow, wrong_block };
 
@@ -36,6 +37,7 @@ struct FaultSpec {
   std::vector<int> configs;  // the configurations it aims at
   int round = -1;            // 0-based; -1: every round (corrupt acts in the first, where the check is)
   double slow_pct = 0;       // slow: how much longer every pass takes
+  std::string text;          // as --inject-fault gave it, for the line that refuses it
   bool aims_at(int config) const;
   bool hits(int config, int r) const { return aims_at(config) && (round < 0 || round == r); }
 };

@@ -13,6 +13,7 @@
 #include "common/timeline.hpp"
 #include "ring/executor/cpu_binding.hpp"
 #include "ring/executor/executor_bytes.hpp"  // what each backend's executor allocates, for callers sizing one
+#include "ring/executor/injected_fault.hpp"
 #include "ring/plan/plan.hpp"
 #include "ring/transport/kv_transport.hpp"
 #include "ring/transport/process_group.hpp"
@@ -60,13 +61,6 @@ class Executor {
   // figure names its GPU by it (results' `placement`, ringbench fleet).
   virtual std::vector<std::string> rank_devices() const { return {}; }
 };
-
-// Faults injected on purpose, so the tests can show that a failing configuration is recorded and
-// the sweep goes on (docs/failures.md). Never set in normal runs.
-// wrong_kv_block: every backward step of a rotating variant reads the K/V block of the backward's
-// first step instead of the one its schedule brings (the defect of diffusers #14265, which reused
-// iteration 0's K/V: the forward is right, the gradients are not).
-enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
 struct CpuOptions {
   InjectedFault fault = InjectedFault::none;

@@ -358,6 +358,8 @@ class AbRun(unittest.TestCase):
                 (BIN, ["--pace", "round"], "--pace", "configuration"),
                 (BIN, ["--frob"], "run options", "neither `ab` nor `run` takes it"),
                 (BIN, ["--seq", "0"], "--seq", "positive integer"),
+                # the sweep's rules too: a planted fault past the sweep would compare a clean new build
+                (BIN, ["--inject-fault-new", "slow:50@99"], "--inject-fault", "N = 99"),
             ]
             before = folder_state(d)
             for base, extra, field, rule in cases:

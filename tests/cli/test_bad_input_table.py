@@ -57,6 +57,18 @@ CASES = [
     ("run negative timeout", ["run", "--timeout=-5", *TINY], {}, ["--timeout", "-5"]),
     ("run zero rounds", ["run", "--rounds", "0", *TINY], {}, ["--rounds", "0"]),
     ("run bad fault", ["run", "--inject-fault", "boom@x", *TINY], {}, ["--inject-fault", "boom@x"]),
+    # --inject-fault where it cannot act would leave its configuration ok, as if the check missed it
+    ("run fault past the sweep", ["run", "--seq", "64", "--cp", "2", "--split", "zigzag", "--inject-fault", "throw@5",
+                                  *TINY], {}, ["--inject-fault", "throw@5", "N = 5"]),
+    ("run wrong-block without a backward", ["run", "--seq", "64", "--cp", "2", "--inject-fault", "wrong-block@0",
+                                            *TINY], {}, ["--inject-fault", "wrong-block@0", "no backward"]),
+    ("run wrong-block on ulysses", ["run", "--seq", "64", "--cp", "2", "--split", "zigzag", "--variant", "ulysses",
+                                    "--phase", "fwd+bwd", "--inject-fault", "wrong-block@0", *TINY], {},
+     ["--inject-fault", "wrong-block@0", "no step after the first"]),
+    ("run corrupt after the check's round", ["run", "--seq", "64", "--cp", "2", "--split", "zigzag", "--rounds", "3",
+                                             "--repeats", "3", "--heads", "2", "--kv-heads", "1", "--head-dim", "8",
+                                             "--inject-fault", "corrupt@0/2"], {},
+     ["--inject-fault", "corrupt@0/2", "round 1"]),
     ("run bfloat16 on cpu", ["run", "--dtype", "bfloat16", *TINY], {}, ["dtype", "bfloat16"]),
     # the head exchange's rules (docs/design.md §3b)
     ("run ulysses degree not dividing c", ["run", "--variant", "hybrid", "--cp", "6", "--ulysses-degree", "4",
