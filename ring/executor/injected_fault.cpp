@@ -25,8 +25,7 @@ std::string injected_fault_cannot_act(InjectedFault fault, const Plan& plan) {
     return "only the cpu executor takes injected pass faults (the cuda executors are never given one)";
   if (fault != InjectedFault::wrong_kv_block) return "";
   if (!plan.backward) return "its phase has no backward";
-  if (plan.backward->kv.gathered)
-    return "its backward reads the gathered K/V, not a rotated block";
+  if (plan.backward->kv.gathered) return "its backward reads the gathered K/V, not a rotated block";
   if (!backward_reads_a_later_block(plan))
     return "its backward has no step after the first that attends to keys (one K/V step, or every later "
            "block masked)";

@@ -46,8 +46,8 @@ std::vector<Config> sweep() {
 
 TEST(FaultReach, EveryFaultThatCanActPasses) {
   const auto s = sweep();
-  for (const std::string ok : {"throw@0,1,2", "hang@1/3", "corrupt@0,1,2,3", "corrupt@3/1", "fatal@3/2",
-                               "throttle@3/1", "slow:20@0,3/3", "wrong-block@1", "wrong-block@1/1", "wrong-block@4"})
+  for (const std::string ok : {"throw@0,1,2", "hang@1/3", "corrupt@0,1,2,3", "corrupt@3/1", "fatal@3/2", "throttle@3/1",
+                               "slow:20@0,3/3", "wrong-block@1", "wrong-block@1/1", "wrong-block@4"})
     EXPECT_EQ(refusal(ok, s), "") << ok;
   RunOptions none;
   EXPECT_NO_THROW(check_fault_reach(FaultSpec{}, {}, {}, none));  // no fault, no sweep: nothing to check
