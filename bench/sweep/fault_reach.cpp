@@ -32,8 +32,9 @@ void check_fault_reach(const FaultSpec& fault, const std::vector<Config>& config
   for (const int n : fault.configs) {
     const auto i = static_cast<std::size_t>(n);
     if (n < 0 || i >= configs.size())
-      refuse(fmt::format("N = {} is not a configuration of this sweep, which has {} (0 to {})", n, configs.size(),
-                         configs.size() - 1));
+      refuse(configs.empty() ? fmt::format("N = {}: this sweep has no configurations", n)
+                             : fmt::format("N = {} is not a configuration of this sweep, which has {} (0 to {})", n,
+                                           configs.size(), configs.size() - 1));
     const Config& cfg = configs[i];
     if (i < invalid.size() && !invalid[i].empty())
       refuse(fmt::format("configuration {} ({}) does not run: {}", n, cfg.label(), invalid[i]));

@@ -58,6 +58,7 @@ TEST(FaultReach, AFaultPastTheSweepOrOnAConfigurationThatDoesNotRunIsRefused) {
   EXPECT_NE(refusal("throw@5", s).find("N = 5 is not a configuration of this sweep, which has 5 (0 to 4)"),
             std::string::npos);
   EXPECT_NE(refusal("corrupt@0,7", s).find("N = 7"), std::string::npos);  // every N, not only the first
+  EXPECT_NE(refusal("throw@0", {}).find("no configurations"), std::string::npos);
   std::vector<std::string> invalid(s.size());
   invalid[2] = "cp: 2 does not fit";
   EXPECT_NE(refusal("slow:10@2", s, invalid).find("does not run: cp: 2 does not fit"), std::string::npos);
