@@ -93,8 +93,8 @@ constexpr PartSet kCudaNccl{.mpi = true, .nccl = true, .cuda = true};
 
 // In enum order, backend-major: pair_of() indexes by it.
 constexpr std::array<BackendTransport, 6> kPairs{{
-    {Backend::cpu, Transport::local, kNone, "", cpu_local, nullptr},
-    {Backend::cpu, Transport::mpi, kMpi, "", cpu_mpi, nullptr},
+    {Backend::cpu, Transport::local, kNone, "", cpu_local, nullptr, true},
+    {Backend::cpu, Transport::mpi, kMpi, "", cpu_mpi, nullptr, true},
     {Backend::cpu, Transport::nccl, kNcclTransport,
      "the nccl transport carries the cuda backend; the cpu backend uses mpi", nullptr, nullptr},
     {Backend::cuda, Transport::local, kCuda, "", cuda_local, cuda_local_bytes},

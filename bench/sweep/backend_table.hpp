@@ -75,6 +75,9 @@ struct BackendTransport {
   std::string_view refusal;
   ExecutorFactory make;      // null where refused
   DeviceBytes device_bytes;  // null where nothing is allocated on a device
+  // Whether its executor takes --inject-fault's pass faults (CpuOptions::fault: throw, hang,
+  // wrong-block); the CUDA executors are never given one (bench/sweep/fault_reach.hpp refuses them).
+  bool pass_faults = false;
   constexpr bool distributed() const { return is_distributed(transport); }
 };
 

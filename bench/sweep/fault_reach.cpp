@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "bench/sweep/backend_table.hpp"
 #include "bench/sweep/configuration_rounds.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/round_stages.hpp"
@@ -43,6 +44,9 @@ void check_fault_reach(const FaultSpec& fault, const std::vector<Config>& config
                          rounds == 1 ? "" : "s", cfg.label()));
     const ring::InjectedFault pass = round_faults(fault, n, std::max(0, fault.round)).pass;
     if (pass == ring::InjectedFault::none) continue;
+    if (!pair_of(cfg).pass_faults)
+      refuse(fmt::format("{} cannot act on configuration {} ({}): its {} executor takes no injected pass fault",
+                         to_string(fault.kind), n, cfg.label(), to_string(cfg.backend)));
     if (const std::string why = ring::injected_fault_cannot_act(pass, ring::make_plan(cfg)); !why.empty())
       refuse(fmt::format("{} cannot act on configuration {} ({}): {}", to_string(fault.kind), n, cfg.label(), why));
   }

@@ -3,8 +3,8 @@
 // leaves its configuration "ok" as if the check had missed it. So, with the sweep's other rules,
 // before anything is written: each N must be a configuration of the sweep that runs, R a round it
 // plans, a fault the check must see (corrupt, wrong-block) must act in the first round (the only one
-// the check runs in), and a pass fault must be one the configuration's executor and plan can take
-// (ring/executor/injected_fault.hpp).
+// the check runs in), and a pass fault must be one the configuration's executor takes (the backend
+// table's pass_faults) and its plan gives something to act on (ring/executor/injected_fault.hpp).
 #pragma once
 
 #include <string>

@@ -7,8 +7,8 @@ namespace rb::ring {
 
 namespace {
 
-// A step after the first, on any rank, that attends to keys: where wrong_kv_block reads the first
-// step's block instead of its own.
+// A backward step after the first, on any rank, that attends to keys: where wrong_kv_block reads
+// the first step's block instead of its own.
 bool backward_reads_a_later_block(const Plan& plan) {
   return std::any_of(plan.ranks.begin(), plan.ranks.end(), [](const RankPlan& rp) {
     const auto& steps = rp.backward.steps;
@@ -20,16 +20,11 @@ bool backward_reads_a_later_block(const Plan& plan) {
 }  // namespace
 
 std::string injected_fault_cannot_act(InjectedFault fault, const Plan& plan) {
-  if (fault == InjectedFault::none) return "";
-  if (plan.config.backend != Backend::cpu)
-    return "only the cpu executor takes injected pass faults (the cuda executors are never given one)";
-  if (fault != InjectedFault::wrong_kv_block) return "";
-  if (!plan.backward) return "its phase has no backward";
-  if (plan.backward->kv.gathered) return "its backward reads the gathered K/V, not a rotated block";
-  if (!backward_reads_a_later_block(plan))
-    return "its backward has no step after the first that attends to keys (one K/V step, or every later "
-           "block masked)";
-  return "";
+  if (fault != InjectedFault::wrong_kv_block || backward_reads_a_later_block(plan)) return "";
+  // Read from the plan's backward steps alone: a forward-only plan has none, a gathered or one-step
+  // schedule one a rank, and documents may mask every later block.
+  return "its plan has no backward step after the first that attends to keys (a phase without a backward, one "
+         "K/V step, or every later block masked)";
 }
 
 }  // namespace rb::ring

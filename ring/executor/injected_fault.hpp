@@ -18,10 +18,10 @@ namespace rb::ring {
 // iteration 0's K/V: the forward is right, the gradients are not).
 enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
-// Why `fault` cannot act on a pass of `plan` ("" where it can). Only the CPU executor takes pass
-// faults (the CUDA executors are never given one); wrong_kv_block needs a backward whose K/V
-// rotate and a backward step after the first with unmasked pairs, the steps where the executor
-// reads the wrong block (ring/executor/cpu_backward.cpp).
+// Why `fault` cannot act on a pass of `plan` ("" where it can), read from the plan's schedule
+// alone: wrong_kv_block needs a backward step after the first with unmasked pairs, the steps where
+// the executor reads the wrong block (ring/executor/cpu_backward.cpp). Which executors take pass
+// faults at all is the backend table's (bench/sweep/backend_table.hpp, pass_faults).
 std::string injected_fault_cannot_act(InjectedFault fault, const Plan& plan);
 
 }  // namespace rb::ring

@@ -78,9 +78,9 @@ TEST(FaultReach, ARoundItDoesNotPlanOrThatTheCheckDoesNotRunInIsRefused) {
 TEST(FaultReach, APassFaultTheExecutorOrThePlanCannotTakeIsRefused) {
   const auto s = sweep();
   EXPECT_NE(refusal("wrong-block@0", s).find("configuration 0"), std::string::npos);  // forward only
-  EXPECT_NE(refusal("wrong-block@0", s).find("no backward"), std::string::npos);
-  EXPECT_NE(refusal("wrong-block@2", s).find("no step after the first"), std::string::npos);  // ulysses
-  EXPECT_NE(refusal("throw@3", s).find("cpu executor"), std::string::npos);
+  EXPECT_NE(refusal("wrong-block@0", s).find("no backward step"), std::string::npos);
+  EXPECT_NE(refusal("wrong-block@2", s).find("no backward step after the first"), std::string::npos);  // ulysses
+  EXPECT_NE(refusal("throw@3", s).find("its cuda executor takes no injected pass fault"), std::string::npos);
   EXPECT_NE(refusal("hang@0,3", s).find("configuration 3"), std::string::npos);
 }
 
