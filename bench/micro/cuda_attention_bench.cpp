@@ -8,11 +8,13 @@
 
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <vector>
 
 #include <cuda_bf16.h>
 
+#include "cuda_bench_cases.hpp"
 #include "cuda_bench_util.hpp"
 #include "kernels/attention_block.cuh"
 #include "kernels/device_buffer.hpp"
@@ -31,11 +33,13 @@ using kernels::DeviceBuffer;
 // Args: D, S, GQA group (Hq = 16, Hkv = 16 / group), mask (0 full, 1 partial = causal diagonal).
 void CudaAttention(benchmark::State& state) {
   if (!require_gpu(state)) return;
-  const int d = static_cast<int>(state.range(0)), hq = 16, hkv = 16 / static_cast<int>(state.range(2));
-  const std::int64_t s = state.range(1);
-  const bool causal_diag = state.range(3) == 1;
-  const Segment q{causal_diag ? 0 : s, 1, s}, k{0, 1, s};  // full: every key before every query
-  const kernels::BlockPair pair{q, 0, k, 0, classify(q, k, true)};
+  const Config cfg = cuda_attention_config(static_cast<int>(state.range(0)), state.range(1),
+                                           static_cast<int>(state.range(2)),
+                                           state.range(4) == 0 ? Kernel::ringbench : Kernel::cudnn);
+  const int d = cfg.head_dim, hq = cfg.heads, hkv = cfg.kv_heads;
+  const std::int64_t s = cfg.seq;
+  const kernels::BlockPair pair = cuda_attention_pair(s, state.range(3) == 1);
+  const Segment q = pair.q, k = pair.k;
   DeviceBuffer<bf16> dq(s * hq * d), dk(s * hkv * d), dv(s * hkv * d);
   DeviceBuffer<float> o(s * hq * d), lse(s * hq);
   kernels::ref::FillParams fp{1, kernels::ref::Tensor::q, hq, d, DType::bfloat16};
@@ -52,7 +56,6 @@ void CudaAttention(benchmark::State& state) {
   DeviceBuffer<std::byte> workspace;
   DeviceBuffer<float> acc, lse_acc;  // cudnn: the accumulators the pieces fold into
   std::vector<ring::SdpaPiece> pieces;
-  Config cfg;
   if (state.range(4) == 0) {
     work = kernels::DeviceAttentionWork(std::span(&pair, 1), s, s, true);
     p.q = dq.get(), p.k = dk.get(), p.v = dv.get(), p.o = o.get(), p.lse = lse.get();
@@ -67,7 +70,6 @@ void CudaAttention(benchmark::State& state) {
       state.SkipWithError(e.what());
       return;
     }
-    cfg.heads = hq, cfg.kv_heads = hkv, cfg.head_dim = d;
     pieces = ring::pair_pieces(pair, true);
     std::int64_t ws = 0;
     for (const auto& piece : pieces) ws = std::max(ws, cudnn->prepare(ring::graph_key(piece, cfg)));
@@ -98,7 +100,11 @@ void CudaAttention(benchmark::State& state) {
 }
 BENCHMARK(CudaAttention)
     ->ArgNames({"D", "S", "group", "causal_diag", "cudnn"})
-    ->ArgsProduct({{64, 128}, {4096, 16384}, {1, 8}, {0, 1}, {0, 1}})
+    ->ArgsProduct({{std::begin(kCudaAttentionDims), std::end(kCudaAttentionDims)},
+                   {std::begin(kCudaAttentionSeqs), std::end(kCudaAttentionSeqs)},
+                   {std::begin(kCudaAttentionGroups), std::end(kCudaAttentionGroups)},
+                   {0, 1},
+                   {0, 1}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -4,6 +4,9 @@
 // transport uses (kernels/stamped_copy.cuh), which must not be the slower of the two.
 #include <benchmark/benchmark.h>
 
+#include <iterator>
+
+#include "cuda_bench_cases.hpp"
 #include "cuda_bench_util.hpp"
 #include "kernels/device_buffer.hpp"
 #include "kernels/stamped_copy.cuh"
@@ -15,15 +18,7 @@ namespace {
 // Args: launch (0 graph, 1 eager), mode (0 isolated, 1 concurrent), S.
 void CudaPassC8(benchmark::State& state) {
   if (!require_gpu(state)) return;
-  Config cfg;
-  cfg.seq = state.range(2);
-  cfg.cp = 8;
-  cfg.split = Split::zigzag;
-  cfg.heads = 16;
-  cfg.kv_heads = 2;
-  cfg.head_dim = 128;
-  cfg.dtype = DType::bfloat16;
-  cfg.backend = Backend::cuda;
+  const Config cfg = cuda_pass_config(state.range(2));
   ring::CudaOptions opts;
   opts.launch = state.range(0) == 0 ? ring::CudaLaunch::graph : ring::CudaLaunch::eager;
   opts.mode = state.range(1) == 0 ? ring::CudaRankMode::isolated : ring::CudaRankMode::concurrent;
@@ -39,7 +34,7 @@ void CudaPassC8(benchmark::State& state) {
 }
 BENCHMARK(CudaPassC8)
     ->ArgNames({"eager", "concurrent", "S"})
-    ->ArgsProduct({{0, 1}, {0, 1}, {8192, 32768}})
+    ->ArgsProduct({{0, 1}, {0, 1}, {std::begin(kCudaPassSeqs), std::end(kCudaPassSeqs)}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 
