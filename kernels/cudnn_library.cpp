@@ -5,9 +5,10 @@
 #include <link.h>
 
 #include <cstdlib>
-#include <string_view>
 
 #include <cuda_runtime_api.h>
+
+#include "common/loaded_library.hpp"
 
 // The frontend declares it (`extern void* cudnn_dlhandle;`) and looks every cuDNN symbol up in it.
 namespace cudnn_frontend {
@@ -22,14 +23,18 @@ std::string dl_error() {
   return e != nullptr ? e : "unknown error";
 }
 
-// The CUDA runtime this process was linked with, by the file that holds cudaRuntimeGetVersion.
+// The CUDA runtime this process was linked with: the loaded libcudart of the runtime's own major,
+// from the loader's list (common/loaded_library.hpp: dladdr on a runtime function names the
+// executable where it was linked without PIE). Calling cudaRuntimeGetVersion (a host call, no
+// device needed) also keeps the shared runtime linked where --as-needed would drop it. None loaded:
+// the runtime is static, and the frontend picks one itself.
 void pin_cuda_runtime() {
   if (std::getenv("CUDNN_FRONTEND_CUDART_LIB_NAME") != nullptr) return;
-  Dl_info info{};
-  auto* symbol = reinterpret_cast<void*>(&cudaRuntimeGetVersion);
-  if (::dladdr(symbol, &info) == 0 || info.dli_fname == nullptr) return;
-  if (std::string_view(info.dli_fname).find("libcudart") == std::string_view::npos) return;  // static
-  ::setenv("CUDNN_FRONTEND_CUDART_LIB_NAME", info.dli_fname, 0);
+  int version = 0;
+  if (cudaRuntimeGetVersion(&version) != cudaSuccess) return;
+  const std::string path = loaded_library_path("libcudart.so." + std::to_string(version / 1000));
+  if (path.empty()) return;
+  ::setenv("CUDNN_FRONTEND_CUDART_LIB_NAME", path.c_str(), 0);
 }
 
 // The file the dynamic loader opened for handle h (a full path where it searched by name).

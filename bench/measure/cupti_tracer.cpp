@@ -3,8 +3,6 @@
 // across the C callback boundary: errors found there are kept and raised by take().
 #include "bench/measure/cupti_tracer.hpp"
 
-#include <dlfcn.h>
-
 #include <array>
 #include <cstdlib>
 #include <utility>
@@ -13,6 +11,7 @@
 
 #include "bench/measure/cupti_check.hpp"
 #include "common/error.hpp"
+#include "common/loaded_library.hpp"
 
 namespace rb::bench {
 namespace {
@@ -42,12 +41,9 @@ void CUPTIAPI buffer_completed(CUcontext ctx, std::uint32_t stream_id, std::uint
 
 }  // namespace
 
-std::string cupti_library_path() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&cuptiActivityEnable), &info) != 0 && info.dli_fname != nullptr)
-    return info.dli_fname;
-  return "";
-}
+// From the loader's list, not dladdr on a CUPTI function, which names the executable itself where it
+// was linked without PIE (common/loaded_library.hpp).
+std::string cupti_library_path() { return loaded_library_path("libcupti.so"); }
 
 CuptiTracer::CuptiTracer(CuptiConversionOptions options) : converter_(std::move(options)) {
   {
