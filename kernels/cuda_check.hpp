@@ -34,6 +34,10 @@ inline bool cuda_error_is_sticky(cudaError_t e) {
 }
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* file, int line, const char* call) {
+  // A failed call leaves its error as the thread's last error too; read it away, or the next
+  // RB_CUDA_CHECK_LAUNCH (cudaGetLastError) reports this failure again as its own, and one real
+  // failure becomes two configurations failed. A sticky error cannot be cleared, and need not be.
+  if (!cuda_error_is_sticky(e)) (void)cudaGetLastError();
   if (cuda_error_is_sticky(e))
     throw FatalError(std::string(file) + ":" + std::to_string(line) + ": CUDA call `" + call +
                      "` failed with a sticky error, the device context is lost: " + cuda_error_text(e));

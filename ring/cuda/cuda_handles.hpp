@@ -17,6 +17,10 @@
 
 #include "kernels/cuda_check.hpp"
 
+// The capture queries below take CUDA 13's forms (edge data in cudaStreamGetCaptureInfo and
+// cudaGraphNodeGetDependencies); configure refuses an older toolkit (cmake/RingbenchDependencies.cmake).
+static_assert(CUDART_VERSION >= 13000, "ringbench's CUDA backend needs CUDA 13 or newer");
+
 namespace rb::ring {
 
 template <typename H, cudaError_t (*Destroy)(H)>
@@ -84,11 +88,15 @@ inline void record_timing(cudaEvent_t e, cudaStream_t s, bool capturing) {
 
 // The graph node the last call on `s` added while `s` is capturing, or nullptr (not capturing, or
 // the call left several dependencies), for labelling nodes by what they are.
+// Every capture query passes an edge-data array: CUDA 13 answers cudaErrorLossyQuery to one without
+// it where an edge carries data (a programmatic dependent launch, which cuDNN's or NCCL's kernels may
+// use); the data itself is not needed here.
 inline void* last_captured_node(cudaStream_t s) {
   cudaStreamCaptureStatus status{};
   const cudaGraphNode_t* deps = nullptr;
+  const cudaGraphEdgeData* edges = nullptr;
   std::size_t n = 0;
-  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
+  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, &edges, &n));
   return status == cudaStreamCaptureStatusActive && n == 1 ? static_cast<void*>(deps[0]) : nullptr;
 }
 
@@ -97,8 +105,9 @@ inline void* last_captured_node(cudaStream_t s) {
 inline std::vector<void*> capture_frontier(cudaStream_t s) {
   cudaStreamCaptureStatus status{};
   const cudaGraphNode_t* deps = nullptr;
+  const cudaGraphEdgeData* edges = nullptr;
   std::size_t n = 0;
-  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, nullptr, &n));
+  RB_CUDA_CHECK(cudaStreamGetCaptureInfo(s, &status, nullptr, nullptr, &deps, &edges, &n));
   if (status != cudaStreamCaptureStatusActive || deps == nullptr) return {};
   return std::vector<void*>(deps, deps + n);
 }
@@ -123,7 +132,8 @@ inline std::vector<void*> captured_since(cudaStream_t s, const std::vector<void*
     const auto gn = static_cast<cudaGraphNode_t>(node);
     RB_CUDA_CHECK(cudaGraphNodeGetDependencies(gn, nullptr, nullptr, &n));
     std::vector<cudaGraphNode_t> deps(n);
-    if (n > 0) RB_CUDA_CHECK(cudaGraphNodeGetDependencies(gn, deps.data(), nullptr, &n));
+    std::vector<cudaGraphEdgeData> edges(n);
+    if (n > 0) RB_CUDA_CHECK(cudaGraphNodeGetDependencies(gn, deps.data(), edges.data(), &n));
     for (cudaGraphNode_t d : deps) todo.push_back(static_cast<void*>(d));
   }
   return out;
@@ -142,8 +152,9 @@ inline std::pair<CudaGraph, CudaGraphExec> capture_graph(cudaStream_t s, bool& c
   } catch (...) {
     capturing = false;
     cudaGraph_t g = nullptr;
-    cudaStreamEndCapture(s, &g);
+    cudaStreamEndCapture(s, &g);  // invalidated by the failure, or unjoined: an error, dropped
     if (g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();  // so the next launch check reports its own error, not this one
     throw;
   }
   capturing = false;

@@ -329,5 +329,15 @@ TEST(KernelsCuda, ClockProbeReadsTheSmClock) {
   EXPECT_LT(best, 1.2 * khz / 1000.0);
 }
 
+// A handled failure does not come back as the next launch's: throw_cuda_error reads the last error
+// away (issue 50), so one real failure is one failed configuration, not two.
+TEST(KernelsCuda, AHandledFailureDoesNotPoisonTheNextLaunchCheck) {
+  RB_SKIP_WITHOUT_GPU();
+  void* p = nullptr;
+  // Far more than any GPU has: cudaErrorMemoryAllocation, not sticky.
+  EXPECT_THROW(RB_CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 62)), ApiError);
+  EXPECT_NO_THROW(RB_CUDA_CHECK_LAUNCH());
+}
+
 }  // namespace
 }  // namespace rb::kernels
