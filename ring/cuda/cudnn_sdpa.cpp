@@ -2,8 +2,10 @@
 #include "ring/cuda/cudnn_sdpa.hpp"
 
 #include <cmath>
+#include <exception>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -23,7 +25,7 @@ namespace fe = cudnn_frontend;
 
 namespace {
 
-enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats };
+enum Uid : std::int64_t { kQ = 1, kK, kV, kO, kStats, kDO, kDQ, kDK, kDV };
 
 fe::AttentionImplementation_t frontend_implementation(SdpaImplementation v) {
   return v == SdpaImplementation::composite ? fe::AttentionImplementation_t::COMPOSITE
@@ -68,6 +70,62 @@ std::shared_ptr<fe::graph::Graph> sdpa_graph(const SdpaGraphKey& k, SdpaImplemen
   return g;
 }
 
+// The backward graph of one piece shape (validated only: no executor builds it yet). Q, K, V, O, dO
+// and the gradients as the forward's tensors, (rows, H, D) rows; Stats as `layout` names; dQ, dK, dV
+// in `grads`. cuDNN recomputes Δ = rowsum(dO∘O) from the O it is given, so O is the final one.
+// SDPA_backward_attributes has no implementation to choose.
+std::shared_ptr<fe::graph::Graph> sdpa_backward_graph(const SdpaGraphKey& k, SdpaStatsLayout layout,
+                                                      fe::DataType_t grads, int sm_version) {
+  auto g = std::make_shared<fe::graph::Graph>();
+  g->set_io_data_type(fe::DataType_t::BFLOAT16)
+      .set_intermediate_data_type(fe::DataType_t::FLOAT)
+      .set_compute_data_type(fe::DataType_t::FLOAT);
+  if (sm_version > 0) g->set_sm_version(sm_version);
+  const std::int64_t hq = k.hq, hkv = k.hkv, d = k.d, rows = k.rows;
+  auto rows_of = [d](fe::graph::Tensor_attributes& t, Uid uid, std::int64_t h, std::int64_t s) {
+    t.set_uid(uid).set_dim({1, h, s, d}).set_stride({s * h * d, d, h * d, 1});
+  };
+  auto tensor = [&](const char* name, Uid uid, std::int64_t h, std::int64_t s) {
+    auto t = g->tensor(fe::graph::Tensor_attributes().set_name(name));
+    rows_of(*t, uid, h, s);
+    return t;
+  };
+  auto q = tensor("Q", kQ, hq, rows);
+  auto kk = tensor("K", kK, hkv, k.keys);
+  auto v = tensor("V", kV, hkv, k.keys);
+  auto o = tensor("O", kO, hq, rows);
+  auto d_o = tensor("dO", kDO, hq, rows);
+  auto stats = g->tensor(fe::graph::Tensor_attributes()
+                             .set_name("Stats")
+                             .set_uid(kStats)
+                             .set_data_type(fe::DataType_t::FLOAT)
+                             .set_dim({1, hq, rows, 1})
+                             .set_stride(layout == SdpaStatsLayout::packed_bhsd
+                                             ? std::vector<std::int64_t>{hq * rows, rows, 1, 1}
+                                             : std::vector<std::int64_t>{rows * hq, 1, hq, 1}));
+  auto options = fe::graph::SDPA_backward_attributes()
+                     .set_name("ringbench_piece_bwd")
+                     .set_attn_scale(static_cast<float>(1.0 / std::sqrt(static_cast<double>(k.d))));
+  if (k.mask == SdpaMask::causal_top_left) options.set_causal_mask(true);
+  auto [dq, dk, dv] = g->sdpa_backward(q, kk, v, o, d_o, stats, options);
+  rows_of(dq->set_output(true).set_data_type(grads), kDQ, hq, rows);
+  rows_of(dk->set_output(true).set_data_type(grads), kDK, hkv, k.keys);
+  rows_of(dv->set_output(true).set_data_type(grads), kDV, hkv, k.keys);
+  return g;
+}
+
+// Whether the validated graph `g` holds the tensors the frontend's backward node adds for its
+// workaround padding mask (cuDNN <= 9.15, s_kv % 128 != 0; it logs "Workaround padding mask is
+// enabled" only where CUDNN_FRONTEND_LOG_INFO was set before its first log): read from the graph's
+// serialisation, which names every tensor of its nodes.
+bool has_workaround_padding_mask(const fe::graph::Graph& g) {
+  nlohmann::json j;
+  g.serialize(j);
+  for (const auto& t : j.at("tensors"))
+    if (t.value("name", std::string()).starts_with("workaround_padding_mask")) return true;
+  return false;
+}
+
 using Graph = std::shared_ptr<fe::graph::Graph>;
 using ProcessGraphs = CudnnGraphCache<cudnnHandle_t, Graph>;
 
@@ -98,6 +156,7 @@ ProcessGraphs::Ops cudnn_ops() {
   };
   ops.close = [](int device, cudnnHandle_t& h) {
     (void)cudaSetDevice(device);
+    (void)fe::detail::set_stream(h, nullptr);  // the last executor's stream is gone by now
     (void)fe::detail::destroy_handle(h);
   };
   return ops;
@@ -129,7 +188,11 @@ CudnnSdpa::CudnnSdpa(int device) {
   impl_->handle = process_graphs().handle(device);
 }
 
-CudnnSdpa::~CudnnSdpa() = default;
+// The handle is the process's and outlives this executor's streams: it is left on the legacy stream,
+// never on a stream about to be destroyed (an error is ignored: a destructor must not throw).
+CudnnSdpa::~CudnnSdpa() {
+  if (impl_ && impl_->handle) (void)fe::detail::set_stream(impl_->handle, nullptr);
+}
 
 std::int64_t CudnnSdpa::prepare(const SdpaGraphKey& key) { return impl_->user.prepare(key).facts.workspace; }
 
@@ -162,6 +225,25 @@ std::string validate_sdpa_graph(const SdpaGraphKey& key, int sm_version) {
   return st.is_good() ? "" : st.get_message();
 }
 
+std::string validate_sdpa_backward_graph(const SdpaGraphKey& key, SdpaStatsLayout stats, DType gradients,
+                                         int sm_version, bool* padding_workaround) {
+  if (padding_workaround != nullptr) *padding_workaround = false;
+  if (const auto& lib = kernels::cudnn::library(); !lib.loaded) return "cudnn: " + lib.error;
+  if (gradients != DType::bfloat16 && gradients != DType::float32) return "cudnn: gradients are bfloat16 or float32";
+  const auto grads = gradients == DType::float32 ? fe::DataType_t::FLOAT : fe::DataType_t::BFLOAT16;
+  auto g = sdpa_backward_graph(key, stats, grads, sm_version);
+  auto st = g->validate();
+  if (!st.is_good()) return st.get_message();
+  if (padding_workaround != nullptr) {
+    try {
+      *padding_workaround = has_workaround_padding_mask(*g);
+    } catch (const std::exception& e) {
+      return std::string("cudnn: the validated backward graph does not serialise: ") + e.what();
+    }
+  }
+  return "";
+}
+
 std::map<std::string, std::string> cudnn_versions() {
   // The library is opened at run time; a machine without it still records what it was built with.
   const auto& lib = kernels::cudnn::library();
@@ -179,12 +261,16 @@ struct CudnnSdpa::Impl {};
 CudnnSdpa::CudnnSdpa(int) {
   throw Error("this build has no cuDNN kernel (cuDNN was not found when it was configured)");
 }
-CudnnSdpa::~CudnnSdpa() = default;
+CudnnSdpa::~CudnnSdpa() = default;  // no handle: nothing to leave
 std::int64_t CudnnSdpa::prepare(const SdpaGraphKey&) { return 0; }
 void CudnnSdpa::run(const SdpaGraphKey&, const SdpaPointers&, void*, cudaStream_t) {}
 CudnnGraphsUsed CudnnSdpa::used() const { return {}; }
 int release_cudnn_graphs() noexcept { return 0; }
 std::string validate_sdpa_graph(const SdpaGraphKey&, int) { return "this build has no cuDNN kernel"; }
+std::string validate_sdpa_backward_graph(const SdpaGraphKey&, SdpaStatsLayout, DType, int, bool* padding_workaround) {
+  if (padding_workaround != nullptr) *padding_workaround = false;
+  return "this build has no cuDNN kernel";
+}
 std::map<std::string, std::string> cudnn_versions() { return {}; }
 
 #endif
