@@ -25,6 +25,9 @@ using tiling::kBlockM;
 using tiling::kBlockN;
 using tiling::kThreads;
 using bf16 = __nv_bfloat16;
+// The register rule of tests/kernels/check_resource_usage.py (one CTA per SM at <= 255 registers a
+// thread) is worked out for CTAs of 256 threads; a different size needs its --threads changed too.
+static_assert(kThreads == 256, "tests/kernels/CMakeLists.txt: pass the new CTA size to check_resource_usage.py");
 
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr float kLn2 = 0.6931471805599453f;

@@ -67,6 +67,12 @@ class DeviceAttentionWork {
 constexpr std::size_t attention_smem_bytes(int d) {
   return static_cast<std::size_t>(tiling::kBlockM + 4 * tiling::kBlockN) * d * sizeof(__nv_bfloat16);
 }
+// The launcher opts the kernel in to this much (cudaFuncAttributeMaxDynamicSharedMemorySize), which
+// Hopper allows up to 227 KiB per CTA (sharedMemPerBlockOptin, 232,448 bytes: the SM's 228 KiB less
+// the 1 KiB reserved per CTA). Above it the opt-in and every launch would fail, and only on the GPU.
+// Today 96 KiB at D = 128 and 48 KiB at D = 64.
+static_assert(attention_smem_bytes(128) <= 227 * 1024, "attention kernel at D = 128: more shared memory than sm_90");
+static_assert(attention_smem_bytes(64) <= 227 * 1024, "attention kernel at D = 64: more shared memory than sm_90");
 
 // Enqueues the kernel on `stream` (capturable). Throws rb::Error on bad params (the host-side
 // contract of tiling::launch_refusal) and rb::ApiError when the launch fails. A launch with no tiles

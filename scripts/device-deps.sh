@@ -14,9 +14,10 @@
 # cudnn-frontend's (.deps/cudnn-frontend, fetching them if missing: scripts/pypi-deps.sh): a node whose
 # cuDNN is only a PyTorch wheel's copy, without headers, builds against these and opens its own
 # library at run time, older or not (cmake/RingbenchDependencies.cmake, version skew); the node's own
-# headers win where it has them. What pypi-deps.sh installed (.deps/cudnn-frontend, .deps/pytools)
-# is kept; everything else under .deps/ is made again. The GPU node needs .deps/usr, .deps/openmpi,
-# .deps/cudnn and .deps/cudnn-frontend, not .deps/pytools (the test tools, hundreds of MB).
+# headers win where it has them. What pypi-deps.sh installed (.deps/cudnn-frontend, .deps/pytools,
+# .deps/cuobjdump) is kept; everything else under .deps/ is made again. The GPU node needs .deps/usr,
+# .deps/openmpi, .deps/cudnn and .deps/cudnn-frontend, not .deps/pytools (the test tools, hundreds
+# of MB).
 # Usage: bash scripts/device-deps.sh [--check]   (--check: configure against .deps/ only, then stop)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ packages=(
 
 if [ "${1:-}" != "--check" ]; then
   mkdir -p "$root"
-  find "$root" -mindepth 1 -maxdepth 1 ! -name cudnn-frontend ! -name pytools -exec rm -rf {} +
+  find "$root" -mindepth 1 -maxdepth 1 ! -name cudnn-frontend ! -name pytools ! -name cuobjdump -exec rm -rf {} +
   mkdir -p "$root/debs"
   # apt's sandbox user cannot write into the checkout; download to a temporary folder it can.
   tmp_debs="$(mktemp -d)"

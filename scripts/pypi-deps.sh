@@ -8,6 +8,10 @@
 #   bash scripts/pypi-deps.sh tools            the field's own tools the tests use as peers (Meta's
 #                                              Holistic Trace Analysis, asv), `pip install --target`
 #                                              into .deps/pytools for Debian's /usr/bin/python3
+#   bash scripts/pypi-deps.sh cuobjdump        NVIDIA's cuobjdump (the CUDA toolkit's, which this
+#                                              machine's toolkit lacks), unpacked from the
+#                                              nvidia-cuda-cuobjdump wheel into .deps/cuobjdump/bin:
+#                                              the kernels' resource-usage test reads it
 #   bash scripts/pypi-deps.sh --where GROUP    prints the folder GROUP installs into, and nothing else
 #
 # A group already installed at its pinned versions is left as it is (a stamp file records what was
@@ -35,6 +39,12 @@ tools_requirements=(
   "networkx==3.6.1"
 )
 
+# cuobjdump: 13.0 is not on PyPI; 13.2.51 reads the cubins nvcc 13.0 writes (sm_90, checked
+# against the kernels library: tests/kernels/check_resource_usage.py). The wheel (one static binary,
+# py3-none-manylinux_2_17) is checked against its sha256 as well as its version.
+cuobjdump_version="13.2.51"
+cuobjdump_sha256="95c69d3ddf0c2c1f535ec44c3433a66aeee19f588d9d22f73356e20b25f12b50"
+
 python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3 || true)"
 
@@ -42,7 +52,8 @@ where() {
   case "$1" in
     cudnn-frontend) echo "$PWD/.deps/cudnn-frontend" ;;
     tools) echo "$PWD/.deps/pytools" ;;
-    *) echo "pypi-deps: unknown group '$1' (cudnn-frontend, tools)" >&2; return 2 ;;
+    cuobjdump) echo "$PWD/.deps/cuobjdump" ;;
+    *) echo "pypi-deps: unknown group '$1' (cudnn-frontend, tools, cuobjdump)" >&2; return 2 ;;
   esac
 }
 
@@ -124,5 +135,44 @@ PY
     fi
     echo "$want" >"$stamp"
     echo "pypi-deps: tools (${want}) in ${dest#"$PWD"/}"
+    ;;
+  cuobjdump)
+    want="nvidia-cuda-cuobjdump==$cuobjdump_version"
+    if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$dest/bin/cuobjdump" ]; then
+      exit 0
+    fi
+    need_pip "$group"
+    tmp="$(mktemp -d)"
+    trap 'rm -rf "$tmp"' EXIT
+    # The wheel's own tag (pip 23 does not take an older manylinux for a newer --platform).
+    if ! timeout 300 "$python" -m pip download --no-deps --only-binary=:all: --python-version 3.11 \
+      --platform manylinux_2_17_x86_64 -d "$tmp" "$want" >"$tmp/pip.log" 2>&1; then
+      fail_or_offline "$group" "$tmp/pip.log"
+    fi
+    wheel="$(ls "$tmp"/*.whl)"
+    if [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$cuobjdump_sha256" ]; then
+      echo "pypi-deps: cuobjdump: $(basename "$wheel") does not match its pinned sha256" >&2
+      exit 1
+    fi
+    rm -rf "$dest"
+    mkdir -p "$dest/bin"
+    # The binary and its licence; the wheel's Python package around them is nothing ringbench needs.
+    "$python" - "$wheel" "$dest" <<'PY'
+import os, sys, zipfile
+wheel, dest = sys.argv[1], sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = z.namelist()
+    if "nvidia/cu13/bin/cuobjdump" not in names:
+        sys.exit("pypi-deps: the wheel holds no nvidia/cu13/bin/cuobjdump")
+    with open(os.path.join(dest, "bin", "cuobjdump"), "wb") as f:
+        f.write(z.read("nvidia/cu13/bin/cuobjdump"))
+    os.chmod(os.path.join(dest, "bin", "cuobjdump"), 0o755)
+    for n in names:
+        if n.endswith("/License.txt"):
+            with open(os.path.join(dest, "License.txt"), "wb") as f:
+                f.write(z.read(n))
+PY
+    echo "$want" >"$stamp"
+    echo "pypi-deps: cuobjdump $cuobjdump_version in ${dest#"$PWD"/}/bin"
     ;;
 esac

@@ -7,7 +7,8 @@
 # toolkit at /usr/local/cuda when the machine has one.
 # Then, in both modes and whatever Debian's state, what only PyPI has, into the git-ignored .deps/
 # (scripts/pypi-deps.sh, pinned; pip from Debian's python3-pip): cuDNN's C++ frontend headers, which
-# the cudnn kernel builds against; and, for the tests only, HTA and asv (.deps/pytools). Where PyPI
+# the cudnn kernel builds against; and, for the tests only, HTA and asv (.deps/pytools) and NVIDIA's
+# cuobjdump (.deps/cuobjdump: the kernels' resource-usage test; this toolkit has none). Where PyPI
 # cannot be reached it prints pypi-deps' one line and carries on: configure then builds without cuDNN
 # and says why, and the tests that need the tools report themselves skipped.
 set -euo pipefail
@@ -57,4 +58,5 @@ pypi() {
 }
 pypi cudnn-frontend "configure builds without cuDNN and says why"
 [ "${1:-}" = "--build" ] || pypi tools "the tests that compare with HTA and asv report themselves skipped"
+[ "${1:-}" = "--build" ] || pypi cuobjdump "the kernels' resource-usage test reports itself skipped"
 echo "setup: done"
