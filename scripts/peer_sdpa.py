@@ -6,7 +6,11 @@ FLOPs are counted as ringbench counts them (docs/design.md §3): 4 * D * Hq * un
 causal sequence of S tokens is S * (S + 1) / 2 pairs. Timing: CUDA events around each call after a
 warm-up; min and median over the samples. GQA runs with enable_gqa=True where this PyTorch and
 backend accept it, otherwise with K/V expanded to Hq heads (recorded as "gqa": "expanded").
-Writes JSON to --out (default $OUT/peer_sdpa.json or ./device-out/peer_sdpa.json).
+Writes JSON to --out (default $OUT/peer_sdpa.json or ./device-out/peer_sdpa.json). Exit status 4,
+with "skipped" in the JSON and a last stderr line "peer_sdpa: skipped: <why>", where there is
+nothing to time: PyTorch not importable, or no CUDA device visible to it. That is the machine's
+lack, not a failure, and scripts/device-check.sh reports the step skipped (it decides on PyTorch
+before it runs this, so a dry run shows it; status 4 is for a device PyTorch cannot see).
 """
 import argparse
 import json
@@ -83,13 +87,12 @@ def main():
     out = {"tool": "peer_sdpa", "flops": "4*D*Hq*unmasked_pairs (docs/design.md §3)", "results": []}
     try:
         import torch
-    except ImportError as e:
-        out["error"] = f"PyTorch not importable: {e}"
-        return write(args.out, out, 1)
+    except Exception as e:  # ImportError, or OSError where a library torch needs is missing
+        return skipped(args.out, out, f"no PyTorch: cannot import torch: {type(e).__name__}: {e}")
     out["torch"] = torch.__version__
     if not torch.cuda.is_available():
-        out["error"] = "no CUDA device visible to PyTorch"
-        return write(args.out, out, 1)
+        return skipped(args.out, out, f"no CUDA device visible to PyTorch {torch.__version__} "
+                                      f"(built for CUDA {torch.version.cuda})")
     out["device"] = torch.cuda.get_device_name(0)
     out["cudnn"] = torch.backends.cudnn.version()
     for backend in args.backends:
@@ -102,6 +105,16 @@ def main():
                       flush=True)
                 torch.cuda.empty_cache()
     return write(args.out, out, 0)
+
+
+SKIPPED = 4  # nothing to time here (see the docstring)
+
+
+def skipped(path, obj, why):
+    obj["skipped"] = why
+    write(path, obj, SKIPPED)
+    print(f"peer_sdpa: skipped: {why}", file=sys.stderr)
+    return SKIPPED
 
 
 def write(path, obj, rc):
