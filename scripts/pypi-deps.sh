@@ -81,6 +81,19 @@ need_pip() {
   "$python" -m pip --version >/dev/null 2>&1 || offline "$1" "no pip for $python (Debian: python3-pip)"
 }
 
+# download_wheel PLATFORM: the one wheel of $want for that platform (a cp311 one, asked for by name
+# so the download does not depend on the local Python) into a temporary folder; sets $wheel.
+download_wheel() {
+  need_pip "$group"
+  tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  if ! timeout 300 "$python" -m pip download --no-deps --only-binary=:all: --python-version 3.11 \
+    --platform "$1" -d "$tmp" "$want" >"$tmp/pip.log" 2>&1; then
+    fail_or_offline "$group" "$tmp/pip.log"
+  fi
+  wheel="$(ls "$tmp"/*.whl)"
+}
+
 group="${1:-}"
 if [ "$group" = "--where" ]; then
   where "${2:-}"
@@ -95,14 +108,7 @@ case "$group" in
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$dest/include/cudnn_frontend.h" ]; then
       exit 0
     fi
-    need_pip "$group"
-    tmp="$(mktemp -d)"
-    trap 'rm -rf "$tmp"' EXIT
-    if ! timeout 300 "$python" -m pip download --no-deps --only-binary=:all: --python-version 3.11 \
-      --platform manylinux_2_28_x86_64 -d "$tmp" "$want" >"$tmp/pip.log" 2>&1; then
-      fail_or_offline "$group" "$tmp/pip.log"
-    fi
-    wheel="$(ls "$tmp"/*.whl)"
+    download_wheel manylinux_2_28_x86_64
     rm -rf "$dest"
     mkdir -p "$dest"
     # Only the headers: the wheel's top-level include/ (cudnn_frontend.h, cudnn_frontend/...).
@@ -141,15 +147,8 @@ PY
     if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$dest/bin/cuobjdump" ]; then
       exit 0
     fi
-    need_pip "$group"
-    tmp="$(mktemp -d)"
-    trap 'rm -rf "$tmp"' EXIT
     # The wheel's own tag (pip 23 does not take an older manylinux for a newer --platform).
-    if ! timeout 300 "$python" -m pip download --no-deps --only-binary=:all: --python-version 3.11 \
-      --platform manylinux_2_17_x86_64 -d "$tmp" "$want" >"$tmp/pip.log" 2>&1; then
-      fail_or_offline "$group" "$tmp/pip.log"
-    fi
-    wheel="$(ls "$tmp"/*.whl)"
+    download_wheel manylinux_2_17_x86_64
     if [ "$(sha256sum "$wheel" | cut -d' ' -f1)" != "$cuobjdump_sha256" ]; then
       echo "pypi-deps: cuobjdump: $(basename "$wheel") does not match its pinned sha256" >&2
       exit 1
