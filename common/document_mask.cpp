@@ -2,7 +2,6 @@
 #include "common/document_mask.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -18,56 +17,89 @@ std::int64_t first_at_least(const Segment& s, std::int64_t bound) {
   return std::min(s.count, (bound - s.start + s.stride - 1) / s.stride);
 }
 
-// Calls emit(MaskedPair) for every piece DocumentMask::pairs lists, in its order.
-template <typename Emit>
-void for_each_piece(const DocumentMask& m, const SegmentList& qs, const SegmentList& ks, bool causal, Emit&& emit) {
-  const int nq = static_cast<int>(qs.size()), nk = static_cast<int>(ks.size());
-  if (!m.active()) {
-    for (int a = 0; a < nq; ++a)
-      for (int b = 0; b < nk; ++b)
-        emit(MaskedPair{a, b, -1, classify(qs[a], ks[b], causal), unmasked_pairs(qs[a], ks[b], causal)});
-    return;
+// Smallest i >= from with v[i] > x (v sorted; v.size() when none), by doubling steps from `from`:
+// O(log) of the distance walked, so a cursor that jumps over many documents stays cheap.
+std::size_t gallop_past(const std::vector<std::int64_t>& v, std::size_t from, std::int64_t x) {
+  const std::size_t n = v.size();
+  std::size_t lo = from, step = 1;
+  while (lo + step <= n && v[lo + step - 1] <= x) {
+    lo += step;
+    step *= 2;
   }
-  // The documents each segment's range meets, [d0, d1).
-  const auto kspan = m.spans(ks), qspan = m.spans(qs);
-  // Keys in order of their first document, with the running maximum of their last: the keys that
-  // meet documents [d0, d1) are found from the ones that start before d1, walking back while any
-  // earlier one may still reach past d0. The splits' lists come in that order already.
-  std::vector<int> order(static_cast<std::size_t>(nk));
-  std::iota(order.begin(), order.end(), 0);
-  auto by_first = [&](int x, int y) { return kspan[x].first < kspan[y].first; };
-  if (!std::is_sorted(order.begin(), order.end(), by_first)) std::stable_sort(order.begin(), order.end(), by_first);
-  std::vector<int> reach(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i)
-    reach[i] = std::max(i ? reach[i - 1] : 0, kspan[static_cast<std::size_t>(order[i])].second);
+  const std::size_t hi = std::min(n, lo + step);
+  return static_cast<std::size_t>(std::upper_bound(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                   v.begin() + static_cast<std::ptrdiff_t>(hi), x) -
+                                  v.begin());
+}
+
+// Calls emit(MaskedPair) for every piece DocumentMask::pairs lists, in its order: query segment,
+// then key segment, then document.
+template <typename Emit>
+void for_each_piece(const DocumentMask& m, const SegmentList& qs, const DocumentMask::SpanIndex& qi,
+                    const SegmentList& ks, const DocumentMask::SpanIndex& ki, bool causal, Emit&& emit) {
+  // Either side in no document: no piece (padding rows of a doc-zigzag rank, a block of padding).
+  if (qi.active.empty() || ki.active.empty()) return;
+  const auto& kspan = ki.span;
+  const auto& order = ki.by_first;
   std::vector<int> hits;
-  std::size_t before = 0;  // keys that start before the last query's d1: a cursor while queries go forward
+  std::size_t before = 0;  // keys that start before the last query's q1: a cursor while queries go forward
   int last_q1 = 0;
-  for (int a = 0; a < nq; ++a) {
+  for (const int a : qi.active) {
     // Named copies, not a structured binding: clang before 16 cannot capture a binding in a lambda.
-    const int q0 = qspan[static_cast<std::size_t>(a)].first, q1 = qspan[static_cast<std::size_t>(a)].second;
-    if (q0 >= q1) continue;
-    if (q1 < last_q1)  // a query earlier than the last: searched for
-      before = static_cast<std::size_t>(std::partition_point(order.begin(), order.end(),
-                                                             [&](int b) { return kspan[b].first < q1; }) -
-                                        order.begin());
-    while (before < order.size() && kspan[static_cast<std::size_t>(order[before])].first < q1) ++before;
+    const int q0 = qi.span[static_cast<std::size_t>(a)].first, q1 = qi.span[static_cast<std::size_t>(a)].second;
+    // The keys that start before q1 (order is by first document), walked back while any of them
+    // may still reach past q0. The cursor gallops forward from the last query's (a step of a few
+    // documents costs a few probes, as the walk it replaced did) and is searched for afresh when a
+    // query goes back (a head exchange's group rows).
+    auto starts_before = [&](int b) { return kspan[b].first < q1; };
+    std::size_t lo = q1 < last_q1 ? 0 : before, step = 1;
+    while (lo + step <= order.size() && starts_before(order[lo + step - 1])) {
+      lo += step;
+      step *= 2;
+    }
+    const std::size_t end = std::min(order.size(), lo + step);
+    before = static_cast<std::size_t>(std::partition_point(order.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                           order.begin() + static_cast<std::ptrdiff_t>(end),
+                                                           starts_before) -
+                                      order.begin());
     last_q1 = q1;
     hits.clear();
-    for (auto i = static_cast<std::ptrdiff_t>(before) - 1; i >= 0 && reach[static_cast<std::size_t>(i)] > q0; --i) {
+    for (auto i = static_cast<std::ptrdiff_t>(before) - 1; i >= 0 && ki.reach[static_cast<std::size_t>(i)] > q0; --i) {
       const int b = order[static_cast<std::size_t>(i)];
       if (kspan[b].second > q0) hits.push_back(b);
     }
     std::sort(hits.begin(), hits.end());
-    for (const int b : hits)
-      for (int d = std::max(q0, kspan[b].first); d < std::min(q1, kspan[b].second); ++d) {
-        const SegmentRun q = m.clip(qs[a], d), k = m.clip(ks[b], d);
-        if (q.seg.count == 0 || k.seg.count == 0) continue;
+    for (const int b : hits) {
+      // The documents both segments hold a position of, in order: each side jumps to the other's
+      // next one (two strided segments of a striped split share one document in c).
+      // A side with no position in d jumps to its next document that has one.
+      const int hi = std::min(q1, kspan[b].second);
+      for (int d = std::max(q0, kspan[b].first); d < hi;) {
+        const SegmentRun q = m.clip(qs[a], d);
+        if (q.seg.count == 0) {
+          d = m.next_holding(qs[a], d + 1, hi);
+          continue;
+        }
+        const SegmentRun k = m.clip(ks[b], d);
+        if (k.seg.count == 0) {
+          d = m.next_holding(ks[b], d + 1, hi);
+          continue;
+        }
         const MaskClass cls = classify(q.seg, k.seg, causal);
-        if (cls == MaskClass::skip) continue;
-        emit(MaskedPair{a, b, d, cls, unmasked_pairs(q.seg, k.seg, causal)});
+        if (cls != MaskClass::skip) emit(MaskedPair{a, b, d, cls, unmasked_pairs(q.seg, k.seg, causal)});
+        ++d;
       }
+    }
   }
+}
+
+// Without documents: every segment pair (§3), skip pairs included.
+template <typename Emit>
+void for_each_pair(const SegmentList& qs, const SegmentList& ks, bool causal, Emit&& emit) {
+  const int nq = static_cast<int>(qs.size()), nk = static_cast<int>(ks.size());
+  for (int a = 0; a < nq; ++a)
+    for (int b = 0; b < nk; ++b)
+      emit(MaskedPair{a, b, -1, classify(qs[a], ks[b], causal), unmasked_pairs(qs[a], ks[b], causal)});
 }
 
 }  // namespace
@@ -108,17 +140,12 @@ std::vector<std::pair<int, int>> DocumentMask::spans(const SegmentList& segs) co
   // segment that starts or ends before the last one is searched for instead.
   std::size_t first = 0, last = 0;
   std::int64_t prev_lo = -1, prev_hi = -1;
-  const auto n = begins_.size();
   for (std::size_t i = 0; i < segs.size(); ++i) {
     const Segment& s = segs[i];
     if (s.count <= 0) continue;
     const std::int64_t lo = s.first(), hi = s.last();
-    if (lo < prev_lo)
-      first = static_cast<std::size_t>(std::upper_bound(ends_.begin(), ends_.end(), lo) - ends_.begin());
-    while (first < n && ends_[first] <= lo) ++first;
-    if (hi < prev_hi)
-      last = static_cast<std::size_t>(std::upper_bound(begins_.begin(), begins_.end(), hi) - begins_.begin());
-    while (last < n && begins_[last] <= hi) ++last;
+    first = gallop_past(ends_, lo < prev_lo ? 0 : first, lo);
+    last = gallop_past(begins_, hi < prev_hi ? 0 : last, hi);
     prev_lo = lo;
     prev_hi = hi;
     out[i] = {static_cast<int>(first), static_cast<int>(std::max(first, last))};
@@ -137,15 +164,73 @@ SegmentRun DocumentMask::clip(const Segment& s, int d) const {
   return {Segment{s.pos(i0), s.stride, std::max<std::int64_t>(i1 - i0, 0)}, i0};
 }
 
+DocumentMask::SpanIndex DocumentMask::index(const SegmentList& segs) const {
+  SpanIndex x;
+  x.span = spans(segs);
+  for (int i = 0; i < static_cast<int>(segs.size()); ++i)
+    if (x.span[static_cast<std::size_t>(i)].first < x.span[static_cast<std::size_t>(i)].second) x.active.push_back(i);
+  // The splits' lists come in order of their first document already; a head exchange's group rows
+  // (member after member) need the sort.
+  x.by_first = x.active;
+  auto by_first = [&](int a, int b) { return x.span[a].first < x.span[b].first; };
+  if (!std::is_sorted(x.by_first.begin(), x.by_first.end(), by_first))
+    std::stable_sort(x.by_first.begin(), x.by_first.end(), by_first);
+  x.reach.resize(x.by_first.size());
+  for (std::size_t i = 0; i < x.by_first.size(); ++i)
+    x.reach[i] = std::max(i ? x.reach[i - 1] : 0, x.span[static_cast<std::size_t>(x.by_first[i])].second);
+  return x;
+}
+
+int DocumentMask::next_holding(const Segment& s, int d, int hi) const {
+  if (s.stride == 1 || d >= hi) return d;  // a run holds a position of every document its range meets
+  while (d < hi) {
+    const std::int64_t i = first_at_least(s, begins_[static_cast<std::size_t>(d)]);
+    if (i >= s.count) return hi;
+    const std::int64_t p = s.pos(i);
+    if (p < ends_[static_cast<std::size_t>(d)]) return d;  // the common case: a position in d itself
+    d = static_cast<int>(gallop_past(ends_, static_cast<std::size_t>(d), p));  // the first document ending after p
+    if (d < hi && begins_[static_cast<std::size_t>(d)] <= p) return d;
+  }
+  return hi;
+}
+
 std::vector<MaskedPair> DocumentMask::pairs(const SegmentList& qs, const SegmentList& ks, bool causal) const {
-  std::vector<MaskedPair> out;
-  for_each_piece(*this, qs, ks, causal, [&](const MaskedPair& p) { out.push_back(p); });
-  return out;
+  if (!active()) {
+    std::vector<MaskedPair> out;
+    for_each_pair(qs, ks, causal, [&](const MaskedPair& p) { out.push_back(p); });
+    return out;
+  }
+  return pairs(qs, index(qs), ks, index(ks), causal);
 }
 
 std::int64_t DocumentMask::unmasked(const SegmentList& qs, const SegmentList& ks, bool causal) const {
+  if (!active()) {
+    std::int64_t n = 0;
+    for_each_pair(qs, ks, causal, [&](const MaskedPair& p) { n += p.unmasked; });
+    return n;
+  }
+  return unmasked(qs, index(qs), ks, index(ks), causal);
+}
+
+std::vector<MaskedPair> DocumentMask::pairs(const SegmentList& qs, const SpanIndex& qi, const SegmentList& ks,
+                                            const SpanIndex& ki, bool causal) const {
+  std::vector<MaskedPair> out;
+  if (!active()) {
+    for_each_pair(qs, ks, causal, [&](const MaskedPair& p) { out.push_back(p); });
+    return out;
+  }
+  for_each_piece(*this, qs, qi, ks, ki, causal, [&](const MaskedPair& p) { out.push_back(p); });
+  return out;
+}
+
+std::int64_t DocumentMask::unmasked(const SegmentList& qs, const SpanIndex& qi, const SegmentList& ks,
+                                    const SpanIndex& ki, bool causal) const {
   std::int64_t n = 0;
-  for_each_piece(*this, qs, ks, causal, [&](const MaskedPair& p) { n += p.unmasked; });
+  if (!active()) {
+    for_each_pair(qs, ks, causal, [&](const MaskedPair& p) { n += p.unmasked; });
+    return n;
+  }
+  for_each_piece(*this, qs, qi, ks, ki, causal, [&](const MaskedPair& p) { n += p.unmasked; });
   return n;
 }
 

@@ -50,12 +50,27 @@ class DocumentMask {
   // The documents [first, last) whose range meets positions [lo, hi] (lo <= hi).
   std::pair<int, int> overlapping(std::int64_t lo, std::int64_t hi) const;
   // overlapping() of each segment's positions ({0, 0} for an empty one), walked in one pass where the
-  // segments come in position order.
+  // segments come in position order; the cursors gallop, so a list that skips documents (a zig-zag
+  // rank's two chunks, a contiguous rank far into the sequence) costs O(log) per segment, not O(D).
   std::vector<std::pair<int, int>> spans(const SegmentList& segs) const;
+
+  // A segment list's documents, found once and kept: a plan pairs each rank's rows with c blocks,
+  // and finding them again for every pair made plans O(c^2 x documents) (issue 51).
+  struct SpanIndex {
+    std::vector<std::pair<int, int>> span;  // spans(segs)
+    std::vector<int> active;                // segments whose range meets a document, in list order
+    std::vector<int> by_first;              // those, stably in order of their first document
+    std::vector<int> reach;                 // running maximum of their last document over by_first
+  };
+  SpanIndex index(const SegmentList& segs) const;
   // Whether position p is a real token: in a document, or anywhere without documents.
   bool holds(std::int64_t p) const;
   // Segment s cut to document d.
   SegmentRun clip(const Segment& s, int d) const;
+  // The first document in [d, hi) that holds a position of s, or hi: d itself for a run of stride 1
+  // whose range meets [d, hi); a strided segment (striped) jumps over the documents between its
+  // positions instead of clipping to each.
+  int next_holding(const Segment& s, int d, int hi) const;
 
   // The pieces of every (qs[a], ks[b]), in order of a, then b, then document. Without documents every
   // pair, skip pairs included (§3, as plans always listed them); with documents only the pieces
@@ -64,6 +79,12 @@ class DocumentMask {
   std::vector<MaskedPair> pairs(const SegmentList& qs, const SegmentList& ks, bool causal) const;
   // The sum of their unmasked pairs, without listing them.
   std::int64_t unmasked(const SegmentList& qs, const SegmentList& ks, bool causal) const;
+  // The same with both lists' indexes given: the cost is the active query segments, a binary search
+  // each, and the pieces (nothing when either side meets no document).
+  std::vector<MaskedPair> pairs(const SegmentList& qs, const SpanIndex& qi, const SegmentList& ks, const SpanIndex& ki,
+                                bool causal) const;
+  std::int64_t unmasked(const SegmentList& qs, const SpanIndex& qi, const SegmentList& ks, const SpanIndex& ki,
+                        bool causal) const;
 
  private:
   std::vector<std::int64_t> begins_, ends_;

@@ -14,6 +14,7 @@
 #include "model/activation_memory.hpp"
 #include "model/comm_compute.hpp"
 #include "model/ring_simulator.hpp"
+#include "ring/plan/split_scheme.hpp"
 
 namespace rb::bench {
 namespace {
@@ -207,8 +208,11 @@ std::int64_t model_point_bytes(int cp, bool simulate) {
   return cells * (simulate ? 64 : 24) + (std::int64_t{32} << 20);
 }
 
-ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
-                                   int degree, const DocumentSpec& documents, std::uint64_t seed) {
+namespace {
+
+// The configuration model_work_matrix counts.
+Config model_work_config(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                         int degree, const DocumentSpec& documents, std::uint64_t seed) {
   Config cfg;
   cfg.ulysses_degree = degree;
   cfg.seq = seq;
@@ -222,15 +226,43 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
   cfg.dtype = in.kv_dtype;
   cfg.seed = seed;
   set_documents(cfg, documents, true);
+  return cfg;
+}
+
+// Runs `count` on cfg (of the sweep's S `seq`); ring/ names its own field, so a refusal is given the
+// flag and the split that made the rule apply.
+template <typename Count>
+auto with_flag_names(const Config& cfg, std::int64_t seq, Count count) {
   try {
-    return ring::make_work_matrix(cfg);
+    return count(cfg);
   } catch (const InputError& e) {
-    // ring/ names its own field; name the flag and the split that made the rule apply.
     if (e.where() == "heads" || e.where() == "kv-heads" || e.where() == "ulysses-degree")
       throw;  // the head exchange's rules, which no split changes
     const std::string where = e.where() == "seq" ? "--seq" : e.where() == "documents" ? "--documents" : e.where();
-    throw InputError(where, e.value(), fmt::format("{} (--split {}, S = {})", e.rule(), to_string(split), seq));
+    throw InputError(where, e.value(), fmt::format("{} (--split {}, S = {})", e.rule(), to_string(cfg.split), seq));
   }
+}
+
+// Every split's work matrix of every (S, c) held to its bound (ring::check_work_bound) before any
+// is counted: a refusal after seconds of the other splits' counting helps nobody (issue 51).
+void check_model_work_bounds(const ModelRequest& req) {
+  if (req.documents.kind == DocumentSpec::Kind::none) return;
+  for (const auto seq : req.seqs)
+    for (const auto cp : req.cps)
+      for (const auto split : req.splits)
+        with_flag_names(model_work_config(req.inputs, seq, cp, split, Variant::ring, 1, req.documents, req.seed), seq,
+                        [](const Config& cfg) {
+                          ring::check_work_bound(cfg);
+                          return 0;
+                        });
+}
+
+}  // namespace
+
+ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t seq, int cp, Split split, Variant variant,
+                                   int degree, const DocumentSpec& documents, std::uint64_t seed) {
+  return with_flag_names(model_work_config(in, seq, cp, split, variant, degree, documents, seed), seq,
+                         [](const Config& cfg) { return ring::make_work_matrix(cfg); });
 }
 
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in) {
@@ -259,6 +291,7 @@ model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::Model
 
 nlohmann::json model_report(const ModelRequest& req) {
   validate(req);
+  check_model_work_bounds(req);
   const auto& in = req.inputs;
   json points = json::array(), memory_series = json::array(), work_series = json::array();
   for (auto seq : req.seqs) {

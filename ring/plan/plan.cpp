@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -57,11 +58,15 @@ Plan make_plan(const Config& cfg) {
   // The members of a group run the same steps, on their own heads.
   std::vector<std::vector<StepPlan>> steps(x.groups);
   std::vector<BackwardRankPlan> backward(x.groups);
+  // The keys of every (member, lane) and their documents, found once for all members' steps.
+  const StepKeys keys(plan.schedule, rows, plan.documents);
+  std::optional<StepKeys> backward_keys;
+  if (plan.backward) backward_keys.emplace(plan.backward->kv, rows, plan.documents);
   for (int g = 0; g < x.groups; ++g) {
-    steps[g] = schedule_steps(plan.schedule, g, rows, cfg.causal, plan.kv_bytes_per_token, plan.documents);
+    steps[g] = schedule_steps(plan.schedule, g, rows, cfg.causal, plan.kv_bytes_per_token, plan.documents, &keys);
     if (plan.backward)
       backward[g] = backward_steps(*plan.backward, g, rows, cfg.causal, plan.kv_bytes_per_token,
-                                   plan.grad_bytes_per_token, plan.documents);
+                                   plan.grad_bytes_per_token, plan.documents, &*backward_keys);
   }
   plan.ranks.resize(cfg.cp);
   for (int r = 0; r < cfg.cp; ++r) {
@@ -70,14 +75,16 @@ Plan make_plan(const Config& cfg) {
     rp.rank = r;
     rp.segments = segs[r];
     rp.tokens = total_count(segs[r]);
-    rp.attention = rows[g];
+    // A group of one rank hands its steps over; the members of a larger group each keep a copy.
+    const bool alone = x.degree == 1;
+    rp.attention = alone ? std::move(rows[g]) : rows[g];
     rp.attention_tokens = attention_tokens;
-    rp.steps = steps[g];
+    rp.steps = alone ? std::move(steps[g]) : steps[g];
     for (const auto& s : rp.steps) {
       rp.unmasked += s.unmasked;
       rp.recv_bytes += s.recv_bytes;
     }
-    if (plan.backward) rp.backward = backward[g];
+    if (plan.backward) rp.backward = alone ? std::move(backward[g]) : backward[g];
   }
   return plan;
 }

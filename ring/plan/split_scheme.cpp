@@ -1,10 +1,14 @@
 // Scheme factory and the divisibility check shared by all schemes.
 #include "ring/plan/split_scheme.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/documents.hpp"
 #include "common/error.hpp"
+#include "common/sweep_limits.hpp"
+#include "ring/plan/plan.hpp"
 #include "ring/plan/split_contiguous.hpp"
 #include "ring/plan/split_doc_zigzag.hpp"
 #include "ring/plan/split_striped.hpp"
@@ -52,15 +56,67 @@ double plan_piece_bound(const Config& cfg) {
   return total;
 }
 
+PlanSize plan_size_estimate(const Config& cfg) {
+  PlanSize out;
+  if (!cfg.documents.given()) return out;
+  const double c = cfg.cp, docs = static_cast<double>(cfg.documents.lengths.size());
+  const double per_rank = cfg.split == Split::doc_zigzag ? 2.0 * docs : cfg.split == Split::zigzag ? 2.0 : 1.0;
+  const double degree = cfg.variant == Variant::ulysses ? c : cfg.variant == Variant::hybrid ? cfg.ulysses_degree : 1.0;
+  const double lanes = cfg.variant == Variant::ring_bidirectional ? 2.0 : 1.0;
+  const double passes = times_backward(cfg.phase) ? 2.0 : 1.0;
+  const double steps = cfg.variant == Variant::allgather ? 1.0 : c / std::max(degree, 1.0);
+  out.segments = c * per_rank;
+  out.pieces = plan_piece_bound(cfg) * lanes * degree * passes;
+  // A rank keeps its shard and its attention rows (its group's); each pass's StepKeys index the
+  // rows and the key pieces (a span and three ints per segment).
+  const double held = out.segments * (1.0 + degree) * sizeof(Segment) + passes * out.segments * 2.0 * 20.0;
+  constexpr double kHeapBlock = 48;  // a small vector's heap block
+  out.bytes = held + out.pieces * sizeof(PlannedPair) + c * steps * passes * (sizeof(StepPlan) + 2 * kHeapBlock);
+  return out;
+}
+
+namespace {
+
+// Padding held to S's own bound (kMaxSeq): lengths of at most 2^40 each, at most 2^20 of them,
+// padded by less than 2c each, so the sum cannot overflow.
+void check_padding(const Config& cfg) {
+  const std::int64_t padded = real_tokens(cfg) + padding_tokens(cfg);
+  if (padded > kMaxSeq)
+    throw InputError("documents", cfg.documents.spec,
+                     fmt::format("padding {} documents to multiples of 2c = {} makes S = {}; at most {}",
+                                 cfg.documents.lengths.size(), 2 * cfg.cp, padded, kMaxSeq));
+}
+
+}  // namespace
+
+void check_work_bound(const Config& cfg) {
+  if (!cfg.documents.given()) return;
+  check_padding(cfg);
+  const PlanSize n = plan_size_estimate(cfg);
+  // The shards, the members' rows and the indexes of both (a span and three ints per segment).
+  const double bytes = n.segments * (2.0 * sizeof(Segment) + 40.0);
+  // Counted once per member (its group's ranks copy the numbers), for the forward alone.
+  const double pieces = plan_piece_bound(cfg) * (cfg.variant == Variant::ring_bidirectional ? 2.0 : 1.0);
+  if (bytes <= kMaxPlanBytes && pieces <= kMaxCountedPieces) return;
+  throw InputError("documents", cfg.documents.spec,
+                   fmt::format("{} documents over c = {} ({}, {}) make a work matrix of an estimated {:.2f} GiB of "
+                               "segments and {:.3g} within-document pieces; at most {:.0f} GiB and {:.3g}",
+                               cfg.documents.lengths.size(), cfg.cp, to_string(cfg.split), to_string(cfg.variant),
+                               bytes / 1073741824.0, pieces, kMaxPlanBytes / 1073741824.0, kMaxCountedPieces));
+}
+
 void check_piece_bound(const Config& cfg) {
   if (!cfg.documents.given()) return;
-  const double n = plan_piece_bound(cfg);
-  if (n <= kMaxDocumentPieces) return;
-  throw InputError(
-      "documents", cfg.documents.spec,
-      fmt::format("{} documents over c = {} ranks (the {} split) would form {:.3g} within-document "
-                  "pieces of segment pairs; at most {:.3g} (fewer documents, a smaller c or another split)",
-                  cfg.documents.lengths.size(), cfg.cp, to_string(cfg.split), n, kMaxDocumentPieces));
+  check_padding(cfg);
+  const PlanSize n = plan_size_estimate(cfg);
+  if (n.bytes <= kMaxPlanBytes) return;
+  // Short: the sweep appends the configuration, and a message is cut at 340 bytes (common/error.cpp).
+  throw InputError("documents", cfg.documents.spec,
+                   fmt::format("{} documents over c = {} ({}, {}{}) make a plan of an estimated {:.2f} GiB ({:.3g} "
+                               "within-document pieces, {:.3g} segments); at most {:.0f} GiB",
+                               cfg.documents.lengths.size(), cfg.cp, to_string(cfg.split), to_string(cfg.variant),
+                               times_backward(cfg.phase) ? ", with a backward" : "", n.bytes / 1073741824.0, n.pieces,
+                               n.segments, kMaxPlanBytes / 1073741824.0));
 }
 
 void check_divisible(const SplitScheme& scheme, std::int64_t S, int c) {

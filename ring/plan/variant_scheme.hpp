@@ -37,19 +37,49 @@ BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dty
 // The variant's object; the one place that maps a Variant to its class.
 std::unique_ptr<VariantScheme> make_variant_scheme(Variant kind);
 
+// What every rank's steps under one schedule read, found once for all of them: the key segments of
+// each (origin, lane), their tokens and, under documents, the document indexes of those keys and of
+// each member's rows. Finding them again for every (rank, step) made plans and work matrices
+// O(c^2 x documents) (issue 51); with them a step costs its active segments and its pieces.
+class StepKeys {
+ public:
+  // Keeps pointers into `segs`, which must outlive it.
+  StepKeys(const KvSchedule& schedule, const std::vector<SegmentList>& segs, const DocumentMask& documents);
+  StepKeys(const StepKeys&) = delete;
+  StepKeys& operator=(const StepKeys&) = delete;
+  // The keys of member `origin`'s block on lane `lane` (gathered: its whole rows, lane 0).
+  const SegmentList& keys(int origin, int lane) const { return *keys_[at(origin, lane)]; }
+  std::int64_t tokens(int origin, int lane) const { return tokens_[at(origin, lane)]; }
+  const DocumentMask::SpanIndex& key_index(int origin, int lane) const { return *key_index_[at(origin, lane)]; }
+  const DocumentMask::SpanIndex& row_index(int member) const { return row_index_.at(static_cast<std::size_t>(member)); }
+
+ private:
+  std::size_t at(int origin, int lane) const { return static_cast<std::size_t>(origin) * lanes_ + lane; }
+  std::size_t lanes_ = 1;
+  std::vector<SegmentList> owned_;        // lane pieces that are not a member's whole rows
+  std::vector<const SegmentList*> keys_;  // [origin * lanes + lane]
+  std::vector<std::int64_t> tokens_;
+  // Under documents (else empty, and the pointers null): each member's rows' index, the owned
+  // pieces' own, and per (origin, lane) the one its keys read.
+  std::vector<DocumentMask::SpanIndex> row_index_, owned_index_;
+  std::vector<const DocumentMask::SpanIndex*> key_index_;
+};
+
 // The steps of rank r under `schedule`: at each step the pieces it attends to (their origins in
 // key-row order), the segment pairs against them, and the bytes that arrive before the step and
 // leave during it.
 // Under documents (docs/design.md §3c) each segment pair is its within-document pieces.
+// `keys`, when given, is StepKeys(schedule, segs, documents), shared by every rank's call.
 std::vector<StepPlan> schedule_steps(const KvSchedule& schedule, int r, const std::vector<SegmentList>& segs,
-                                     bool causal, std::int64_t kv_bytes_per_token, const DocumentMask& documents = {});
+                                     bool causal, std::int64_t kv_bytes_per_token, const DocumentMask& documents = {},
+                                     const StepKeys* keys = nullptr);
 
 // Rank r's backward under `schedule` (docs/design.md §3a): each step's pairs against the block its
 // K/V schedule brings, and the bytes of K/V and of dK/dV (grad_bytes_per_token) each step and the
 // tail receive and send.
 BackwardRankPlan backward_steps(const BackwardSchedule& schedule, int r, const std::vector<SegmentList>& segs,
                                 bool causal, std::int64_t kv_bytes_per_token, std::int64_t grad_bytes_per_token,
-                                const DocumentMask& documents = {});
+                                const DocumentMask& documents = {}, const StepKeys* keys = nullptr);
 
 // Pairs of the query segments `queries` with the key segments `keys` of rank `src`, tagged `lane`:
 // every segment pair, or under documents their within-document pieces (DocumentMask::pairs).

@@ -14,13 +14,15 @@
 namespace rb::ring {
 namespace {
 
-// Unmasked pairs of every query segment against every key segment, within documents where there are
-// any (DocumentMask::unmasked: per (segment, document) run, only segments that can share one).
-std::int64_t pairs_between(const SegmentList& qs, const SegmentList& ks, bool causal, const DocumentMask& docs) {
-  if (docs.active()) return docs.unmasked(qs, ks, causal);
+// Unmasked pairs of member g's rows against the keys of (src, lane), within documents where there
+// are any (DocumentMask::unmasked: per (segment, document) run, through the indexes kept in `k`).
+std::int64_t pairs_between(const std::vector<SegmentList>& segs, int g, const StepKeys& k, int src, int lane,
+                           bool causal, const DocumentMask& docs) {
+  const SegmentList& ks = k.keys(src, lane);
+  if (docs.active()) return docs.unmasked(segs[g], k.row_index(g), ks, k.key_index(src, lane), causal);
   std::int64_t n = 0;
-  for (const auto& q : qs)
-    for (const auto& k : ks) n += unmasked_pairs(q, k, causal);
+  for (const auto& q : segs[g])
+    for (const auto& key : ks) n += unmasked_pairs(q, key, causal);
   return n;
 }
 
@@ -48,7 +50,7 @@ WorkMatrix make_work_matrix(const Config& cfg) {
   check_documents(cfg);
   auto scheme = make_split_scheme(cfg);
   check_divisible(*scheme, cfg.seq, cfg.cp);
-  check_piece_bound(cfg);
+  check_work_bound(cfg);
   const DocumentMask docs = DocumentMask::of(cfg);
   const int c = cfg.cp;
   const auto variant = make_variant_scheme(cfg.variant);
@@ -76,15 +78,8 @@ WorkMatrix make_work_matrix(const Config& cfg) {
   const KvSchedule& sch = m.schedule;
   m.steps = sch.steps;
   const auto lanes = static_cast<int>(sch.lanes.size());
-  // Each member's piece per lane, once: [origin * lanes + l].
-  std::vector<SegmentList> pieces;
-  std::vector<std::int64_t> piece_tokens;
-  if (!sch.gathered)
-    for (int o = 0; o < members; ++o)
-      for (const KvLane& lane : sch.lanes) {
-        pieces.push_back(slice_rows(segs[o], lane.row_begin, lane.row_end));
-        piece_tokens.push_back(total_count(pieces.back()));
-      }
+  // Each member's piece per lane and the documents of every list, once.
+  const StepKeys keys(sch, segs, docs);
   const auto n = static_cast<std::size_t>(c) * m.steps;
   m.unmasked.assign(n, 0);
   m.recv_bytes.assign(n, 0);
@@ -94,15 +89,16 @@ WorkMatrix make_work_matrix(const Config& cfg) {
     const auto first = static_cast<std::size_t>(x.rank_of(g, 0)) * m.steps;
     if (sch.gathered) {
       // One step against every member's block; it receives every block but its own.
-      for (int src = 0; src < members; ++src) m.unmasked[first] += pairs_between(segs[g], segs[src], cfg.causal, docs);
+      for (int src = 0; src < members; ++src)
+        m.unmasked[first] += pairs_between(segs, g, keys, src, 0, cfg.causal, docs);
       m.recv_bytes[first] = (all_tokens - tokens[g]) * m.kv_bytes_per_token;
     } else {
       for (int j = 0; j < m.steps; ++j) {
         const auto i = first + j;
         for (int l = 0; l < lanes; ++l) {
-          const auto p = static_cast<std::size_t>(sch.origin(g, l, j, members)) * lanes + l;
-          m.unmasked[i] += pairs_between(segs[g], pieces[p], cfg.causal, docs);
-          if (j > 0) m.recv_bytes[i] += piece_tokens[p] * m.kv_bytes_per_token;
+          const int src = sch.origin(g, l, j, members);
+          m.unmasked[i] += pairs_between(segs, g, keys, src, l, cfg.causal, docs);
+          if (j > 0) m.recv_bytes[i] += keys.tokens(src, l) * m.kv_bytes_per_token;
         }
       }
     }

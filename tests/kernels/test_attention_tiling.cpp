@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "kernels/attention_tiling.hpp"
@@ -188,6 +190,100 @@ TEST(AttentionTiling, WorkCoversEveryRowOnceWithItsPairs) {
     EXPECT_EQ(key_tiles, w.key_tiles);
     for (std::int64_t r = 0; r < sq; ++r) ASSERT_EQ(hits[r], 1) << "row " << r;
   }
+}
+
+// The tiling as it was before issue 51 (every run of rows scanned every pair): the reference the
+// linear one must match tile for tile and index for index, since the kernel folds a tile's pairs in
+// its index's order.
+AttentionWork quadratic_work(std::span<const BlockPair> pairs, std::int64_t sq, bool causal) {
+  std::vector<std::int64_t> cuts{0, sq};
+  for (const auto& pr : pairs)
+    if (pair_active(pr, causal)) {
+      cuts.push_back(pr.q_row0);
+      cuts.push_back(pr.q_row0 + pr.q.count);
+    }
+  std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+  AttentionWork w;
+  for (std::size_t i = 0; i + 1 < cuts.size(); ++i) {
+    const std::int64_t r0 = cuts[i], r1 = cuts[i + 1];
+    const auto begin = static_cast<std::int32_t>(w.pair_index.size());
+    for (std::size_t p = 0; p < pairs.size(); ++p)
+      if (pair_active(pairs[p], causal) && pairs[p].q_row0 <= r0 && r1 <= pairs[p].q_row0 + pairs[p].q.count)
+        w.pair_index.push_back(static_cast<std::int32_t>(p));
+    const auto count = static_cast<std::int32_t>(w.pair_index.size()) - begin;
+    for (std::int64_t t0 = r0; t0 < r1; t0 += kBlockM) {
+      TileWork t{t0, static_cast<std::int32_t>(std::min<std::int64_t>(kBlockM, r1 - t0)), begin, count, 0};
+      std::int64_t kt = 0;
+      for (std::int32_t k = 0; k < count; ++k) {
+        const auto& pr = pairs[static_cast<std::size_t>(w.pair_index[static_cast<std::size_t>(begin + k)])];
+        kt += key_tile_count(pr, query_position(pr, t0 + t.rows - 1), causal, kBlockN);
+      }
+      t.key_tiles = static_cast<std::int32_t>(kt);
+      w.key_tiles += kt;
+      w.tiles.push_back(t);
+    }
+  }
+  std::stable_sort(w.tiles.begin(), w.tiles.end(),
+                   [](const TileWork& a, const TileWork& b) { return a.key_tiles > b.key_tiles; });
+  return w;
+}
+
+TEST(AttentionTiling, WorkIsTheQuadraticTilingsTileForTile) {
+  std::mt19937_64 g(51);
+  for (int it = 0; it < 300; ++it) {
+    std::int64_t qr = 0, kr = 0;
+    std::vector<BlockPair> pairs;
+    const int n = std::uniform_int_distribution<int>(1, 12)(g);
+    for (int i = 0; i < n; ++i) pairs.push_back(random_pair(g, qr, kr));
+    // Pairs that share or nest query rows, and an empty one.
+    for (int i = 1; i < n; i += 3) {
+      pairs[i].q_row0 = pairs[i - 1].q_row0;
+      pairs[i].q = pairs[i - 1].q;
+    }
+    if (n > 4) pairs[4].q.count = 0;
+    const bool causal = it % 3 != 0;
+    for (auto& p : pairs) p.mask = classify(p.q, p.k, causal);
+    const auto w = plan_attention_work(pairs, qr + 37, kr, causal), want = quadratic_work(pairs, qr + 37, causal);
+    ASSERT_EQ(w.pair_index, want.pair_index) << it;
+    ASSERT_EQ(w.key_tiles, want.key_tiles) << it;
+    ASSERT_EQ(w.tiles.size(), want.tiles.size()) << it;
+    for (std::size_t t = 0; t < w.tiles.size(); ++t) {
+      const TileWork &a = w.tiles[t], &b = want.tiles[t];
+      ASSERT_EQ(std::tie(a.row_begin, a.rows, a.pair_begin, a.pair_count, a.key_tiles),
+                std::tie(b.row_begin, b.rows, b.pair_begin, b.pair_count, b.key_tiles))
+          << it << " tile " << t;
+    }
+  }
+}
+
+// Issue 51: one step of n within-document pieces (fixed:1 documents, each its own causal square)
+// cost n^2, a minute at 200k, in the tiling and again in the device's check of it. Four times the
+// pieces must cost about four times as long, not sixteen: the best of five runs at 4k and 16k
+// pieces (milliseconds each; the quadratic tiling took 0.2 s at 16k).
+TEST(AttentionTiling, WorkGrowsLinearlyInThePieces) {
+  auto step = [](std::int64_t n) {
+    std::vector<BlockPair> pairs;
+    for (std::int64_t d = 0; d < n; ++d)
+      pairs.push_back({Segment{d, 1, 1}, d, Segment{d, 1, 1}, d, MaskClass::partial});
+    return pairs;
+  };
+  auto best = [](const std::vector<BlockPair>& pairs) {
+    double t = 1e9;
+    for (int i = 0; i < 5; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto n = static_cast<std::int64_t>(pairs.size());
+      const auto w = plan_attention_work(pairs, n, n, true);
+      const std::string problem = check_attention_work(w, pairs, n, true);  // the device's check, as linear
+      t = std::min(t, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      EXPECT_EQ(w.pair_index.size(), pairs.size());
+      EXPECT_EQ(problem, "");
+    }
+    return t;
+  };
+  const auto small = step(4096), large = step(16384);
+  const double ratio = best(large) / std::max(best(small), 1e-6);
+  EXPECT_LT(ratio, 8.0) << "4x the pieces took " << ratio << "x as long";
 }
 
 TEST(AttentionTiling, RejectsPairsOutsideTheBuffers) {

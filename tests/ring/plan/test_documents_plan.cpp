@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "common/document_mask.hpp"
 #include "common/documents.hpp"
@@ -221,7 +223,7 @@ TEST(DocumentsPlan, ExplicitLengthsThatMissSAreRefused) {
   EXPECT_THROW((void)make_work_matrix(cfg), InputError);
 }
 
-// A plan whose pieces would exceed kMaxDocumentPieces is refused in one line before it is built.
+// A plan over its bound (kMaxPlanBytes, ring/plan/split_scheme.hpp) is refused in one line before it is built.
 TEST(DocumentsPlan, TooManyPiecesAreRefusedBeforeThePlanIsBuilt) {
   Config cfg;
   cfg.seq = std::int64_t{1} << 24;
@@ -250,6 +252,133 @@ TEST(DocumentsPlan, WithoutDocumentsEverySegmentPairIsListed) {
       EXPECT_EQ(st.pairs.size(), 4u);
       for (const auto& p : st.pairs) EXPECT_EQ(p.doc, -1);
     }
+}
+
+// --- Issue 51: the cost of plans of many documents, and their bound.
+
+Config many_documents(std::int64_t S, int c, Split split, std::string_view spec, bool pad) {
+  Config cfg;
+  cfg.seq = S;
+  cfg.cp = c;
+  cfg.split = split;
+  cfg.heads = 2;
+  cfg.kv_heads = 1;
+  cfg.head_dim = 8;
+  set_documents(cfg, parse_document_spec(spec, "documents"), pad);
+  return cfg;
+}
+
+// Keeps a built value from being optimised away (the tests' -O0 would not, but say so).
+template <typename T>
+void benchmark_keep(const T& v) {
+  asm volatile("" : : "r"(&v) : "memory");
+}
+
+// How much longer `large` takes to build than `small`: the best of five builds of each, taken in
+// turns, so that the others' builds sharing the machine load both alike.
+template <typename Small, typename Large>
+double time_ratio(Small small, Large large) {
+  auto seconds = [](auto build) {
+    const auto t0 = std::chrono::steady_clock::now();
+    benchmark_keep(build());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double s = 1e9, l = 1e9;
+  for (int i = 0; i < 5; ++i) {
+    s = std::min(s, seconds(small));
+    l = std::min(l, seconds(large));
+  }
+  return l / s;
+}
+
+// A contiguous rank meets a few documents; finding them walked from the first document at every
+// (rank, step), O(c^2 x documents). At c = 128 sixty-four times the documents (64 to 4096 over the
+// same S) must cost about as much: the plan's c^2 steps dominate both (2x measured; the walk took
+// 12-30x, and 0.4 s at 4096).
+TEST(DocumentsScale, AContiguousPlanCostsItsStepsNotStepsTimesDocuments) {
+  const Config few = many_documents(262144, 128, Split::contiguous, "fixed:4096", false);
+  const Config many = many_documents(262144, 128, Split::contiguous, "fixed:64", false);
+  ASSERT_EQ(many.documents.lengths.size(), 4096u);
+  const double ratio = time_ratio([&] { return make_plan(few); }, [&] { return make_plan(many); });
+  EXPECT_LT(ratio, 6.0) << "64x the documents took " << ratio << "x as long";
+  const double matrix = time_ratio([&] { return make_work_matrix(few); }, [&] { return make_work_matrix(many); });
+  EXPECT_LT(matrix, 6.0) << "the work matrix: 64x the documents took " << matrix << "x as long";
+}
+
+// doc-zigzag over 2048 documents of 4 tokens padded to 2c: only ranks 0-3 hold real tokens, yet
+// every (rank, step) walked every rank's 4096 segments, O(c^2 x documents). Four times c (16 to 64)
+// must cost about four times as long (the segments the ranks hold: 2.5-3.5x measured), not sixteen
+// (the walk: 14-18x, and 0.25 s at c = 64).
+TEST(DocumentsScale, APaddedDocZigzagPlanCostsTheSegmentsItHolds) {
+  const Config small = many_documents(8192, 16, Split::doc_zigzag, "fixed:4", true);
+  const Config large = many_documents(8192, 64, Split::doc_zigzag, "fixed:4", true);
+  ASSERT_EQ(large.seq, 2048 * 128);
+  const double ratio = time_ratio([&] { return make_plan(small); }, [&] { return make_plan(large); });
+  EXPECT_LT(ratio, 9.0) << "4x c took " << ratio << "x as long";
+  const double matrix = time_ratio([&] { return make_work_matrix(small); }, [&] { return make_work_matrix(large); });
+  EXPECT_LT(matrix, 9.0) << "the work matrix: 4x c took " << matrix << "x as long";
+}
+
+// The bound is a count made from the split and the lengths, before anything is built: a striped
+// plan of 262144 documents of 32 tokens at c = 32 would hold 2.7e8 pieces, 8 GiB. The refusal names
+// the estimate and the bound; the work matrix (the model's), which counts the pieces without keeping
+// them, is held to 2^27 of them.
+TEST(DocumentsScale, APlanOverTheBoundIsRefusedNamingTheEstimate) {
+  const Config cfg = many_documents(std::int64_t{1} << 23, 32, Split::striped, "fixed:32", false);
+  const PlanSize n = plan_size_estimate(cfg);
+  EXPECT_DOUBLE_EQ(n.pieces, 262144.0 * 32 * 32);
+  EXPECT_GT(n.bytes, 8 * kMaxPlanBytes);
+  for (const bool matrix : {false, true}) try {
+      if (matrix)
+        (void)make_work_matrix(cfg);
+      else
+        validate_plan_inputs(cfg);
+      ADD_FAILURE() << "accepted";
+    } catch (const InputError& e) {
+      EXPECT_EQ(e.where(), "documents");
+      EXPECT_EQ(e.value(), "fixed:32");
+      EXPECT_NE(e.rule().find(matrix ? "2.68e+08 within-document pieces" : "an estimated 8."), std::string::npos)
+          << e.rule();
+      EXPECT_NE(e.rule().find(matrix ? "at most 1 GiB and 1.34e+08" : "at most 1 GiB"), std::string::npos) << e.rule();
+    }
+}
+
+// A backward keeps its own steps: a plan the forward keeps in 0.6 GiB is 1.2 GiB with one, refused
+// rather than built to std::bad_alloc.
+TEST(DocumentsScale, TheBackwardCountsInTheBound) {
+  Config cfg = many_documents(640000, 32, Split::striped, "fixed:32", false);
+  const double forward = plan_size_estimate(cfg).bytes;
+  EXPECT_LT(forward, kMaxPlanBytes);
+  EXPECT_NO_THROW(validate_plan_inputs(cfg));
+  cfg.phase = Phase::fwd_bwd;
+  EXPECT_GT(plan_size_estimate(cfg).bytes, 1.9 * forward);
+  EXPECT_THROW(validate_plan_inputs(cfg), InputError);
+}
+
+// doc-zigzag's padding is held to S's own bound: 2^20 one-token documents padded to 2c = 2^21 each
+// would make S = 2^41.
+TEST(DocumentsScale, PaddingPastTheSequenceBoundIsRefused) {
+  const Config cfg = many_documents(std::int64_t{1} << 20, 1 << 20, Split::doc_zigzag, "fixed:1", true);
+  try {
+    check_piece_bound(cfg);
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "documents");
+    EXPECT_NE(e.rule().find("2199023255552"), std::string::npos) << e.rule();
+  }
+}
+
+// The model's doc-zigzag of one-token documents (a million of them took 41 s and 2.5 GB): 512k of
+// them at c = 32 hold 33M segments, refused at once; 4096 of them are counted in milliseconds.
+TEST(DocumentsScale, TheModelsWorkMatrixIsBoundedAndCheap) {
+  const Config refused = many_documents(std::int64_t{1} << 19, 32, Split::doc_zigzag, "fixed:1", true);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_THROW((void)make_work_matrix(refused), InputError);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 1.0);
+  const Config counted = many_documents(4096, 32, Split::doc_zigzag, "fixed:1", true);
+  const WorkMatrix m = make_work_matrix(counted);
+  EXPECT_EQ(m.rank_unmasked(0), 4096);  // every document's one token, on rank 0's early chunk
+  EXPECT_EQ(m.rank_unmasked(1), 0);
 }
 
 }  // namespace
