@@ -2,13 +2,16 @@
 #include "common/documents.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <numeric>
 
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/sha256.hpp"
 #include "common/strict_number.hpp"
 #include "common/sweep_limits.hpp"
 #include "common/token_count.hpp"
@@ -39,15 +42,41 @@ constexpr std::uint64_t kDocumentStream = std::uint64_t{4} << 60;
 
 std::uint64_t draw(std::uint64_t seed, std::uint64_t i) { return splitmix64(splitmix64(seed ^ kDocumentStream) + i); }
 
+// Whether `part` reads as a count of more than kMaxSeq tokens (its k, M or G suffix included), so
+// that the refusal names the bound rather than the grammar ("is not a token count" of 2048G sent the
+// user looking for a typo).
+bool beyond_bound(std::string_view part) {
+  double scale = 1;
+  if (!part.empty()) {
+    const char last = part.back();
+    scale = last == 'k' || last == 'K'   ? 0x1p10
+            : last == 'm' || last == 'M' ? 0x1p20
+            : last == 'g' || last == 'G' ? 0x1p30
+                                         : 1;
+    if (scale != 1) part.remove_suffix(1);
+  }
+  if (!written_as_number(part)) return false;
+  try {
+    return read_number(part, "").value * scale > static_cast<double>(kMaxSeq);
+  } catch (const InputError&) {
+    return false;  // beyond a double or subnormal: the grammar's message says so
+  }
+}
+
 // A token count of a spec, with the spec's rule in the error.
 std::int64_t count_of(std::string_view part, std::string_view where, std::string_view text, std::string_view what) {
   if (part == "0") refuse(where, text, fmt::format("{} is 0; a document holds at least one token", what));
   try {
     return parse_token_count(part, where, kMaxSeq);
   } catch (const InputError&) {
-    refuse(where, text,
-           fmt::format("{} '{}' is not a token count of at least 1 (4096, 4k, 1.5M); {}", what, part, kForms));
   }
+  // A count that reads as one but is beyond S's bound names the bound, not the grammar: "is not a
+  // token count" of 2048G sent the user looking for a typo.
+  if (beyond_bound(part))
+    refuse(where, text,
+           fmt::format("{} '{}' is more than 2^40 = {} tokens, the most one sequence holds", what, part, kMaxSeq));
+  refuse(where, text,
+         fmt::format("{} '{}' is not a token count of at least 1 (4096, 4k, 1.5M); {}", what, part, kForms));
 }
 
 // Document i of a generator, in [1, S].
@@ -125,7 +154,16 @@ DocumentSpec parse_document_spec(std::string_view text, std::string_view where) 
     s.lo = count_of(parts[1], where, text, "MEDIAN");
     try {
       s.sigma = parse_number(parts[2], where, NumberRange{.lo = 0, .hi = kMaxLognormalSigma});
-    } catch (const InputError&) {
+    } catch (const InputError& e) {
+      // A sigma of 1e-310 is inside [0, 8]: "out of range" hid that it is too small to be a normal
+      // double, so the rule says so and what to write instead.
+      std::string_view digits = parts[2];
+      if (written_as_number(digits) && !digits.starts_with('-') &&
+          e.rule().find("smallest normal") != std::string::npos)
+        refuse(where, text,
+               fmt::format("SIGMA '{}' is nonzero but under 2.2e-308, the smallest normal double (it would round "
+                           "to 0); SIGMA is 0 or a number from 2.2e-308 to {}",
+                           parts[2], kMaxLognormalSigma));
       refuse(where, text, fmt::format("SIGMA '{}' must be a number in [0, {}]", parts[2], kMaxLognormalSigma));
     }
   } else {
@@ -164,8 +202,12 @@ void set_documents(Config& cfg, const DocumentSpec& spec, bool pad) {
   if (spec.kind == DocumentSpec::Kind::none) return;
   cfg.documents.spec = spec.text;
   cfg.documents.lengths = document_lengths(spec, cfg.seq, cfg.seed);
-  cfg.documents.pad = pad;
-  if (sum(cfg.documents.lengths) == cfg.seq) cfg.seq = sum(document_extents(cfg));
+  // S counts the real tokens; padding is added to it only where the lengths fill it. Lengths that
+  // miss S are left unpadded, so check_documents refuses them: an S equal to the padded sum passed
+  // as the same configuration under a second S (--seq 512,516).
+  const bool fills = sum(cfg.documents.lengths) == cfg.seq;
+  cfg.documents.pad = pad && fills;
+  if (fills) cfg.seq = sum(document_extents(cfg));
 }
 
 std::int64_t real_tokens(const Config& cfg) { return cfg.documents.given() ? sum(cfg.documents.lengths) : cfg.seq; }
@@ -184,23 +226,35 @@ void check_documents(const Config& cfg) {
            fmt::format("the generator cannot fill S = {} within {} documents (it reached {} tokens)", cfg.seq,
                        kMaxDocuments, real));
   refuse("documents", d.spec,
-         fmt::format("the lengths sum to {} tokens, not S = {}: explicit lengths must sum to every S of the sweep",
-                     real, cfg.seq));
+         fmt::format("the lengths sum to {} tokens, not S = {}: explicit lengths must sum to every S of the sweep{}",
+                     real, cfg.seq,
+                     cfg.split == Split::doc_zigzag ? " (S counts real tokens; --pad-documents adds the padding to it)"
+                                                    : ""));
 }
 
+namespace {
+
+std::string joined(const std::vector<std::int64_t>& lengths) {
+  std::string out;
+  for (std::size_t i = 0; i < lengths.size(); ++i) out += fmt::format("{}{}", i ? "+" : "", lengths[i]);
+  return out;
+}
+
+}  // namespace
+
+// 128 bits of SHA-256: a 32-bit FNV digest collided for two 3-document lists of S = 512 found in
+// half a second, and a 64-bit one would fall to a birthday search of minutes.
 std::string documents_digest(const std::vector<std::int64_t>& lengths) {
-  std::uint64_t h = 0xcbf29ce484222325ull;  // FNV-1a 64
-  auto add = [&](std::string_view t) {
-    for (const char ch : t) {
-      h ^= static_cast<unsigned char>(ch);
-      h *= 0x100000001b3ull;
-    }
-  };
-  for (std::size_t i = 0; i < lengths.size(); ++i) {
-    if (i > 0) add("+");
-    add(std::to_string(lengths[i]));
-  }
-  return fmt::format("{:08x}", static_cast<std::uint32_t>(h >> 32));
+  const auto h = sha256(joined(lengths));
+  std::string out;
+  for (std::size_t i = 0; i < kDigestHex / 2; ++i) out += fmt::format("{:02x}", h[i]);
+  return out;
+}
+
+std::string documents_id(const std::vector<std::int64_t>& lengths) {
+  std::string text = joined(lengths);
+  if (text.size() <= kIdLengthsChars) return text;
+  return fmt::format("n{}-{}", lengths.size(), documents_digest(lengths));
 }
 
 std::string documents_summary(const std::vector<std::int64_t>& lengths) {

@@ -32,7 +32,8 @@ struct DocumentSpec {
 
 // Reads "none", explicit lengths joined by '+' ("64k+32k+16k", token counts as --seq takes them),
 // "uniform:MIN:MAX", "lognormal:MEDIAN:SIGMA" or "fixed:L". Throws InputError(where, text, rule)
-// naming the rule broken: a zero length, MIN > MAX, a sigma out of [0, 8], an unknown generator.
+// naming the rule broken: a zero length, a length beyond 2^40 (the bound named), MIN > MAX, a sigma
+// out of [0, 8] or subnormal (the rule said), an unknown generator.
 DocumentSpec parse_document_spec(std::string_view text, std::string_view where);
 
 // The lengths for S tokens: the explicit ones as given; a generator's drawn with `seed` until S is
@@ -41,8 +42,9 @@ DocumentSpec parse_document_spec(std::string_view text, std::string_view where);
 std::vector<std::int64_t> document_lengths(const DocumentSpec& spec, std::int64_t S, std::uint64_t seed);
 
 // Sets cfg.documents from `spec` for cfg.seq real tokens, drawn with cfg.seed, and where the
-// configuration pads (pads_documents) makes cfg.seq the padded S the ranks hold. The lengths must
-// then sum to the S given; check_documents says so when they do not.
+// configuration pads (pads_documents) makes cfg.seq the padded S the ranks hold. S is the real
+// tokens' sum, never the padded one: lengths that do not sum to the S given are left unpadded, and
+// check_documents refuses them (so one configuration is never listed under two S values).
 void set_documents(Config& cfg, const DocumentSpec& spec, bool pad);
 
 // Whether a configuration pads its documents: asked to, under the split that needs it (doc-zigzag).
@@ -58,9 +60,20 @@ std::int64_t padding_tokens(const Config& cfg);
 // explicit lengths sum to S, a generator reached S, at most kMaxDocuments. Nothing without documents.
 void check_documents(const Config& cfg);
 
-// A short digest of the lengths (8 hex digits of FNV-1a 64 over their decimal text joined by '+'),
-// the part of a configuration's id that names its documents (reports/results/config_json.cpp).
+// The hex digits of documents_digest: 128 bits, beyond any search for a collision.
+inline constexpr std::size_t kDigestHex = 32;
+// The longest list of lengths an id spells out ("5+30+13"); a longer one is named by its digest.
+inline constexpr std::size_t kIdLengthsChars = 64;
+
+// A digest of the lengths: the first kDigestHex hex digits of SHA-256 over their decimal text joined
+// by '+' ("5+30+13"). Two lists share one only by a SHA-256 collision.
 std::string documents_digest(const std::vector<std::int64_t>& lengths);
+
+// The part of a configuration's id that names its documents (reports/results/config_json.cpp): the
+// lengths joined by '+' where that is at most kIdLengthsChars characters ("5+30+13"), else "n", how
+// many, '-' and documents_digest ("n4096-3fa0…"). Two lists never share one: short ones are
+// themselves, long ones differ in their digest.
+std::string documents_id(const std::vector<std::int64_t>& lengths);
 
 // "1024+512+…" for people: the first few lengths and how many there are.
 std::string documents_summary(const std::vector<std::int64_t>& lengths);

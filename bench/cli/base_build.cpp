@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/cli/paced_child.hpp"
 #include "bench/sweep/interrupt.hpp"
 #include "common/error.hpp"
 #include "common/output_file.hpp"
@@ -55,6 +57,7 @@ VersionOutput version_output(const std::string& bin) {
   const char* argv[] = {bin.c_str(), "--version", nullptr};
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::setpgid(0, 0);  // a group of its own, ended whole (paced_child.hpp's GroupGuard)
     ::dup2(out[1], STDOUT_FILENO);
     const int null_fd = ::open("/dev/null", O_RDWR);
     if (null_fd >= 0) {
@@ -64,10 +67,22 @@ VersionOutput version_output(const std::string& bin) {
     ::execv(argv[0], const_cast<char* const*>(argv));
     ::_exit(127);
   }
+  const int fork_errno = errno;
   ::close(out[1]);
   if (pid < 0) {
     ::close(out[0]);
-    throw Error(fmt::format("ab: starting BASE_BIN --version: {}", std::strerror(errno)));
+    throw Error(fmt::format("ab: starting BASE_BIN --version: {}", std::strerror(fork_errno)));
+  }
+  ::setpgid(pid, pid);
+  std::optional<GroupGuard> guard;  // a driver killed meanwhile leaves nothing of it running
+  try {
+    guard.emplace(pid);
+  } catch (const Error&) {
+    ::kill(-pid, SIGKILL);
+    ::close(out[0]);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    throw;
   }
   VersionOutput v;
   const auto deadline = Clock::now() + std::chrono::seconds(kVersionSeconds);
@@ -111,7 +126,7 @@ VersionOutput version_output(const std::string& bin) {
     }
   }
   if (!exited) {
-    ::kill(pid, SIGKILL);
+    ::kill(-pid, SIGKILL);
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     return v;

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <thread>
 #include <utility>
@@ -31,6 +32,87 @@ constexpr int kSliceMs = 100;
 
 }  // namespace
 
+GroupGuard::GroupGuard(pid_t group) {
+  int life[2];
+  if (::pipe2(life, O_CLOEXEC) != 0) throw Error(fmt::format("a guard's pipe: {}", std::strerror(errno)));
+  // Made before fork: the guard may only make async-signal-safe calls (the driver may have threads).
+  const std::string stat_path = fmt::format("/proc/{}/stat", group);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    // It holds nothing but the pipe's read end: a socket it kept open would never read as closed
+    // to a build.
+    struct sigaction ignore {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    for (const int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &ignore, nullptr);
+    ::dup2(life[0], STDIN_FILENO);
+    ::close_range(STDIN_FILENO + 1, ~0U, 0);
+    char c = 0;
+    ssize_t n = 0;
+    while ((n = ::read(STDIN_FILENO, &c, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 0) ::_exit(0);  // released: the driver ended the group itself
+    // The driver died. The build sees its pacing socket closed, writes its results and exits (the
+    // stop its results.json records); then, or once it had kGuardLeaderGrace, its group is ended.
+    // The build is a zombie once it exited, until whoever inherited it reaps it.
+    auto leader_alive = [&stat_path, group] {
+      if (::kill(group, 0) != 0) return false;
+      char buf[512];
+      const int fd = ::open(stat_path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return false;
+      const ssize_t got = ::read(fd, buf, sizeof buf);
+      ::close(fd);
+      for (ssize_t i = got - 1; i > 0; --i)
+        if (buf[i] == ')') return i + 2 < got && buf[i + 2] != 'Z' && buf[i + 2] != 'X';
+      return true;
+    };
+    auto wait_leader = [&](std::chrono::milliseconds limit) {
+      const timespec slice{0, 10'000'000};
+      for (auto waited = std::chrono::milliseconds(0); waited < limit && leader_alive();
+           waited += std::chrono::milliseconds(10))
+        ::nanosleep(&slice, nullptr);
+    };
+    wait_leader(kGuardLeaderGrace);
+    ::kill(-group, SIGTERM);
+    wait_leader(kGuardLeaderGrace);
+    ::kill(-group, SIGKILL);
+    ::_exit(0);
+  }
+  const int fork_errno = errno;
+  ::close(life[0]);
+  if (pid < 0) {
+    ::close(life[1]);
+    throw Error(fmt::format("starting a guard: {}", std::strerror(fork_errno)));
+  }
+  pid_ = pid;
+  fd_ = life[1];
+}
+
+GroupGuard::GroupGuard(GroupGuard&& other) noexcept
+    : pid_(std::exchange(other.pid_, -1)), fd_(std::exchange(other.fd_, -1)) {}
+
+GroupGuard& GroupGuard::operator=(GroupGuard&& other) noexcept {
+  if (this != &other) {
+    release();
+    pid_ = std::exchange(other.pid_, -1);
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void GroupGuard::release() {
+  if (fd_ >= 0) {
+    [[maybe_unused]] const ssize_t n = ::write(fd_, "x", 1);  // a byte, not the pipe's end: released
+    ::close(fd_);
+    fd_ = -1;
+  }
+  if (pid_ > 0) {
+    while (::waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+  }
+}
+
 PacedChild::PacedChild(std::string role, const std::vector<std::string>& argv, const std::filesystem::path& log)
     : role_(std::move(role)), log_(log) {
   int pair[2];
@@ -51,6 +133,7 @@ PacedChild::PacedChild(std::string role, const std::vector<std::string>& argv, c
   args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
+    ::setpgid(0, 0);  // a group of its own, which the driver and its guard signal whole
     ::dup2(log_fd, STDOUT_FILENO);
     ::dup2(log_fd, STDERR_FILENO);
     ::dup2(null_fd, STDIN_FILENO);
@@ -70,8 +153,16 @@ PacedChild::PacedChild(std::string role, const std::vector<std::string>& argv, c
     ::close(pair[0]);
     throw Error(fmt::format("starting the {} build: {}", role_, std::strerror(fork_errno)));
   }
+  // Here too: whichever of the two runs first, the group exists before the driver may signal it.
+  ::setpgid(pid, pid);
   pid_ = pid;
   fd_ = pair[0];
+  try {
+    guard_ = GroupGuard(pid);
+  } catch (const Error&) {
+    end("its guard could not be started");
+    throw;
+  }
 }
 
 PacedChild::~PacedChild() {
@@ -123,8 +214,16 @@ bool PacedChild::reap(std::optional<Clock::time_point> until) {
   if (!running()) return true;
   int status = 0;
   for (;;) {
-    const pid_t r = ::waitpid(pid_, &status, until ? WNOHANG : 0);
-    if (r == pid_) break;
+    // Seen exited but not reaped (WNOWAIT): its id still names its group, so what it left running
+    // there is killed without a chance of meeting another process's group.
+    siginfo_t info{};
+    const int r = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOWAIT | (until ? WNOHANG : 0));
+    if (r == 0 && info.si_pid == pid_) {
+      ::kill(-pid_, SIGKILL);
+      while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+      }
+      break;
+    }
     if (r < 0 && errno == EINTR) continue;
     if (r < 0) {  // not our child any more (cannot happen while pid_ is kept); nothing to wait for
       status = 0;
@@ -133,6 +232,7 @@ bool PacedChild::reap(std::optional<Clock::time_point> until) {
     if (Clock::now() >= *until) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  guard_.release();
   pid_ = -1;
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -158,10 +258,10 @@ int PacedChild::end(const std::string& why) {
   fd_ = -1;
   if (!running()) return status_;
   ended_for_ = why;
-  ::kill(pid_, SIGTERM);
+  ::kill(-pid_, SIGTERM);  // its group: a build's own children too
   if (!reap(Clock::now() + kEndGrace)) {
     ended_for_ = fmt::format("{}; it ignored SIGTERM for {} s", why, kEndGrace.count());
-    ::kill(pid_, SIGKILL);
+    ::kill(-pid_, SIGKILL);
     reap(std::nullopt);
   }
   return status_;

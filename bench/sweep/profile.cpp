@@ -1,6 +1,7 @@
 // Profile parsing with errors that name the file and the JSON path, and the sweep product.
 #include "bench/sweep/profile.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 
@@ -107,6 +108,27 @@ std::vector<std::int64_t> seq_values(const FieldReader& rd, const json& val, con
   return out;
 }
 
+// "documents": [128, 128] lists two values of the axis, each one document of 128 tokens; where the
+// numbers sum to an S of the sweep, no value fills it and one list of lengths, "128+128", was meant.
+// Said so here, before the sweep refused each configuration as lengths that miss S. Only against
+// the profile's own seq: one that leaves S to --seq is not judged by the default S.
+void check_documents_as_numbers(const SweepSpec& s, const json& sweep, const FieldReader& rd) {
+  const auto it = sweep.find("documents");
+  if (!sweep.contains("seq") || it == sweep.end() || !it->is_array() || it->size() < 2) return;
+  std::int64_t total = 0;
+  std::string lengths;
+  for (const json& v : *it) {
+    if (!v.is_number_integer()) return;
+    if (__builtin_add_overflow(total, v.get<std::int64_t>(), &total)) return;  // no S is that long
+    lengths += fmt::format("{}{}", lengths.empty() ? "" : "+", v.get<std::int64_t>());
+  }
+  if (std::find(s.seq.begin(), s.seq.end(), total) == s.seq.end()) return;
+  rd.fail("/sweep/documents", *it,
+          fmt::format("each number is one value of the axis, one document of that many tokens, so none fills S = "
+                      "{}; for {} documents in one sequence write one value, \"{}\"",
+                      total, it->size(), lengths));
+}
+
 }  // namespace
 
 void set_sweep_axis(SweepSpec& s, const std::string& key, const json& val, const FieldOrigin& origin) {
@@ -206,6 +228,7 @@ SweepSpec parse_profile(const json& doc, const std::string& source) {
   const json& sw = doc.at("sweep");
   if (!sw.is_object()) rd.fail("/sweep", sw, "must be an object of axes");
   for (const auto& [key, val] : sw.items()) set_sweep_axis(s, key, val, FieldOrigin{source, ""});
+  check_documents_as_numbers(s, sw, rd);
   return s;
 }
 

@@ -2,7 +2,8 @@
 --out, or a folder of it another ringbench holds, is refused before a file is touched (it deleted
 the first pair's log and blamed the base build); each build dumps into its own folder; a base
 whose --version lingers, or that never reaches its first round while the driver is told to stop,
-does not hang the driver; a build that wrote files is never reported as refused input (exit 2
+does not hang the driver, and no process of a build outlives a driver killed by a second signal
+(issue 51); a build that wrote files is never reported as refused input (exit 2
 says nothing was written), and one that wrote no results fails the pair. Each case states its exit
 code, the one stderr line naming the field, and what may and may not have changed on disk. The
 builds are stand-ins (shell scripts) where a real build cannot misbehave on cue; the tiny sweep
@@ -128,6 +129,46 @@ class HostileAb(unittest.TestCase):
                     try:
                         os.kill(int(text), signal.SIGKILL)
                     except (ProcessLookupError, ValueError):
+                        pass
+
+    def test_two_sigterms_leave_no_process_of_a_build_running(self):
+        # Issue 51, item 10: the first SIGTERM lets the base build's turn end; the second kills the
+        # driver the usual way, and the build's own child ran on (the driver only ever signalled the
+        # build's pid, and was gone). Each build is a process group, which a guard ends once the
+        # driver died and the build left. The stand-in takes its first turn and never answers it.
+        with tempdir() as d:
+            pids, went = os.path.join(d, "pids"), os.path.join(d, "went")
+            base = script(d, "stubborn", VERSION + f'sleep 60 &\necho $! >> "{pids}"\necho $$ >> "{pids}"\n'
+                                                   f'echo "ready 1 1 0" >&3\nread line <&3\necho "$line" > "{went}"\n'
+                                                   'read line <&3\nexit 0\n')
+            proc = subprocess.Popen([BIN, "ab", base, *ONE, "--out", os.path.join(d, "ab")],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            started = []
+            try:
+                deadline = time.time() + 60
+                while not os.path.exists(went) and time.time() < deadline and proc.poll() is None:
+                    time.sleep(0.02)
+                with open(pids) as f:
+                    started = [int(x) for x in f.read().split()]
+                self.assertTrue(os.path.exists(went), "the base build's first turn did not come")
+                proc.send_signal(signal.SIGTERM)
+                time.sleep(0.3)  # past the 100 ms in which a second one is the echo of the first
+                proc.send_signal(signal.SIGTERM)
+                proc.communicate(timeout=20)
+                self.assertEqual(proc.returncode, -signal.SIGTERM)
+                deadline = time.time() + 5
+                while any(alive(p) for p in started) and time.time() < deadline:
+                    time.sleep(0.02)
+                self.assertEqual([p for p in started if alive(p)], [],
+                                 "a process of the base build outlived the driver")
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+                for p in started:
+                    try:
+                        os.kill(p, signal.SIGKILL)
+                    except ProcessLookupError:
                         pass
 
     def test_a_build_that_wrote_files_is_never_reported_as_refused_input(self):

@@ -42,6 +42,12 @@ TEST(Documents, BadSpecsAreRefusedInOneLineNamingTheRule) {
       {"fixed:0", "L is 0; a document holds at least one token"},
       {"fixed:1k:2k", "the fixed generator is fixed:L"},
       {"zipf:1:2", "unknown generator 'zipf'"},
+      // Beyond S's bound: the bound named, not "not a token count" (issue 51).
+      {"64k+2048G", "length 2 '2048G' is more than 2^40 = 1099511627776 tokens"},
+      {"1e30", "length 1 '1e30' is more than 2^40"},
+      {"fixed:1100000000000", "L '1100000000000' is more than 2^40"},
+      // A subnormal sigma is inside [0, 8]: the rule it breaks is said.
+      {"lognormal:4k:1e-310", "SIGMA '1e-310' is nonzero but under 2.2e-308, the smallest normal double"},
   };
   for (const auto& [text, rule] : bad) {
     try {
@@ -127,6 +133,23 @@ TEST(Documents, PaddingMakesTheRanksSAndIsCountedApart) {
   EXPECT_EQ(document_extents(unpadded), (std::vector<std::int64_t>{40, 7, 53}));
 }
 
+// Issue 51, item 8: S is the real tokens' sum. An S equal to the padded sum (56 for 5+30+13 at c = 2)
+// was taken as the same configuration as S = 48, listed under both.
+TEST(Documents, PaddingIsAddedToTheRealSumNeverTakenForIt) {
+  const Config real = packed(48, 2, Split::doc_zigzag, "5+30+13", true);
+  EXPECT_EQ(real.seq, 56);
+  EXPECT_NO_THROW(check_documents(real));
+  const Config padded = packed(56, 2, Split::doc_zigzag, "5+30+13", true);
+  try {
+    check_documents(padded);
+    ADD_FAILURE() << "S = 56, the padded sum, was accepted";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.where(), "documents");
+    EXPECT_NE(e.rule().find("the lengths sum to 48 tokens, not S = 56"), std::string::npos) << e.rule();
+    EXPECT_NE(e.rule().find("S counts real tokens; --pad-documents adds the padding to it"), std::string::npos);
+  }
+}
+
 TEST(Documents, LengthsThatDoNotFillSAreRefused) {
   const Config short_of = packed(100, 2, Split::contiguous, "40+50", false);
   try {
@@ -148,13 +171,29 @@ TEST(Documents, LengthsThatDoNotFillSAreRefused) {
   }
 }
 
+// 128 bits of SHA-256 over the lengths joined by '+' (the value is Python's hashlib.sha256(b"64+32+16+16")).
 TEST(Documents, TheDigestNamesTheLengthsOnly) {
-  EXPECT_EQ(documents_digest({64, 32, 16, 16}), "d74bc4de");
-  EXPECT_EQ(documents_digest({64, 32, 16, 16}).size(), 8u);
+  EXPECT_EQ(documents_digest({64, 32, 16, 16}), "49c4f52cd9466615a968d58f236b1412");
+  EXPECT_EQ(documents_digest({64, 32, 16, 16}).size(), kDigestHex);
   EXPECT_NE(documents_digest({64, 32, 16, 16}), documents_digest({64, 32, 32}));
   EXPECT_NE(documents_digest({1, 23}), documents_digest({12, 3}));
+  // Issue 51, item 7: one 2.12.0 digest (fe988c74), two lists.
+  EXPECT_EQ(documents_digest({34, 379, 99}), "f8573a4f99d30001204b8e207359ec08");
+  EXPECT_EQ(documents_digest({101, 234, 177}), "a6456380864dc74a4b2349d34c26ebb8");
   EXPECT_EQ(documents_summary({5, 6, 7, 8, 9}), "5+6+7+8+…");
   EXPECT_EQ(documents_summary({5, 6}), "5+6");
+}
+
+// An id spells short lists out (they cannot collide) and names long ones by count and digest.
+TEST(Documents, TheIdIsTheLengthsWhereShort) {
+  EXPECT_EQ(documents_id({34, 379, 99}), "34+379+99");
+  EXPECT_NE(documents_id({34, 379, 99}), documents_id({101, 234, 177}));
+  const std::vector<std::int64_t> many(100, 1000);
+  EXPECT_EQ(documents_id(many), "n100-" + documents_digest(many));
+  std::vector<std::int64_t> edge(16, 100);  // "100+…+100": 16 x 3 + 15 = 63 characters
+  edge.push_back(1);                        // 65
+  EXPECT_EQ(documents_id(std::vector<std::int64_t>(16, 100)).size(), 63u);
+  EXPECT_EQ(documents_id(edge), "n17-" + documents_digest(edge));
 }
 
 }  // namespace

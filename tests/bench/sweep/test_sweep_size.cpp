@@ -1,5 +1,6 @@
 // The product of a sweep's axes, formed before any configuration is built: counted without
-// wrapping, and refused above kMaxConfigurations naming the axes and the product.
+// wrapping, and refused above kMaxConfigurations naming the axes and the product. Each configuration
+// listed once, and never two of one id.
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -8,6 +9,8 @@
 
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/sweep_configurations.hpp"
+#include "common/documents.hpp"
+#include "reports/results/config_json.hpp"
 
 namespace rb::bench {
 namespace {
@@ -79,6 +82,45 @@ TEST(SweepSize, TheCapIsInclusive) {
   small.cp = {1, 2, 2};
   small.split = {Split::zigzag};
   EXPECT_EQ(expand_configurations(small).size(), 2u);
+}
+
+// Issue 51, item 7: two 3-document lists of S = 512 whose 2.12.0 digests were one (FNV-1a's high 32
+// bits, fe988c74). The sweep kept the first and dropped the second unseen.
+TEST(SweepIds, ListsOfOneOldDigestAreTwoConfigurations) {
+  SweepSpec s;
+  s.seq = {512};
+  s.cp = {1};
+  s.split = {Split::contiguous};
+  s.documents = {parse_document_spec("34+379+99", "x"), parse_document_spec("101+234+177", "x")};
+  const auto configs = expand_configurations(s);
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_NE(reports::config_id(configs[0]), reports::config_id(configs[1]));
+}
+
+// Two configurations that differ under one id are refused, both named; the same one twice is run once.
+TEST(SweepIds, TwoConfigurationsOfOneIdAreRefusedNamingBoth) {
+  Config a, b;
+  a.seq = b.seq = 512;
+  b.cp = a.cp + 1;
+  auto by_seq = [](const Config& c) { return "s" + std::to_string(c.seq); };
+  try {
+    (void)listed_once({a, b}, by_seq);
+    FAIL() << "two configurations of one id were listed";
+  } catch (const AgreedInputError& e) {
+    EXPECT_EQ(e.where(), "sweep");
+    EXPECT_EQ(e.value(), "s512");
+    EXPECT_NE(e.rule().find("configurations 1 (" + a.label() + ") and 2 (" + b.label() + ")"), std::string::npos)
+        << e.rule();
+    EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+  }
+  EXPECT_EQ(listed_once({a, a, b}).size(), 2u);
+  // The same lengths from two specs (fixed:256 and 256+256) are one configuration.
+  SweepSpec s;
+  s.seq = {512};
+  s.cp = {1};
+  s.split = {Split::contiguous};
+  s.documents = {parse_document_spec("fixed:256", "x"), parse_document_spec("256+256", "x")};
+  EXPECT_EQ(expand_configurations(s).size(), 1u);
 }
 
 }  // namespace
