@@ -11,6 +11,7 @@
 #include "bench/sweep/environment.hpp"
 #include "bench/sweep/profile.hpp"
 #include "bench/sweep/run_options.hpp"
+#include "bench/sweep/sweep_configurations.hpp"
 #include "bench/sweep/sweep_pipeline.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
@@ -18,7 +19,9 @@
 #include "common/json_output.hpp"
 #include "common/output_file.hpp"
 #include "reports/compare/accept.hpp"
+#include "reports/compare/accept_sweep.hpp"
 #include "reports/compare/junit.hpp"
+#include "reports/results/config_json.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/results_writer.hpp"
 
@@ -66,6 +69,13 @@ int run_accept(const AcceptFlags& f) {
     interrupted_by = res.interrupted_by;
   }
   const auto results = reports::read_results(results_path);
+  // The checks mean something over the profile's configurations only: --results of another sweep is
+  // refused, naming the first difference (a sweep that did not finish is a subset, INCOMPLETE below).
+  if (!f.results.empty()) {
+    std::vector<nlohmann::json> sweep;
+    for (const Config& c : expand_configurations(spec)) sweep.push_back(reports::to_json(c));
+    reports::check_results_ran_sweep(results, sweep, f.profile);
+  }
   for (const auto& n : results.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   const auto report = reports::evaluate_checks(profile.name, profile.checks, results);
 

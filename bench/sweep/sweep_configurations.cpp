@@ -2,6 +2,8 @@
 #include "bench/sweep/sweep_configurations.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -9,7 +11,9 @@
 #include "bench/sweep/backend.hpp"
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/kernel_choice.hpp"
+#include "common/documents.hpp"
 #include "common/error.hpp"
+#include "common/sweep_limits.hpp"
 #include "reports/results/config_json.hpp"
 #include "ring/plan/plan.hpp"
 
@@ -77,11 +81,37 @@ std::vector<Config> expand_configurations(const SweepSpec& spec) {
                                        kMaxConfigurations));
   }
   check_document_lengths(spec, configuration_count(spec));
+  std::vector<Config> out = expand(spec);
+  for (auto& c : out) c.kernel = choose_kernel(c);  // before the ids: the kernel is part of one
+  return listed_once(std::move(out));
+}
+
+bool same_measurement(const Config& a, const Config& b) {
+  return a.seq == b.seq && a.cp == b.cp && a.split == b.split && a.variant == b.variant && a.heads == b.heads &&
+         a.kv_heads == b.kv_heads && a.head_dim == b.head_dim && a.causal == b.causal && a.dtype == b.dtype &&
+         a.backend == b.backend && a.transport == b.transport && a.link_gbps == b.link_gbps && a.kernel == b.kernel &&
+         a.phase == b.phase && a.dkv == b.dkv && a.ulysses_degree == b.ulysses_degree &&
+         a.documents.lengths == b.documents.lengths && pads_documents(a) == pads_documents(b);
+}
+
+std::vector<Config> listed_once(std::vector<Config> configs, const std::function<std::string(const Config&)>& id_of) {
   std::vector<Config> out;
-  std::set<std::string> seen;
-  for (auto c : expand(spec)) {
-    c.kernel = choose_kernel(c);  // before the ids: the kernel is part of one
-    if (seen.insert(reports::config_id(c)).second) out.push_back(c);
+  std::map<std::string, std::size_t> first;  // id -> its configuration's place in `configs`
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const std::string id = id_of(configs[i]);
+    const auto [at, fresh] = first.emplace(id, i);
+    if (fresh) {
+      out.push_back(configs[i]);
+      continue;
+    }
+    // The same configuration again (an axis value given twice, or two specs of the same lengths):
+    // run once. Two that differ under one id would be one record of two measurements.
+    const Config& earlier = configs[at->second];
+    if (!same_measurement(earlier, configs[i]))
+      throw AgreedInputError("sweep", id,
+                             fmt::format("configurations {} ({}) and {} ({}) would share this id; each must have its "
+                                         "own",
+                                         at->second + 1, earlier.label(), i + 1, configs[i].label()));
   }
   return out;
 }
@@ -105,6 +135,13 @@ std::vector<Config> select_configurations(std::vector<Config> configs, const std
 std::vector<std::string> validate_configurations(const std::vector<Config>& configs, const RunOptions& opts) {
   std::vector<std::string> invalid(configs.size());
   for (std::size_t i = 0; i < configs.size(); ++i) {
+    // doc-zigzag's padding makes S the padded one, past the --seq given: held to the bound every
+    // results reader holds config.seq to, whatever --skip-invalid says, so that no file is written
+    // that the readers refuse.
+    if (configs[i].seq > kMaxSeq)
+      throw AgreedInputError("--pad-documents", fmt::format("padded S = {}", configs[i].seq),
+                             fmt::format("must be at most 2^40 (the largest S a sweep runs; configuration {})",
+                                         configs[i].label()));
     try {
       check_backend(configs[i], world());
       ring::validate_plan_inputs(configs[i]);

@@ -64,6 +64,11 @@ std::optional<std::string> crossed_no_link(const CheckSpec& c, const RunRecord& 
 // only its config speaks: what it would have measured is unknown, an error of the run.
 std::optional<std::string> not_applicable(const CheckSpec& c, const RunRecord& run) {
   if (c.metric == "comm_bandwidth_fraction") return crossed_no_link(c, run);
+  // At c = 1 no rank sends: overlap and bandwidth have no transfer to be figures of (the record says
+  // null), which is N/A, not a measurement missing.
+  if (run.config.cp <= 1 && (c.metric == "overlap_fraction" || c.metric == "fwd_overlap_fraction" ||
+                             c.metric == "bwd_overlap_fraction" || c.metric == "comm_bandwidth_gbyte_per_s"))
+    return "c = 1: nothing was transferred";
   if (run.status != RunStatus::ok) return std::nullopt;
   if (c.metric == "correctness" && !(run.correctness && run.correctness->checked))
     return "the run's output was not checked against the reference";

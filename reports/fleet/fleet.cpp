@@ -126,6 +126,30 @@ std::vector<std::string> named_failures(const NodeRuns& n, const std::set<std::s
   return out;
 }
 
+// A node whose configurations are none of those the most nodes ran ok shares nothing with the
+// fleet: it kept the profile's name but ran another sweep (another --phase, documents, U or dK/dV
+// design changes every id). Left in, it emptied the configurations every node shares, and the fleet
+// turned N/A (exit 0) around a slow node; it is named instead, and the rest judged without it. Where
+// several sweeps tie for the most nodes there is no fleet's sweep to name a node by: nothing is
+// shared, which stays N/A.
+void name_strangers(const std::vector<NodeRuns>& nodes, std::vector<std::vector<std::string>>& named) {
+  std::map<std::string, int> ok_on;
+  for (const auto& n : nodes)
+    for (const auto& [id, run] : n.runs) ++ok_on[id];
+  int most = 0;
+  for (const auto& [id, count] : ok_on) most = std::max(most, count);
+  if (most < 2) return;  // no two nodes share a configuration: no fleet to stand apart from
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const auto& runs = nodes[i].runs;
+    if (runs.empty() || std::any_of(runs.begin(), runs.end(), [&](const auto& r) { return ok_on[r.first] == most; }))
+      continue;
+    named[i].push_back(fmt::format(
+        "shares no configuration with the fleet: none of its {} ok configuration{} is one the most nodes ({} of {}) "
+        "ran ok (first: {}); another --phase, documents, U or dK/dV design changes every configuration",
+        runs.size(), runs.size() == 1 ? "" : "s", most, nodes.size(), elide(label(runs.begin()->second.config), 200)));
+  }
+}
+
 std::string profile_of(const ResultsFile& f) {
   const json::json_pointer p("/profile/name");
   return f.doc.contains(p) && f.doc.at(p).is_string() ? f.doc.at(p).get<std::string>() : "";
@@ -289,6 +313,7 @@ FleetReport judge_fleet(const std::vector<ResultsFile>& files, const FleetOption
     named[i] = named_failures(nodes[i], ok_somewhere);
     live += !nodes[i].runs.empty();
   }
+  name_strangers(nodes, named);
   rep.judged = static_cast<int>(live) >= options.min_nodes;
   if (!rep.judged)
     rep.na_reason = fmt::format("{} node{}{}: too few to judge outliers ({} or more)", live, live == 1 ? "" : "s",

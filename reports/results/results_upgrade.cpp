@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/gpus_at_work.hpp"
+#include "reports/results/config_json.hpp"
 #include "reports/results/json_field.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/results_writer.hpp"
@@ -106,6 +107,7 @@ int upgrade_results(json& doc, std::optional<int> unversioned_major) {
     return 0;
   int our = 0;
   parse_semver(kResultsSchemaVersion, our, minor, patch);
+  upgrade_documents_ids(doc);  // 2.12.0's documents ids, as 2.13.0 names them (config_json.hpp)
   int converted = 0;
   std::string from;  // the oldest version converted
   if (doc.contains("runs") && doc.at("runs").is_array())

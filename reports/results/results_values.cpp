@@ -17,6 +17,7 @@
 #include "common/json_output.hpp"
 #include "common/sweep_limits.hpp"
 #include "reports/results/results_reader.hpp"
+#include "reports/results/results_relations.hpp"
 #include "reports/results/results_writer.hpp"
 
 namespace rb::reports {
@@ -161,6 +162,16 @@ constexpr const char* kNotNegative = "must not be negative";
 constexpr const char* kFraction = "must be a fraction in [0, 1]";
 constexpr const char* kImbalance = "must be at least 1 (the largest over the mean)";
 
+// Rates no device reaches, 100 times beyond the fastest GPU's and link's (2 PFLOP/s dense, 1.8 TB/s):
+// an absurd figure (1e300) made fleet's drift +inf%, JSON null. With the smallest positive figure a
+// rate can have (a nonzero number is at least 1e-100, check_finite), a ratio of two stays finite.
+constexpr double kMaxTflops = 1e5;
+constexpr double kMaxGbytePerS = 1e6;
+constexpr double kMaxAggregateTflops = kMaxTflops * static_cast<double>(kMaxCp);
+constexpr const char* kTflopsRule = "must be a rate in [0, 1e5] TFLOP/s per GPU (no GPU computes faster)";
+constexpr const char* kAggregateRule = "must be a rate in [0, 1e5 x 2^20] TFLOP/s over all ranks";
+constexpr const char* kBandwidthRule = "must be a rate in [0, 1e6] GB/s (no link moves data faster)";
+
 const NumberRule kHeaderNumbers[] = {
     {"/host/cpu_threads", 0, kInf, kNotNegative},
     {"/distributed/world_size", 1, kInf, "must be at least 1"},
@@ -170,12 +181,12 @@ const NumberRule kHeaderNumbers[] = {
 
 // Figures of a metrics object (the run's, or the CUPTI pass's), relative to it.
 const NumberRule kMetricsNumbers[] = {
-    {"/attention_tflops", 0, kInf, kNotNegative},
-    {"/attention_tflops_aggregate", 0, kInf, kNotNegative},
-    {"/attention_tflops_slowest_rank", 0, kInf, kNotNegative},
+    {"/attention_tflops", 0, kMaxTflops, kTflopsRule},
+    {"/attention_tflops_aggregate", 0, kMaxAggregateTflops, kAggregateRule},
+    {"/attention_tflops_slowest_rank", 0, kMaxTflops, kTflopsRule},
     {"/attention_tflops_gpus", 1, kInf, "must be at least 1"},
     {"/slowest_rank", 0, kInf, kNotNegative},
-    {"/comm_bandwidth_gbyte_per_s", 0, kInf, kNotNegative},
+    {"/comm_bandwidth_gbyte_per_s", 0, kMaxGbytePerS, kBandwidthRule},
     {"/comm_bytes", 0, kInf, kNotNegative},
     {"/comm_time_ms", 0, kInf, kNotNegative},
     {"/comm_in_flight_ms", 0, kInf, kNotNegative},
@@ -194,9 +205,9 @@ const NumberRule kMetricsNumbers[] = {
     {"/imbalance", 0.999999, kInf, kImbalance},
     {"/step_times/*/time_ms", 0, kInf, kNotNegative},
     {"/per_rank/*/rank", 0, kInf, kNotNegative},
-    {"/per_rank/*/attention_tflops", 0, kInf, kNotNegative},
+    {"/per_rank/*/attention_tflops", 0, kMaxTflops, kTflopsRule},
     {"/per_rank/*/attention_time_ms", 0, kInf, kNotNegative},
-    {"/per_rank/*/comm_bandwidth_gbyte_per_s", 0, kInf, kNotNegative},
+    {"/per_rank/*/comm_bandwidth_gbyte_per_s", 0, kMaxGbytePerS, kBandwidthRule},
     {"/per_rank/*/comm_bytes", 0, kInf, kNotNegative},
     {"/per_rank/*/comm_time_ms", 0, kInf, kNotNegative},
     {"/per_rank/*/comm_in_flight_ms", 0, kInf, kNotNegative},
@@ -218,7 +229,7 @@ const NumberRule kRunNumbers[] = {
     {"/config/link_gbps", 0, kInf, kNotNegative},
     {"/config/ulysses_degree", 1, static_cast<double>(kMaxCp), "must be a group of ranks in [1, 2^20]"},
     {"/config/document_lengths/*", 1, static_cast<double>(kMaxSeq), "must be a document's tokens in [1, 2^40]"},
-    {"/config/padding_tokens", 0, kInf, kNotNegative},
+    {"/config/padding_tokens", 0, static_cast<double>(kMaxSeq), "must be a count of tokens in [0, 2^40]"},
     {"/correctness/rows_checked", 0, kInf, kNotNegative},
     {"/correctness/max_abs_err", 0, kInf, kNotNegative},
     {"/correctness/rel_l2_err", 0, kInf, kNotNegative},
@@ -245,6 +256,19 @@ const NumberRule kRunNumbers[] = {
     {"/plan/per_rank/*/unmasked_pairs", 0, kInf, kNotNegative},
     {"/plan/per_rank/*/work", 0, kInf, kNotNegative},
     {"/plan/per_rank/*/recv_bytes", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/step", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/sources/*", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/unmasked_pairs", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/recv_bytes", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/send_bytes", 0, kInf, kNotNegative},
+    {"/plan/per_rank/*/steps/*/pairs/*", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/rank", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/step", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/sources/*", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/unmasked_pairs", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/recv_bytes", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/send_bytes", 0, kInf, kNotNegative},
+    {"/plan/backward/per_rank/*/steps/*/pairs/*", 0, kInf, kNotNegative},
     {"/cupti/traced_pass_ms", 0, kInf, kNotNegative},
     {"/cupti/clean_median_ms", 0, kInf, kNotNegative},
     {"/cupti/window_ms", 0, kInf, kNotNegative},
@@ -276,6 +300,18 @@ const NumberRule kRunNumbers[] = {
     {"/plan/backward/per_rank/*/recv_bytes", 0, kInf, kNotNegative},
     {"/plan/backward/per_rank/*/tail_recv_bytes", 0, kInf, kNotNegative},
     {"/timeline/intervals/*/phase", 0, 1, "must be 0 (the forward) or 1 (the backward)"},
+    {"/timeline/intervals/*/step", -1, kInf, "must be a step, or -1 (an all-to-all outside the steps)"},
+    {"/plan/per_rank/*/segments/*/*", 0, kInf, kNotNegative},
+    {"/timing/stopping/min_samples", 0, static_cast<double>(kMaxPassCount),
+     "must be a count of passes in [0, 1000000]"},
+    {"/timing/machine_probe_version", 1, kInf, "must be at least 1"},
+    {"/cupti/unattributed_records", 0, kInf, kNotNegative},
+    {"/cupti/dropped_records", 0, kInf, kNotNegative},
+    {"/cupti/ignored_records", 0, kInf, kNotNegative},
+    {"/cupti/intervals", 0, kInf, kNotNegative},
+    {"/kernel_choice/cudnn_plan_builds", 0, kInf, kNotNegative},
+    {"/kernel_choice/cudnn_plan_build_ms", 0, kInf, kNotNegative},
+    {"/kernel_choice/cudnn_graphs/*/build_ms", 0, kInf, kNotNegative},
 };
 
 template <std::size_t N>
@@ -286,21 +322,29 @@ void check_numbers(const json& v, const NumberRule (&rules)[N], std::string& pat
     });
 }
 
-// No writer writes a number JSON cannot hold: one that overflowed on read (1e999) is no figure.
+// No writer writes a number JSON cannot hold: one that overflowed on read (1e999) is no figure. No
+// reader reads an integer past 2^63 - 1 but the seed (a 64-bit draw): 2^64 - 1 read back as -1 and
+// passed the documents' sum. A nonzero number below 1e-100 is no measurement (the clock ticks in
+// nanoseconds), and a ratio with it for a denominator overflowed (fleet's drift, compare's change).
 void check_finite(const json& v, std::string& path, const std::string& source) {
   const std::size_t at = path.size();
   if (v.is_number_float() && !std::isfinite(v.get<double>()))
     refuse(source, path, v, "must be a finite number (the value overflows a double)");
+  if (v.is_number_float() && v.get<double>() != 0 && std::abs(v.get<double>()) < 1e-100)
+    refuse(source, path, v, "must be 0 or at least 1e-100 in size (no figure a run measures is smaller)");
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX) &&
+      !path.ends_with("/config/seed"))
+    refuse(source, path, v, "must be at most 2^63 - 1 (readers read it as a signed 64-bit integer)");
   if (v.is_array()) {
     for (std::size_t i = 0; i < v.size(); ++i) {
-      if (!v[i].is_structured() && !v[i].is_number_float()) continue;
+      if (!v[i].is_structured() && !v[i].is_number()) continue;
       path += fmt::format("/{}", i);
       check_finite(v[i], path, source);
       path.resize(at);
     }
   } else if (v.is_object()) {
     for (const auto& [k, x] : v.items()) {
-      if (!x.is_structured() && !x.is_number_float()) continue;
+      if (!x.is_structured() && !x.is_number()) continue;
       path += '/' + k;
       check_finite(x, path, source);
       path.resize(at);
@@ -345,29 +389,12 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
   if (cp > kMaxCp) refuse(source, cpath + "/cp", cfg.at("cp"), "must be at most 2^20 (the largest c a sweep runs)");
   for (const char* k : {"heads", "kv_heads", "head_dim"})
     if (cfg.at(k).get<std::int64_t>() > INT_MAX) refuse(source, cpath + "/" + k, cfg.at(k), "must be at most 2^31 - 1");
-  // A head exchange's groups tile the c ranks of what ran (docs/design.md §3b); a skipped
-  // configuration records what was asked, the rule it broke among them.
-  const bool skipped = run.contains("status") && run.at("status") == "skipped";
-  if (const auto it = cfg.find("ulysses_degree"); !skipped && it != cfg.end() && it->is_number_integer() &&
-                                                  it->get<std::int64_t>() > 0 && cp % it->get<std::int64_t>() != 0)
-    refuse(source, cpath + "/ulysses_degree", *it, fmt::format("must divide the run's c ({})", cp));
-
-  // Packed documents (2.12.0): at most as many as a configuration holds, and with their padding they
-  // are the sequence (each length is in [1, 2^40] by then, so the sum of 2^20 of them cannot wrap).
-  if (cfg.contains("document_lengths") && cfg.at("document_lengths").is_array()) {
-    const json& lengths = cfg.at("document_lengths");
-    if (static_cast<std::int64_t>(lengths.size()) > kMaxDocuments)
-      refuse(source, cpath + "/document_lengths", json(fmt::format("{} documents", lengths.size())),
-             fmt::format("must list at most {} documents (the most a configuration holds)", kMaxDocuments));
-    std::int64_t tokens = 0;
-    for (const json& l : lengths) tokens += l.get<std::int64_t>();
-    const json& pad = cfg.contains("padding_tokens") ? cfg.at("padding_tokens") : json();
-    if (pad.is_number_integer()) tokens += pad.get<std::int64_t>();
-    if (tokens != cfg.at("seq").get<std::int64_t>())
-      refuse(source, cpath + "/document_lengths", json(fmt::format("{} tokens with the padding", tokens)),
-             fmt::format("the documents and their padding must make up config.seq ({})",
-                         cfg.at("seq").get<std::int64_t>()));
-  }
+  // Packed documents (2.12.0): at most as many as a configuration holds (results_relations.cpp holds
+  // them to S where the record ran).
+  if (cfg.contains("document_lengths") && cfg.at("document_lengths").is_array() &&
+      static_cast<std::int64_t>(cfg.at("document_lengths").size()) > kMaxDocuments)
+    refuse(source, cpath + "/document_lengths", json(fmt::format("{} documents", cfg.at("document_lengths").size())),
+           fmt::format("must list at most {} documents (the most a configuration holds)", kMaxDocuments));
 
   // Every rank a record names is one of the configuration's c ranks.
   std::string path = run_path;
@@ -379,11 +406,7 @@ void check_counts(const json& run, const std::string& run_path, const std::strin
       if (x.is_number_integer() && x.get<std::int64_t>() >= cp)
         refuse(source, at, x, fmt::format("must be a rank of the configuration, below config.cp ({})", cp));
     });
-  // A plan lists every rank once (the report draws a bar per rank of it).
-  if (run.contains("plan") && run.at("plan").is_object() && run.at("plan").contains("per_rank") &&
-      run.at("plan").at("per_rank").is_array() && static_cast<std::int64_t>(run.at("plan").at("per_rank").size()) != cp)
-    refuse(source, run_path + "/plan/per_rank", json(fmt::format("{} ranks", run.at("plan").at("per_rank").size())),
-           fmt::format("a plan lists each of config.cp's {} ranks", cp));
+  // A plan lists every rank once, forward and backward: results_relations.cpp.
 
   // The rounds' samples: a sum past the samples read past them (compare split samples_ms by it).
   if (!run.contains("timing") || !run.at("timing").is_object()) return;
@@ -452,6 +475,7 @@ void check_results_values(const json& doc, const std::string& source) {
       if (run.contains(at) && run.at(at).is_object()) check_numbers(run.at(at), kMetricsNumbers, mp, source);
     }
     check_counts(run, rp, source);
+    check_record_relations(run, rp, source);
   }
 }
 

@@ -6,7 +6,9 @@
 - `ringbench run --documents …` records the spec, the lengths and the padding, names them in the id
   only where there are documents, checks every split against the reference, plans the same
   brute-force count, and draws a generator's lengths again for the same seed (other ones for
-  another seed)."""
+  another seed);
+- ids name the lengths (or a 128-bit digest of long lists), so two lists are two configurations,
+  and a 2.12.0 file's ids are read as today's (issue 51)."""
 import json
 import os
 import unittest
@@ -106,7 +108,7 @@ class RunDocuments(unittest.TestCase):
                         continue
                     self.assertEqual(cfg["documents"], "5+30+13")
                     self.assertEqual(cfg["document_lengths"], [5, 30, 13])
-                    self.assertRegex(cfg["id"], r"-docs[0-9a-f]{8}$")
+                    self.assertTrue(cfg["id"].endswith("-docs-5+30+13"), cfg["id"])
                     counts, padding = rank_pairs(cfg["split"], [5, 30, 13], 2)
                     self.assertEqual(cfg["padding_tokens"], padding)
                     self.assertEqual(cfg["seq"], 48 + padding)
@@ -127,6 +129,56 @@ class RunDocuments(unittest.TestCase):
             for r in runs.values():
                 self.assertEqual(sum(r["document_lengths"]), 48)
                 self.assertTrue(all(2 <= x <= 20 for x in r["document_lengths"][:-1]))
+
+
+def digest_2_12(lengths):
+    """2.12.0's documents digest: the high 32 bits of FNV-1a 64 over the lengths joined by '+'."""
+    h = 0xcbf29ce484222325
+    for ch in "+".join(map(str, lengths)).encode():
+        h = ((h ^ ch) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h >> 32:08x}"
+
+
+class DocumentIds(unittest.TestCase):
+    """Issue 51, item 7: ids that cannot collide, and 2.12.0's ids still paired."""
+
+    def test_two_lists_of_one_old_digest_are_two_configurations(self):
+        # Both had the 2.12.0 id ...-docsfe988c74; the sweep listed the first and dropped the second.
+        self.assertEqual(digest_2_12([34, 379, 99]), digest_2_12([101, 234, 177]))
+        p = run("run", "--seq", "512", "--cp", "1", *SHAPE, "--documents", "34+379+99,101+234+177", "--list")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("-docs-34+379+99", p.stdout)
+        self.assertIn("-docs-101+234+177", p.stdout)
+
+    def test_a_2_12_file_pairs_with_its_own_runs(self):
+        # Read back in the 2.12.0 form (version and ids), a file pairs run for run with itself as
+        # written now, and with itself as written then: compare names no run MISSING or NEW.
+        with tempdir() as d:
+            out = os.path.join(d, "a")
+            # c = 1 runs one split and records the other as its alias (alias_of names an id too).
+            p = run("run", "--seq", "48", "--cp", "1,2", "--split", "striped,zigzag", "--dtype", "float64", *SHAPE,
+                    "--repeats", "2", "--warmup", "0", "--rounds", "1", "--documents", "5+30+13", "--out", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            new = os.path.join(out, "results.json")
+            doc = read_json(new)
+            ids = [r["config"]["id"] for r in doc["runs"] if not r.get("alias_of")]  # compare lists aliases apart
+            self.assertEqual(len(doc["runs"]) - len(ids), 1)
+            doc["schema_version"] = "2.12.0"
+            then = "-docs" + digest_2_12([5, 30, 13])
+            for r in doc["runs"]:
+                r["schema_version"] = "2.12.0"
+                r["config"]["id"] = r["config"]["id"].replace("-docs-5+30+13", then)
+                if r.get("alias_of"):
+                    r["alias_of"] = r["alias_of"].replace("-docs-5+30+13", then)
+            old = os.path.join(d, "old.json")
+            with open(old, "w") as f:
+                json.dump(doc, f)
+            for base, neu in ((old, new), (old, old)):
+                p = run("compare", base, neu, "--json")
+                self.assertIn(p.returncode, (0, 1), p.stderr)
+                runs = json.loads(p.stdout)["runs"]
+                self.assertEqual(sorted(r["id"] for r in runs), sorted(ids))
+                self.assertFalse([r for r in runs if r["verdict"] in ("MISSING", "NEW")], runs)
 
 
 if __name__ == "__main__":

@@ -332,6 +332,26 @@ def dump(path, doc, indent=1):
     write_text(path, json.dumps(doc, indent=indent, sort_keys=True) + "\n")
 
 
+def make_accept_inputs(inputs):
+    """accept-base.json: acceptance-cpu.json's own sweep, as `accept` runs it (the timelines and the
+    model left out: accept reads neither), and accept-changed.json derived from it: one run failed (planted). accept
+    judges only results of its profile's own sweep (base.json ran another: the refusal's case)."""
+    with tempdir() as d:
+        p = run("accept", os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json"), "--out", "out", cwd=d)
+        assert p.returncode == 0, p.stderr
+        base = read_json(os.path.join(d, "out", "results.json"))
+    for r in base["runs"]:
+        r.pop("timeline", None)
+        r.pop("model", None)
+    dump(os.path.join(inputs, "accept-base.json"), base, indent=None)
+    planted = "s512-c2-zigzag-ring-h4x2-d32-causal-float64-cpu-local"
+    changed = copy.deepcopy(base)
+    changed["runs"] = [failed(r, "correctness: 1 of 65536 elements over tolerance (planted)")
+                       if r["config"]["id"] == planted else r for r in base["runs"]]
+    assert changed["runs"] != base["runs"]
+    dump(os.path.join(inputs, "accept-changed.json"), changed, indent=None)
+
+
 def make_inputs(inputs):
     """Remakes the input fixtures: base.json from a fresh BASE_SWEEP, then, derived from it by fixed
     factors, changed.json (a slowdown, a speed-up, a change too small, one too noisy, one on too
@@ -364,6 +384,7 @@ def make_inputs(inputs):
         if how is not None:
             changed["runs"].append(how(r))
     dump(os.path.join(inputs, "changed.json"), changed)
+    make_accept_inputs(inputs)
 
     # Six nights of four configurations: one flat, one 30% slower from the 4th night, one 20% faster
     # from the 5th, one that failed on the 3rd night and is missing on the 6th.
@@ -406,17 +427,22 @@ VERDICTS = [
                          "--allow-underpowered"], 1, []),
     ("compare-h200", ["compare", "in/results-0.3.0-h200.json", "in/results-0.3.0-h200.json", "--json-out",
                       "{out}/compare.json"], 0, ["compare.json"]),
-    ("accept-cpu", ["accept", "in/acceptance-cpu.json", "--results", "in/base.json", "--junit", "{out}/junit.xml"],
-     0, ["junit.xml"]),
-    ("accept-cpu-json", ["accept", "in/acceptance-cpu.json", "--results", "in/base.json", "--json"], 0, []),
-    ("accept-cpu-changed", ["accept", "in/acceptance-cpu.json", "--results", "in/changed.json", "--junit",
+    ("accept-cpu", ["accept", "in/acceptance-cpu.json", "--results", "in/accept-base.json", "--junit",
+                    "{out}/junit.xml"], 0, ["junit.xml"]),
+    ("accept-cpu-json", ["accept", "in/acceptance-cpu.json", "--results", "in/accept-base.json", "--json"], 0, []),
+    # base.json ran another sweep than the profile's: refused, naming the first difference (S).
+    ("accept-cpu-other-sweep", ["accept", "in/acceptance-cpu.json", "--results", "in/base.json", "--junit",
+                                "{out}/junit.xml"], 2, []),
+    ("accept-cpu-changed", ["accept", "in/acceptance-cpu.json", "--results", "in/accept-changed.json", "--junit",
                             "{out}/junit.xml"], 1, ["junit.xml"]),
     ("accept-checks", ["accept", "in/checks.json", "--results", "in/base.json", "--junit", "{out}/junit.xml"], 1,
      ["junit.xml"]),
     ("accept-checks-json", ["accept", "in/checks.json", "--results", "in/base.json", "--json"], 1, []),
-    ("accept-h200", ["accept", "in/acceptance-h200.json", "--results", "in/results-0.3.0-h200.json", "--junit",
+    # The stored H200 run predates acceptance-h200.json's sweep: its checks over the sweep it ran.
+    ("accept-h200", ["accept", "in/acceptance-h200-as-run.json", "--results", "in/results-0.3.0-h200.json", "--junit",
                      "{out}/junit.xml"], 1, ["junit.xml"]),
-    ("accept-h200-json", ["accept", "in/acceptance-h200.json", "--results", "in/results-0.3.0-h200.json", "--json"],
+    ("accept-h200-json", ["accept", "in/acceptance-h200-as-run.json", "--results", "in/results-0.3.0-h200.json",
+                          "--json"],
      1, []),
     ("trend", ["trend", "in/history", "-o", "{out}/trend.html", "--json", "--baseline", "in/base.json", "--compare",
                "out/compare/compare.json"], 0, ["trend.html"]),

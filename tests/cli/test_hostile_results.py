@@ -132,8 +132,12 @@ class HostileResults(unittest.TestCase):
             base = write_json(os.path.join(t, "base.json"), edit(self.good, f"/runs/{self.c2}/metrics/attention_tflops",
                                                                  5e-324))
             p = run("compare", base, self.res, "--metric", "tflops")
-            self.assertIn(p.returncode, (0, 1), p.stderr)
             self.assertNotIn("inf", p.stdout.lower())
+            # A nonzero figure below 1e-100 is no measurement (the reader's rule since issue 51): refused
+            # with its path rather than read into a ratio that overflows.
+            self.assertEqual(p.returncode, 2, p.stdout)
+            self.assertIn(f"/runs/{self.c2}/metrics/attention_tflops", p.stderr)
+            self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
     # ---- accept: a sweep cut short is no pass ----
 

@@ -158,6 +158,7 @@ TEST(HtmlReport, APassWithABackwardShowsBothPartsPerRank) {
   json run = make_run(2048, 2, "zigzag", "ok", true);
   run["config"]["phase"] = "fwd+bwd";
   run["config"]["dkv"] = "follow";
+  run["config"]["id"] = run["config"]["id"].get<std::string>() + "-fwd+bwd-follow";  // as the writer names it
   run["timing"]["phase_ms"] = {{"fwd", {{"median_ms", 1.25}, {"samples_ms", {1.25, 1.25}}}},
                                {"bwd", {{"median_ms", 3.5}, {"samples_ms", {3.5, 3.5}}}}};
   json fwd = {{"attention_tflops", 0.4},

@@ -114,16 +114,18 @@ TEST(ResultsValues, AnEnumTakesTheValuesOfTheFilesOwnVersion) {
   }
 }
 
-// A head exchange's group tiles the run's c ranks (run 4 is at c = 2).
+// A head exchange's group tiles the run's c ranks (run 4 is at c = 2; made a hybrid, whose id names U).
 TEST(ResultsValues, TheUlyssesDegreeDividesTheRunsC) {
-  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3}})), "f.json: /runs/4/config/ulysses_degree");
-  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 0}})), "f.json: /runs/4/config/ulysses_degree");
-  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 1}})), "(accepted)");
+  const auto hybrid = [](json u, std::initializer_list<std::pair<const char*, json>> more = {}) {
+    json doc = with("2.11.0", {{"/runs/4/config/variant", "hybrid"}, {"/runs/4/config/ulysses_degree", std::move(u)}});
+    for (const auto& [pointer, value] : more) doc[json::json_pointer(pointer)] = value;
+    return doc;
+  };
+  EXPECT_EQ(where_of(hybrid(3)), "f.json: /runs/4/config/ulysses_degree");
+  EXPECT_EQ(where_of(hybrid(0)), "f.json: /runs/4/config/ulysses_degree");
+  EXPECT_EQ(where_of(hybrid(1)), "(accepted)");
   // A skipped configuration records what was asked, the broken rule among it.
-  EXPECT_EQ(where_of(with("2.11.0", {{"/runs/4/config/ulysses_degree", 3},
-                                     {"/runs/4/status", "skipped"},
-                                     {"/runs/4/reason", "U divides c"}})),
-            "(accepted)");
+  EXPECT_EQ(where_of(hybrid(3, {{"/runs/4/status", "skipped"}, {"/runs/4/reason", "U divides c"}})), "(accepted)");
 }
 
 TEST(ResultsValues, ANewerMinorVersionsValuesAreReadAsUnknown) {
@@ -197,7 +199,10 @@ TEST(ResultsValues, DocumentsMakeUpTheSequence) {
                           {"/runs/0/config/padding_tokens", std::move(padding)}});
   };
   EXPECT_EQ(where_of(packed("2.12.0", {100, 156}, 0)), "(accepted)");
-  EXPECT_EQ(where_of(packed("2.12.0", {100, 150}, 6)), "(accepted)");
+  json padded = packed("2.12.0", {100, 150}, 6);
+  EXPECT_EQ(where_of(padded), "f.json: /runs/0/config/padding_tokens");  // only doc-zigzag pads
+  padded["runs"][0]["config"]["split"] = "doc-zigzag";
+  EXPECT_EQ(where_of(padded), "(accepted)");
   EXPECT_EQ(where_of(packed("2.12.0", {100, 150}, 0)), "f.json: /runs/0/config/document_lengths");
   EXPECT_EQ(where_of(packed("2.12.0", {100, 0, 156}, 0)), "f.json: /runs/0/config/document_lengths/1");
   EXPECT_EQ(where_of(packed("2.12.0", {100, 156}, -4)), "f.json: /runs/0/config/padding_tokens");

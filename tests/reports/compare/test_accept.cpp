@@ -109,9 +109,12 @@ TEST(AcceptEvaluate, PassAndFailWithMeasuredAgainstRequired) {
   EXPECT_NEAR(*rep.checks[4].worst().value, 0.4, 1e-12);
   EXPECT_FALSE(rep.checks[5].pass());  // matches nothing: a gate cannot pass vacuously
   EXPECT_NE(rep.checks[5].outcomes[0].measured.find("no run matches"), std::string::npos);
-  EXPECT_FALSE(rep.checks[6].pass());  // null overlap is not measured, not a pass
+  // At c = 1 nothing was transferred: N/A, not a measurement missing (issue 51), and never a pass.
+  EXPECT_TRUE(rep.checks[6].na());
+  EXPECT_EQ(rep.checks[6].outcomes[0].measured, "N/A: c = 1: nothing was transferred");
   EXPECT_FALSE(rep.pass());
-  EXPECT_EQ(rep.failed_checks(), 5);
+  EXPECT_EQ(rep.failed_checks(), 4);
+  EXPECT_EQ(rep.na_checks(), 1);
 
   const auto text = format_accept_text(rep);
   EXPECT_NE(text.find("PASS  correct"), std::string::npos) << text;

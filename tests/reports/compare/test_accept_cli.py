@@ -116,8 +116,9 @@ class AcceptCli(unittest.TestCase):
             self.assertEqual(set(junit_suites(xml)), set(names))
 
     def test_gpu_profiles_are_valid(self):
-        # Without the cuda backend they cannot run, but they must parse: evaluated against CPU results
-        # their checks fail (exit 1), never exit 2.
+        # Without the cuda backend they cannot run, but they must parse and expand: given CPU results of
+        # another sweep, accept refuses them naming the first difference (exit 2, one line), which it
+        # reaches only past the profile's checks and sweep.
         with tempdir() as d:
             res = os.path.join(d, "r")
             self.assertEqual(run("run", "--seq", "64", "--cp", "1", "--split", "contiguous", "--heads", "2",
@@ -126,8 +127,10 @@ class AcceptCli(unittest.TestCase):
                 with self.subTest(name):
                     p = run("accept", os.path.join(SOURCE_DIR, "profiles", name), "--results",
                             os.path.join(res, "results.json"))
-                    self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
-                    self.assertIn("FAIL", p.stdout)
+                    self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+                    self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
+                    self.assertIn("/runs/0/config/", p.stderr)
+                    self.assertIn("accept judges the results of its profile's own sweep", p.stderr)
             for name in ("nightly.json", "llama3-405b-cp16.json", "acceptance-h100.json", "gpu-short.json",
                          "gpu-check.json", "gpu-check-cudnn.json"):
                 with self.subTest(name):
@@ -190,7 +193,8 @@ class AcceptCli(unittest.TestCase):
             failed["runs"][0]["reason"] = "boom \x1b[2J\x07 it's <S % 2c> & more"
             write_json(os.path.join(d, "failed.json"), failed)
             name = "correctness 'all' <&>"
-            prof = profile(d, "hostile", [{"name": name, "metric": "correctness"}])
+            tiny = {"seq": 64, "cp": [1, 2], "heads": 2, "kv_heads": 1, "head_dim": 8, "repeats": 1}  # TINY's
+            prof = profile(d, "hostile", [{"name": name, "metric": "correctness"}], tiny)
             cases = [  # (what, results, exit code, the element and attribute that hold it, the text)
                 ("a path that is not UTF-8", os.path.join(bad, "results.json"), 0,
                  ".//property[@name='results']", "value", os.path.join("bad\ufffd", "results.json")),

@@ -184,6 +184,36 @@ class BadInput(unittest.TestCase):
                 self.assertIn(word, p.stderr)
                 self.assertEqual(len(p.stderr.strip().splitlines()), 1, p.stderr)
 
+    # Issue 51, item 6: a node that ran another sweep under the profile's name (another --phase, S,
+    # documents: every id differs) emptied what every node shares, and the fleet went N/A (exit 0)
+    # around a node 40% slow. It is named, and the rest are judged without it.
+    def test_a_node_that_shares_no_configuration_is_named_and_the_rest_judged(self):
+        with tempdir() as t:
+            for i in range(7):
+                doc = node_results(self.base, f"n{i}", 1.4 if i == 3 else 1.0, [1.0] * 4, [1.0] * 4)
+                if i == 6:
+                    for r in doc["runs"]:
+                        r["config"]["id"] = r["config"]["id"].replace("s256-", "s512-", 1)
+                        r["config"]["seq"] = 512
+                        if r.get("alias_of"):
+                            r["alias_of"] = r["alias_of"].replace("s256-", "s512-", 1)
+                os.makedirs(os.path.join(t, f"n{i}"))
+                write_json(os.path.join(t, f"n{i}", "results.json"), doc)
+            code, doc = verdict(t)
+            self.assertEqual(code, 1)
+            findings = {n["node"]["hostname"]: n["findings"] for n in doc["nodes"] if n["outlier"]}
+            self.assertEqual(set(findings), {"n3", "n6"}, findings)
+            self.assertTrue(any("shares no configuration with the fleet" in f for f in findings["n6"]), findings)
+
+    # Issue 51, item 10: absurd rates made a drift of +inf% (JSON null); the reader refuses them.
+    def test_an_absurd_rate_is_refused(self):
+        with tempdir() as t:
+            def absurd(d):
+                r = next(r for r in d["runs"] if (r.get("metrics") or {}).get("attention_tflops"))
+                r["metrics"]["attention_tflops"] = 1e300
+            self.write_nodes(t, 5, absurd)
+            self.refused(t, "attention_tflops", "1e+300", "TFLOP/s per GPU")
+
 
 def scale_all(doc, factor):
     from ringbench_test import scale_timing
