@@ -30,39 +30,52 @@ exec "$RB_REAL" "$@"
 
 
 class NightlySmoke(unittest.TestCase):
+    def night_pair(self, d, smoke):
+        """The two nights in folder d: the profile's run, then the planted one. Returns the second
+        night's process and its verdicts."""
+        stand_in = os.path.join(d, "ringbench")
+        with open(stand_in, "w") as f:
+            f.write(STAND_IN)
+        os.chmod(stand_in, 0o755)
+        env = dict(os.environ, RINGBENCH=stand_in, RB_REAL=BIN)
+        hist, base = os.path.join(d, "history"), os.path.join(d, "baseline.json")
+        common = ["bash", NIGHTLY, "-p", smoke, "-H", hist, "-b", base]
+        p = subprocess.run([*common, "-d", "2024-05-01", "-o", os.path.join(d, "n1")], capture_output=True,
+                           text=True, env=env, timeout=1200)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr[-3000:])
+        plant = os.path.join(d, "plant")
+        os.makedirs(plant)
+        write_json(os.path.join(plant, "results.json"), scale_timing(read_json(base), 1.50))
+        p = subprocess.run([*common, "-d", "2024-05-02", "-o", os.path.join(d, "n2")], capture_output=True,
+                           text=True, env=dict(env, RB_PLANT=plant), timeout=600)
+        return p, [r["verdict"] for r in read_json(os.path.join(d, "n2", "compare.json"))["runs"]]
+
     def test_a_planted_fifty_percent_on_the_smoke_profile_is_flagged(self):
         shipped = read_json(SMOKE)
         self.assertGreaterEqual(shipped["sweep"]["repeats"], 8)
         self.assertEqual(shipped["sweep"]["seq"], [1024, 1536])  # what the quarter below is of
-        with tempdir() as d:
-            smoke = write_json(os.path.join(d, "smoke.json"),
-                               {**shipped, "sweep": {**shipped["sweep"], "seq": [512, 768]}})
-            stand_in = os.path.join(d, "ringbench")
-            with open(stand_in, "w") as f:
-                f.write(STAND_IN)
-            os.chmod(stand_in, 0o755)
-            env = dict(os.environ, RINGBENCH=stand_in, RB_REAL=BIN)
-            hist, base = os.path.join(d, "history"), os.path.join(d, "baseline.json")
-            common = ["bash", NIGHTLY, "-p", smoke, "-H", hist, "-b", base]
-            p = subprocess.run([*common, "-d", "2024-05-01", "-o", os.path.join(d, "n1")], capture_output=True,
-                               text=True, env=env, timeout=1200)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr[-3000:])
-            plant = os.path.join(d, "plant")
-            os.makedirs(plant)
-            write_json(os.path.join(plant, "results.json"), scale_timing(read_json(base), 1.50))
-            p = subprocess.run([*common, "-d", "2024-05-02", "-o", os.path.join(d, "n2")], capture_output=True,
-                               text=True, env=dict(env, RB_PLANT=plant), timeout=600)
-            self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr[-3000:])
-            self.assertIn("REGRESSION", p.stderr)
-            verdicts = [r["verdict"] for r in read_json(os.path.join(d, "n2", "compare.json"))["runs"]]
-            self.assertNotIn("UNDERPOWERED", verdicts)  # 8 repeats can always reach alpha
-            self.assertNotIn("FASTER", verdicts)
-            self.assertNotIn("SAME", verdicts)
-            # Configurations whose own samples spread by more than the planted step are rightly NOISY;
-            # the rest are SLOWER, and one is enough to fail the night.
-            self.assertGreaterEqual(verdicts.count("SLOWER"), 1, verdicts)
-            print(f"smoke nightly: planted +50% flagged SLOWER in {verdicts.count('SLOWER')} of {len(verdicts)}")
-
+        # A first night whose own rounds spread past 50% everywhere (this VM once did, idle, in CI's
+        # clean-clone run of 2026-12-07) makes every verdict rightly NOISY: the machine, not the job,
+        # could not judge that night. Such a pair is run once more, as a second night would be; a
+        # job that cannot fire fails both.
+        for attempt in range(2):
+            with tempdir() as d:
+                smoke = write_json(os.path.join(d, "smoke.json"),
+                                   {**shipped, "sweep": {**shipped["sweep"], "seq": [512, 768]}})
+                p, verdicts = self.night_pair(d, smoke)
+            if attempt == 0 and p.returncode == 0 and verdicts and all(v == "NOISY" for v in verdicts):
+                print(f"smoke nightly: every one of {len(verdicts)} verdicts NOISY (the machine's spread); once more")
+                continue
+            break
+        self.assertEqual(p.returncode, 1, p.stdout[-3000:] + p.stderr[-3000:])
+        self.assertIn("REGRESSION", p.stderr)
+        self.assertNotIn("UNDERPOWERED", verdicts)  # 8 repeats can always reach alpha
+        self.assertNotIn("FASTER", verdicts)
+        self.assertNotIn("SAME", verdicts)
+        # Configurations whose own samples spread by more than the planted step are rightly NOISY;
+        # the rest are SLOWER, and one is enough to fail the night.
+        self.assertGreaterEqual(verdicts.count("SLOWER"), 1, verdicts)
+        print(f"smoke nightly: planted +50% flagged SLOWER in {verdicts.count('SLOWER')} of {len(verdicts)}")
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
