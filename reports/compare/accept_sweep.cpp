@@ -58,8 +58,9 @@ std::string values_text(const std::vector<json>& values) {
 }  // namespace
 }  // namespace accept_sweep
 
-void check_results_ran_sweep(const ResultsFile& results, const std::vector<json>& sweep,
+void check_results_ran_sweep(const ResultsFile& results, const std::vector<nlohmann::json>& sweep,
                              const std::string& profile_path) {
+  using nlohmann::json;
   std::set<std::string> ids;
   std::map<std::string, std::vector<json>> values;  // id field -> the sweep's values of it
   for (const json& c : sweep) {

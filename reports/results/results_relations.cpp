@@ -212,7 +212,7 @@ void check_ranks(const json& run, const std::string& rp, const std::string& sour
 }  // namespace
 }  // namespace relations
 
-void check_record_relations(const json& run, const std::string& run_path, const std::string& source) {
+void check_record_relations(const nlohmann::json& run, const std::string& run_path, const std::string& source) {
   const bool ran = run.at("status") == "ok";
   relations::check_phase(run, run_path, source);
   relations::check_exchange(run, run_path, ran, source);
