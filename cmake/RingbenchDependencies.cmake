@@ -31,6 +31,15 @@ if(RINGBENCH_ENABLE_CUDA)
     ringbench_cuda_gate("${CUDAToolkit_VERSION}" "${CUDAToolkit_BIN_DIR}" RINGBENCH_HAVE_CUDA RINGBENCH_CUDA_SUMMARY)
     if(NOT RINGBENCH_HAVE_CUDA)
       message(STATUS "ringbench: building without the CUDA backend: ${RINGBENCH_CUDA_SUMMARY}")
+    else()
+      # The CUDA runtime host code calls: libcudart, or the emulated device (emu/) for an executable
+      # whose RINGBENCH_EMULATED_DEVICE property is set (ringbench-emu, the `emulated` tests). The
+      # property is read on the executable being linked, so one set of objects serves both.
+      add_library(ringbench_cuda_runtime INTERFACE)
+      add_library(ringbench::cuda_runtime ALIAS ringbench_cuda_runtime)
+      target_include_directories(ringbench_cuda_runtime SYSTEM INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
+      target_link_libraries(ringbench_cuda_runtime INTERFACE
+        "$<IF:$<BOOL:$<TARGET_PROPERTY:RINGBENCH_EMULATED_DEVICE>>,ringbench_emu_runtime,CUDA::cudart>")
     endif()
   else()
     set(RINGBENCH_CUDA_SUMMARY "OFF (nvcc not found)")
@@ -231,7 +240,7 @@ else()
                                                                    ${RINGBENCH_CUDNN_INCLUDE})
       target_compile_definitions(ringbench_cudnn INTERFACE RINGBENCH_HAVE_CUDNN NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING)
       # No libcudnn here (see above): kernels/ adds the loader, ringbench_cudnn_library, which opens it.
-      target_link_libraries(ringbench_cudnn INTERFACE CUDA::cudart ${CMAKE_DL_LIBS})
+      target_link_libraries(ringbench_cudnn INTERFACE ringbench::cuda_runtime ${CMAKE_DL_LIBS})
       add_library(ringbench::cudnn ALIAS ringbench_cudnn)
       message(STATUS "ringbench: cuDNN ${RINGBENCH_CUDNN_VERSION} headers at ${RINGBENCH_CUDNN_INCLUDE}, library "
                      "${RINGBENCH_CUDNN_LIBRARY} (opened at run time); frontend ${_fe_version} at "

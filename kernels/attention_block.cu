@@ -10,11 +10,7 @@
 #include <atomic>
 #include <cassert>
 #include <cmath>
-#include <limits>
 
-#include <string>
-
-#include "common/error.hpp"
 #include "kernels/cuda_check.hpp"
 #include "kernels/ptx_primitives.cuh"
 
@@ -264,40 +260,9 @@ void launch(const AttentionBlockParams& p, cudaStream_t stream) {
 
 }  // namespace
 
-DeviceAttentionWork::DeviceAttentionWork(std::span<const BlockPair> step_pairs, std::int64_t sq, std::int64_t sk,
-                                         bool causal)
-    : DeviceAttentionWork(step_pairs, tiling::plan_attention_work(step_pairs, sq, sk, causal), sq, causal) {}
-
-DeviceAttentionWork::DeviceAttentionWork(std::span<const BlockPair> step_pairs, const tiling::AttentionWork& w,
-                                         std::int64_t sq, bool causal) {
-  const std::string problem = tiling::check_attention_work(w, step_pairs, sq, causal);
-  if (!problem.empty()) throw Error("attention_block (cuda): bad tiling: " + problem);
-  pairs_ = DeviceBuffer<BlockPair>(step_pairs);
-  tiles_ = DeviceBuffer<tiling::TileWork>(std::span<const tiling::TileWork>(w.tiles));
-  index_ = DeviceBuffer<std::int32_t>(std::span<const std::int32_t>(w.pair_index));
-  key_tiles_ = w.key_tiles;
-}
-
-void DeviceAttentionWork::bind(AttentionBlockParams& p) const {
-  p.pairs = pairs();
-  p.tiles = tiles();
-  p.pair_index = pair_index();
-  p.num_tiles = num_tiles();
-  p.pair_refs = pair_refs();
-}
-
 void attention_block(const AttentionBlockParams& p, cudaStream_t stream) {
-  if (p.hq <= 0 || p.hkv <= 0 || p.hq % p.hkv != 0 || (p.d != 64 && p.d != 128))
-    throw Error("attention_block (cuda): bad heads Hq=" + std::to_string(p.hq) + " Hkv=" + std::to_string(p.hkv) +
-                " D=" + std::to_string(p.d) + " (D must be 64 or 128)");
+  check_attention_launch(p);  // kernels/attention_block_work.cpp
   if (p.num_tiles == 0) return;
-  const tiling::LaunchBinding b{p.q != nullptr,   p.k != nullptr,     p.v != nullptr,     p.o != nullptr,
-                                p.lse != nullptr, p.tiles != nullptr, p.pairs != nullptr, p.pair_index != nullptr,
-                                p.num_tiles,      p.pair_refs};
-  if (const char* why = tiling::launch_refusal(b)) throw Error(std::string("attention_block (cuda): ") + why);
-  if (p.num_tiles * p.hq > std::numeric_limits<int>::max())
-    throw Error("attention_block (cuda): " + std::to_string(p.num_tiles) + " tiles x " + std::to_string(p.hq) +
-                " heads exceed one grid");
   if (p.d == 64)
     launch<64>(p, stream);
   else

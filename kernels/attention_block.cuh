@@ -74,6 +74,11 @@ constexpr std::size_t attention_smem_bytes(int d) {
 static_assert(attention_smem_bytes(128) <= 227 * 1024, "attention kernel at D = 128: more shared memory than sm_90");
 static_assert(attention_smem_bytes(64) <= 227 * 1024, "attention kernel at D = 64: more shared memory than sm_90");
 
+// The launch's preconditions (kernels/attention_block_work.cpp, host code shared with the emulated
+// device's launcher): throws rb::Error for bad heads or D, and, once there are tiles, for a binding
+// tiling::launch_refusal refuses or more CTAs than one grid holds. A launch with no tiles passes.
+void check_attention_launch(const AttentionBlockParams& p);
+
 // Enqueues the kernel on `stream` (capturable). Throws rb::Error on bad params (the host-side
 // contract of tiling::launch_refusal) and rb::ApiError when the launch fails. A launch with no tiles
 // enqueues nothing.

@@ -25,8 +25,7 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 void fill_inputs(__nv_bfloat16* out, const SegmentList& segs, const ref::FillParams& p, cudaStream_t stream) {
-  if (p.round_as != DType::bfloat16) throw Error("fill_inputs (cuda): the device buffers hold bfloat16");
-  if (p.heads <= 0 || p.head_dim <= 0) throw Error("fill_inputs (cuda): heads and head_dim must be positive");
+  check_fill_launch(p);
   std::int64_t row = 0;
   for (const auto& s : segs) {
     const std::int64_t n = s.count * p.heads * p.head_dim;

@@ -29,6 +29,10 @@ RB_HD constexpr FillIndex fill_index(std::int64_t e, int heads, int head_dim) {
 
 // Fills out, laid out (rows, H, D) with rows in the order of segs' positions (one launch per
 // segment). p.round_as must be bfloat16. Enqueued on `stream`; throws on bad params.
+// The launch's preconditions (kernels/launch_checks.cpp, shared with the emulated device's launcher):
+// throws rb::Error naming the one broken.
+void check_fill_launch(const ref::FillParams& p);
+
 void fill_inputs(__nv_bfloat16* out, const SegmentList& segs, const ref::FillParams& p, cudaStream_t stream);
 
 }  // namespace rb::kernels

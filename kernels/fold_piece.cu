@@ -70,16 +70,8 @@ __global__ void __launch_bounds__(kThreads) fold_piece_kernel(const FoldPiecePar
 }  // namespace
 
 void fold_piece(const FoldPieceParams& p, cudaStream_t stream) {
-  if (p.d <= 0 || p.d % 4 != 0 || p.hq <= 0 || p.rows < 0 || p.row0 < 0)
-    throw Error("fold_piece (cuda): d = " + std::to_string(p.d) + " must be a positive multiple of 4, hq = " +
-                std::to_string(p.hq) + ", rows from " + std::to_string(p.row0) + " (" + std::to_string(p.rows) + ")");
-  if (p.o_acc == nullptr || p.lse_acc == nullptr) throw Error("fold_piece (cuda): null accumulators");
-  if (p.mode != FoldMode::clear && (p.o_piece == nullptr || p.lse_piece == nullptr))
-    throw Error("fold_piece (cuda): null piece");
+  if (!check_fold_launch(p)) return;
   const std::int64_t lines = p.rows * p.hq;
-  if (lines == 0) return;
-  if (reinterpret_cast<std::uintptr_t>(p.o_acc) % 16 != 0 || reinterpret_cast<std::uintptr_t>(p.o_piece) % 8 != 0)
-    throw Error("fold_piece (cuda): O buffers must be 16-byte (fp32) and 8-byte (bf16) aligned");
   const int lanes = merge_lanes_per_line(p.d);
   const unsigned blocks = merge_blocks(lines, lanes);
   fold_piece_kernel<<<blocks, kThreads, 0, stream>>>(p, lanes);

@@ -26,6 +26,10 @@ struct FoldPieceParams {
 
 // Enqueues the fold on `stream` (capturable). Throws rb::Error for d % 4 != 0, a negative range,
 // null buffers the mode reads, or O rows that are not 8-byte aligned.
+// The launch's preconditions (kernels/launch_checks.cpp, shared with the emulated device's launcher):
+// throws rb::Error naming the one broken; false when there is nothing to do (no rows).
+bool check_fold_launch(const FoldPieceParams& p);
+
 void fold_piece(const FoldPieceParams& p, cudaStream_t stream);
 
 }  // namespace rb::kernels

@@ -58,13 +58,8 @@ __global__ void __launch_bounds__(kThreads) merge_partials_kernel(const MergePar
 }  // namespace
 
 void merge_partials(const MergeParams& p, cudaStream_t stream) {
-  if (p.d <= 0 || p.d % 4 != 0 || p.hq <= 0 || p.rows < 0)
-    throw Error("merge_partials (cuda): d = " + std::to_string(p.d) +
-                " must be a positive multiple of 4, hq = " + std::to_string(p.hq));
+  if (!check_merge_launch(p)) return;
   const std::int64_t lines = p.rows * p.hq;
-  if (lines == 0) return;
-  if (reinterpret_cast<std::uintptr_t>(p.o_acc) % 16 != 0 || reinterpret_cast<std::uintptr_t>(p.o_part) % 16 != 0)
-    throw Error("merge_partials (cuda): O buffers must be 16-byte aligned");
   const int lanes = merge_lanes_per_line(p.d);
   const unsigned blocks = merge_blocks(lines, lanes);
   merge_partials_kernel<<<blocks, kThreads, 0, stream>>>(p, lanes);

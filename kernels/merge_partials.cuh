@@ -40,6 +40,10 @@ inline unsigned merge_blocks(std::int64_t lines, int lanes) {
 }
 
 // Enqueues the merge on `stream` (capturable). Throws rb::Error for d % 4 != 0 or misaligned rows.
+// The launch's preconditions (kernels/launch_checks.cpp, shared with the emulated device's launcher):
+// throws rb::Error naming the one broken; false when there is nothing to do (no rows).
+bool check_merge_launch(const MergeParams& p);
+
 void merge_partials(const MergeParams& p, cudaStream_t stream);
 
 }  // namespace rb::kernels

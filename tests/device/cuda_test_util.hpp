@@ -8,6 +8,8 @@
 
 #include <vector>
 
+#include "kernels/device_kind.hpp"
+
 namespace rb::test {
 
 // GTEST_SKIP() in the calling test when cudaGetDeviceCount fails or finds no device.
@@ -19,6 +21,14 @@ namespace rb::test {
       cudaGetLastError(); /* clear the sticky-free error so later calls start clean */             \
       GTEST_SKIP() << "no CUDA device (" << cudaGetErrorName(rb_e_) << ", count " << rb_n_ << ")"; \
     }                                                                                              \
+  } while (0)
+
+// GTEST_SKIP() where the test measures what only a GPU has (a kernel's speed, the SM clock) and
+// this binary runs on the emulated device (docs/emulated-device.md: what the emulator cannot show).
+#define RB_SKIP_ON_EMULATED_DEVICE(what)                                                            \
+  do {                                                                                              \
+    if (::rb::kernels::device_is_emulated())                                                        \
+      GTEST_SKIP() << "the emulated device cannot show " << (what) << " (docs/emulated-device.md)"; \
   } while (0)
 
 inline std::vector<__nv_bfloat16> to_bf16(const std::vector<double>& x) {

@@ -259,6 +259,7 @@ TEST(KernelsCuda, StampedCopyMatchesTwinAndStampsItsWindow) {
 // span (events) up to the timer's steps and the launch latency inside the events.
 TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
   RB_SKIP_WITHOUT_GPU();
+  RB_SKIP_ON_EMULATED_DEVICE("a copy's speed");
   const std::int64_t bytes = std::int64_t{256} << 20;  // ~65 us at 4 TB/s of copy bandwidth
   DeviceBuffer<unsigned char> src(static_cast<std::size_t>(bytes)), dst(static_cast<std::size_t>(bytes));
   DeviceBuffer<ExecStamp> stamp(1);
@@ -296,6 +297,7 @@ TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
 // power management allow (an idle H200 was seen at 345 MHz, a busy one at 1980).
 TEST(KernelsCuda, ClockProbeReadsTheSmClock) {
   RB_SKIP_WITHOUT_GPU();
+  RB_SKIP_ON_EMULATED_DEVICE("the SM clock");
   int khz = 0, sms = 0;
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
   RB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
