@@ -69,6 +69,7 @@ int run_accept(const AcceptFlags& f) {
     interrupted_by = res.interrupted_by;
   }
   const auto results = reports::read_results(results_path);
+  reports::refuse_emulated_timings(results, "accept");
   // The checks mean something over the profile's configurations only: --results of another sweep is
   // refused, naming the first difference (a sweep that did not finish is a subset, INCOMPLETE below).
   if (!f.results.empty()) {

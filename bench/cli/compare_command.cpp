@@ -49,6 +49,8 @@ int run_compare(const CompareFlags& f) {
   }
   const auto base = reports::read_results(f.base);
   const auto neu = reports::read_results(f.neu);
+  reports::refuse_emulated_timings(base, "compare");
+  reports::refuse_emulated_timings(neu, "compare");
   for (const auto& n : base.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   for (const auto& n : neu.notes) print_quietly(stderr, fmt::format("ringbench: note: {}\n", n));
   auto cmp = reports::compare_results(base, neu, opts);

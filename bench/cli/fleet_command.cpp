@@ -45,6 +45,7 @@ int run_fleet(const FleetFlags& f) {
   std::vector<reports::ResultsFile> files;
   for (const auto& p : reports::fleet_inputs(f.paths)) {
     files.push_back(reports::read_results(p));
+    reports::refuse_emulated_timings(files.back(), "fleet");
     for (const auto& n : files.back().notes) print_quietly(stderr, fmt::format("ringbench: note: {}: {}\n", p, n));
   }
   const reports::FleetReport rep = reports::judge_fleet(files, f.options);

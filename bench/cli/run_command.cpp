@@ -33,9 +33,21 @@
 #include "reports/compare/error_rate.hpp"
 #include "reports/results/results_writer.hpp"
 #include "ring/cuda/cuda_options.hpp"
+#ifdef RINGBENCH_HAVE_CUDA
+#include "kernels/device_kind.hpp"
+#endif
 
 namespace rb::bench {
 namespace {
+
+// Whether this binary's cuda backend is the emulated device (ringbench-emu).
+bool emulated_device() {
+#ifdef RINGBENCH_HAVE_CUDA
+  return kernels::device_is_emulated();
+#else
+  return false;
+#endif
+}
 
 // One typed item: text written as a number goes through the strict reader (a value too large or
 // too small for a double is refused here) and a whole number within int64 becomes a JSON integer
@@ -310,6 +322,10 @@ int run(const RunFlags& f) {
     return kExitOk;
   }
   if (opts.pace_fd >= 0) check_pace_fd(opts.pace_fd);
+  if (is_primary() && emulated_device())
+    print_quietly(stderr,
+                  "ringbench: the cuda backend runs on the emulated device (ringbench-emu): correctness is "
+                  "checked; times are the host's, not a GPU's (docs/emulated-device.md)\n");
   const SweepOutcome res = run_sweep(spec, opts);
   // A sweep its A/B driver stopped did not measure what it was asked to: not a clean exit.
   const bool paced_stop = !res.stopped.empty() && !res.interrupted_by && !res.fatal;
@@ -322,7 +338,8 @@ int run(const RunFlags& f) {
                           : paced_stop       ? fmt::format(" ({})", res.stopped)
                                              : "";
   rb::print_quietly(stderr,
-                    fmt::format("ringbench: {} ok, {} failed, {} skipped{}\n", res.ok, res.failed, res.skipped, why));
+                    fmt::format("ringbench: {} ok, {} failed, {} skipped{}{}\n", res.ok, res.failed, res.skipped, why,
+                                emulated_device() ? " (emulated device: times are the host's)" : ""));
   if (!res.report_html.empty())
     print_quietly(stdout, fmt::format("report: {}\n", std::filesystem::absolute(res.report_html).string()));
   print_quietly(stdout, fmt::format("results: {}\n", std::filesystem::absolute(res.results_json).string()));

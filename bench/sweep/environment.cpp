@@ -8,6 +8,9 @@
 #include <unistd.h>
 
 #include "bench/sweep/gpu_state.hpp"
+#ifdef RINGBENCH_HAVE_CUDA
+#include "kernels/device_kind.hpp"
+#endif
 #include "ring/library_versions.hpp"
 
 #ifndef RINGBENCH_BUILD_TYPE
@@ -54,14 +57,15 @@ nlohmann::json tool_info(const std::vector<std::string>& argv) {
     if (!cmd.empty()) cmd.push_back(' ');
     cmd.append(shell_word(a));
   }
-  return {{"name", "ringbench"}, {"version", RINGBENCH_VERSION},       {"git_sha", tool_git_sha()},
-          {"command_line", cmd}, {"build_type", RINGBENCH_BUILD_TYPE},
+  nlohmann::json tool{{"name", "ringbench"}, {"version", RINGBENCH_VERSION},       {"git_sha", tool_git_sha()},
+                      {"command_line", cmd}, {"build_type", RINGBENCH_BUILD_TYPE}, {"cuda_build", false}};
 #ifdef RINGBENCH_HAVE_CUDA
-          {"cuda_build", true}
-#else
-          {"cuda_build", false}
+  tool["cuda_build"] = true;
+  // What the cuda backend ran on (2.14.0): the GPU, or ringbench-emu's emulated device, whose
+  // timings are the host's and which compare, accept and fleet refuse.
+  tool["device"] = std::string(kernels::device_kind());
 #endif
-  };
+  return tool;
 }
 
 std::int64_t available_memory_bytes() {

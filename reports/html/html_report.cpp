@@ -122,6 +122,11 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
   html += "<title>" + html_escape(title) + "</title><style>" + kStyle + "</style></head><body>";
   html += "<header><h1 id=\"title\">" + html_escape(title) + "</h1>";
   if (const std::string d = scalar(profile, "description"); !d.empty()) html += "<p>" + html_escape(d) + "</p>";
+  if (emulated_timings(results))
+    html +=
+        "<p class=\"failed\" id=\"emulated\">Emulated device (ringbench-emu): correctness was checked against the "
+        "float64 reference; every time here is the host's running the kernels' CPU twins, not a GPU's "
+        "(docs/emulated-device.md).</p>";
   html += fmt::format(
       "<p class=\"counts\" id=\"counts\"><span>{} configurations</span><span class=\"ok\">{} ok</span>"
       "<span class=\"failed\">{} failed</span><span class=\"skipped\">{} skipped</span><span>{} {}, "

@@ -16,6 +16,7 @@ constexpr FieldType kFieldTypes[] = {
     {"/tool/command_line", kString},
     {"/tool/cuda_build", kBoolean},
     {"/tool/build_type", kString},
+    {"/tool/device", kString},
     {"/run_time", kObject},
     {"/run_time/started_utc", kString},
     {"/run_time/finished_utc", kString},

@@ -286,4 +286,18 @@ ResultsFile read_results(const std::filesystem::path& path) {
   return f;
 }
 
+bool emulated_timings(const ResultsFile& f) {
+  const auto tool = f.doc.find("tool");
+  if (tool == f.doc.end() || !tool->is_object()) return false;
+  const auto device = tool->find("device");
+  return device != tool->end() && device->is_string() && device->get<std::string>() == "emulated";
+}
+
+void refuse_emulated_timings(const ResultsFile& f, std::string_view command) {
+  if (!emulated_timings(f)) return;
+  throw InputError(f.path.string() + ": /tool/device", "\"emulated\"",
+                   fmt::format("ringbench-emu's timings are the host's, not a GPU's: `{}` does not judge them",
+                               command));
+}
+
 }  // namespace rb::reports

@@ -61,6 +61,13 @@ struct FieldType {
 // read through nlohmann's typed accessors, which throw the library's own error at a wrong type.
 std::span<const FieldType> results_field_types();
 
+// Whether the file was measured on the emulated device (tool.device "emulated", 2.14.0:
+// ringbench-emu, docs/emulated-device.md), whose timings are the host's, not a GPU's.
+bool emulated_timings(const ResultsFile& f);
+// Throws InputError (exit 2) for such a file: `command` (compare, accept, fleet) judges timings,
+// and these are no GPU's.
+void refuse_emulated_timings(const ResultsFile& f, std::string_view command);
+
 // Parses "MAJOR.MINOR.PATCH"; false when malformed.
 bool parse_semver(const std::string& s, int& major, int& minor, int& patch);
 

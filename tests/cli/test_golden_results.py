@@ -111,7 +111,8 @@ def mask_results(doc):
     """A results document with every field that derives from a measured time or from the machine
     replaced by a placeholder, keeping each key (so a field added, dropped or renamed still shows):
     - tool.version, tool.git_sha, tool.cuda_build, tool.build_type: the build that ran, not what it
-      measured; run_time: when it ran
+      measured (tool.device, which only a CUDA build writes, is dropped: these sweeps run the cpu
+      backend, and a build without CUDA must match the same files); run_time: when it ran
       (tool.command_line stays: the sweeps run in their own folder with relative paths);
     - host: the machine (name, CPU, GPUs, libraries and their paths);
     - per run: timing, metrics, model, timeline, sm_clock, cupti and gpu_state as mask_record says.
@@ -123,6 +124,7 @@ def mask_results(doc):
     for k in ("version", "git_sha", "cuda_build", "build_type"):
         if k in doc.get("tool", {}):
             doc["tool"][k] = BUILD
+    doc.get("tool", {}).pop("device", None)
     if "run_time" in doc:
         doc["run_time"] = {k: MEASURED for k in doc["run_time"]}
     if "host" in doc:
