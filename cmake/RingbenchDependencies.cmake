@@ -55,7 +55,9 @@ if(RINGBENCH_HAVE_CUDA AND RINGBENCH_ENABLE_NCCL)
   if(RINGBENCH_NCCL_INCLUDE AND RINGBENCH_NCCL_LIBRARY)
     add_library(ringbench_nccl INTERFACE)
     target_include_directories(ringbench_nccl INTERFACE ${RINGBENCH_NCCL_INCLUDE})
-    target_link_libraries(ringbench_nccl INTERFACE ${RINGBENCH_NCCL_LIBRARY})
+    # libnccl, or on the emulated device its NCCL over MPI (emu/nccl/, which adds itself here).
+    target_link_libraries(ringbench_nccl INTERFACE
+      "$<$<NOT:$<BOOL:$<TARGET_PROPERTY:RINGBENCH_EMULATED_DEVICE>>>:${RINGBENCH_NCCL_LIBRARY}>")
     add_library(ringbench::nccl ALIAS ringbench_nccl)
     set(RINGBENCH_HAVE_NCCL ON)
   endif()
