@@ -3,7 +3,8 @@
 # needs no test-only package), picks where to run from the GPUs it finds and what the build can do,
 # says what it chose, runs the sweep and prints where the reports and results are.
 #
-#   no GPU (or a build without CUDA)    profiles/smoke.json on the cpu backend
+#   no GPU (or a build without CUDA)    profiles/first-run.json on the cpu backend: the strategies
+#                                       and the backward's designs side by side (docs/profiles.md)
 #   one GPU                             profiles/nightly.json, the local transport: its c ranks are
 #                                       virtual ranks on the one GPU
 #   N GPUs, NCCL transport and mpirun   profiles/nightly.json once per c <= N of its sweep, as
@@ -118,7 +119,7 @@ if [ "$gpus" -gt 0 ] && ! has cuda; then
   gpus=0
 fi
 if [ "$gpus" -eq 0 ]; then
-  profile="${profile:-profiles/smoke.json}"
+  profile="${profile:-profiles/first-run.json}"
   choice="no GPU: $profile as written (the cpu backend)"
   commands+=("$(printf '%q ' "$bin" run "$profile" --out "$out")")
   dirs+=("$out")

@@ -79,6 +79,12 @@ fi
 stage "build ($preset)"
 act cmake --preset "$preset"
 act cmake --build --preset "$preset"
+if [ "$preset" = ci ]; then
+  # Every build here is a unity build: a file that compiles only inside its batch would break the
+  # day a new file shifts the batches. The files changed since the previous landing
+  # (.ci/alone-base) are compiled alone, with their targets' flags (scripts/check_alone.py).
+  act python3 scripts/check_alone.py build/ci
+fi
 stage "tests ($preset)"
 act ctest --preset "$preset"
 if [ "$preset" = ci ]; then
@@ -93,7 +99,7 @@ if [ "$preset" = ci ]; then
   # the compare, trend and ab code it drives runs here through their own tests). The peer
   # comparisons (HTA over our traces, asv over our histories) check figures against another tool's,
   # as the Google Benchmark one does: 109 CPU-seconds under ASan, for code whose own tests run here.
-  # The four browser tests (`_chromium`) time Chromium rendering a page; the C++ that writes the
+  # The browser tests (`_chromium`) time Chromium rendering a page; the C++ that writes the
   # page runs here through the report, trend and fleet tests. Under RINGBENCH_SANITIZED a few Python
   # tests run less, each saying why beside it: measured figures or memory bounds, and repeated draws
   # of data through one path (docs/performance.md).

@@ -53,7 +53,9 @@ cudaError_t launch(cudaStream_t stream, std::string name, std::vector<Access> ac
 //   "capture"         an allocation, free, synchronous copy, synchronize or event query during a
 //                     capture; a forked stream not joined before cudaStreamEndCapture; a wait on an
 //                     event never recorded in that capture;
-//   "handle"          a destroyed or unknown stream, event or graph.
+//   "handle"          a destroyed or unknown stream, event or graph;
+//   "kernel"          a kernel's twin threw (an index outside its buffers): every later call fails,
+//                     as after a faulting kernel.
 struct Violation {
   std::string rule;    // one of the names above
   std::string call;    // the runtime call or kernel, e.g. "cudaMemcpyAsync" or "attention_block"

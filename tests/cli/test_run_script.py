@@ -39,8 +39,8 @@ class RunScript(unittest.TestCase):
     def test_no_gpu_runs_the_smoke_profile_on_the_cpu(self):
         p = run_script("--dry-run", "out/x", gpus=0)
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("no GPU: profiles/smoke.json", p.stderr)
-        self.assertRegex(p.stderr, r"ringbench run profiles/smoke.json --out out/x")
+        self.assertIn("no GPU: profiles/first-run.json", p.stderr)
+        self.assertRegex(p.stderr, r"ringbench run profiles/first-run.json --out out/x")
 
     def test_one_gpu_runs_the_nightly_profile_on_the_local_transport(self):
         # The nightly profile says nccl; without a launcher that was exit 2 on the first H200.
@@ -75,7 +75,7 @@ class RunScript(unittest.TestCase):
             p = run_script("--dry-run", gpus=8, binary=stand_in(d, "cpu mpi"))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("8 GPU(s) found, but this build has no CUDA backend", p.stderr)
-        self.assertIn("run profiles/smoke.json", p.stderr)
+        self.assertIn("run profiles/first-run.json", p.stderr)
 
     def test_a_smaller_profile_can_be_passed(self):
         for args, env_profile in ((["--profile", "profiles/gpu-short.json"], None),
