@@ -29,6 +29,7 @@
 #include "ring/transport/mpi_world.hpp"
 #endif
 #ifdef RINGBENCH_HAVE_CUDA
+#include "kernels/device_kind.hpp"
 #include "ring/cuda/cudnn_graph_cache.hpp"
 #endif
 
@@ -152,6 +153,12 @@ int main(int argc, char** argv) {
     std::string text = std::string("ringbench " RINGBENCH_VERSION "\ngit: ") + rb::bench::tool_git_sha() +
                        "\nbuilt with:" + kBuildFeatures;
     if (const std::string cudnn = rb::ring::cudnn_library_status(); !cudnn.empty()) text += "\ncudnn library: " + cudnn;
+#ifdef RINGBENCH_HAVE_CUDA
+    if (rb::kernels::device_is_emulated())
+      text +=
+          "\ndevice: emulated (ringbench-emu): the cuda backend runs on the CPU, its times are the host's "
+          "(docs/emulated-device.md)";
+#endif
     return text;
   });
   rb::bench::CommandAction action;

@@ -104,6 +104,11 @@ class RingbenchEmu(unittest.TestCase):
         with open(os.path.join(out, "report.html")) as f:
             self.assertIn('id="emulated"', f.read())
 
+    def test_version_says_emulated(self):
+        p = emu("--version")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("device: emulated", p.stdout)
+
     def test_compare_accept_and_fleet_refuse_emulated_times(self):
         _, out = self.runs[("ringbench", "graph")]
         results = os.path.join(out, "results.json")
