@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -271,6 +272,25 @@ TEST_F(EmuRules, ADestroyedEventOrGraphExecBreaksTheHandleRule) {
   (void)cudaGetLastError();
   all = violations();
   EXPECT_NE(rules_find(all, "handle", "cudaGraphLaunch"), nullptr) << rules_report();
+}
+
+// A kernel whose twin throws (an index outside its buffers) is a faulting kernel: the wait that
+// runs it reports the launch failure, every later call fails as in a lost context, and the rule
+// names the kernel; clear_violations() (a test's fresh start) recovers.
+TEST_F(EmuRules, AKernelThatThrowsBreaksTheKernelRuleAndLosesTheContext) {
+  ASSERT_EQ(launch(s_, "faulting_kernel", {writes(buf_, 8)}, [] { throw std::out_of_range("row 9 of 8"); }),
+            cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(s_), cudaErrorLaunchFailure);
+  const auto all = violations();
+  const Violation* v = rules_find(all, "kernel", "faulting_kernel");
+  ASSERT_NE(v, nullptr) << rules_report();
+  EXPECT_NE(v->detail.find("row 9 of 8"), std::string::npos) << v->text();
+  EXPECT_EQ(launch(s_, "after", {writes(buf_, 8)}, [] {}), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+  clear_violations();
+  (void)cudaGetLastError();
+  EXPECT_EQ(launch(s_, "after", {writes(buf_, 8)}, [] {}), cudaSuccess);
+  EXPECT_EQ(cudaStreamSynchronize(s_), cudaSuccess);
 }
 
 }  // namespace
