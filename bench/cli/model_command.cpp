@@ -47,7 +47,7 @@ struct ModelFlags {
   std::string phase = "fwd";
   std::string documents = "none";
   std::uint64_t seed = 1;
-  bool no_flash = false, non_causal = false, no_simulate = false, json = false;
+  bool no_flash = false, no_causal = false, no_simulate = false, json = false;
 };
 
 constexpr std::int64_t kMaxInt = INT32_MAX;
@@ -81,7 +81,7 @@ ModelRequest request_from(const ModelFlags& f) {
   in.micro_batch = f.micro_batch;
   in.memory_row = model::parse_memory_row(f.memory_row, "--memory-row");
   in.flash_attention = !f.no_flash;
-  in.causal = !f.non_causal;
+  in.causal = !f.no_causal;
   in.device = model::parse_device(f.peak, "--peak");
   in.efficiency = f.efficiency;
   in.link = model::parse_link(f.link, "--link");
@@ -351,7 +351,8 @@ void add_model_command(CLI::App& app, CommandAction& action) {
                    "Seed the document generators draw with (as run's --seed)")
       ->capture_default_str();
   cmd->add_flag("--no-flash", f->no_flash, "Count the attention score matrices (no FlashAttention)");
-  cmd->add_flag("--non-causal", f->non_causal, "Full (non-causal) attention");
+  // --no-causal first, as run and the docs spell it; --non-causal, model's own before, still works.
+  cmd->add_flag("--no-causal,--non-causal", f->no_causal, "Full (non-causal) attention");
   cmd->add_flag("--no-simulate", f->no_simulate, "Skip the ring simulation");
   cmd->add_flag("--json", f->json, "Write the report as JSON on stdout");
   cmd->callback([f, cmd, &action] {

@@ -88,7 +88,8 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   axis("--kv-heads", "Key/value heads Hkv (Hq % Hkv == 0)");
   axis("--head-dim", "Head dimension D");
   auto* causal = agree_on(sub->add_flag("--causal", f->causal, "Causal attention (the default)"), Agreement::none);
-  agree_on(sub->add_flag("--no-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal),
+  // --non-causal was model's spelling and --no-causal run's; each refused the other's, so both take both.
+  agree_on(sub->add_flag("--no-causal,--non-causal", f->no_causal, "Full (non-causal) attention")->excludes(causal),
            Agreement::none);
   axis("--dtype", "float64, float32 (cpu) or bfloat16 (cuda)");
   axis("--backend", "cpu or cuda");

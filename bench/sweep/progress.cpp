@@ -54,8 +54,13 @@ std::optional<double> largest_error(const reports::RunRecord& rec) {
 
 int digits(std::int64_t n) { return static_cast<int>(fmt::formatted_size("{}", n)); }
 
-// The figure cells of a record, in the order of the columns after the status.
-std::vector<std::string> figure_cells(const reports::RunRecord& rec) {
+// A rate kept in TFLOP/s, in `unit`, or nullopt.
+std::optional<double> rate_in(FlopsUnit unit, std::optional<double> tflops) {
+  return tflops ? std::optional<double>(unit.of_tflops(*tflops)) : std::nullopt;
+}
+
+// The figure cells of a record, in the order of the columns after the status; its rate in `unit`.
+std::vector<std::string> figure_cells(const reports::RunRecord& rec, FlopsUnit unit) {
   const reports::RecordTiming& t = rec.timing;
   const reports::RecordMetrics& m = rec.metrics;
   const bool comm = m.present && !m.comm_basis.empty();
@@ -65,7 +70,7 @@ std::vector<std::string> figure_cells(const reports::RunRecord& rec) {
   const std::optional<double> err = largest_error(rec);
   return {num(t.median_ms, "{:.3f}"),
           t.noise_pct && t.count && *t.count >= 2 ? fmt::format("±{:.1f}%", *t.noise_pct) : "-",
-          num(m.attention_tflops, "{:.3f}"),
+          num(rate_in(unit, m.attention_tflops), "{:.3f}"),
           comm ? num(m.exposed_comm_ms, "{:.3f}") : "-",
           comm ? num(exposed_pct, "{:.1f}%") : "-",
           comm && m.overlap_fraction ? fmt::format("{:.1f}%", *m.overlap_fraction * 100.0) : "-",
@@ -100,10 +105,11 @@ std::string timing_detail(const reports::RunRecord& rec) {
   std::string parts;  // a pass with a backward: each part's median
   if (t.bwd_median_ms)
     parts = fmt::format("  (fwd {} ms, bwd {:.3f} ms)", num(t.fwd_median_ms, "{:.3f}"), *t.bwd_median_ms);
-  return fmt::format("median {:.3f} ms ±{}%{}  {} TFLOP/s per {} (slowest rank {})  max_err {}", *t.median_ms,
-                     num(t.noise_pct, "{:.1f}"), parts, num(rec.metrics.attention_tflops, "{:.3f}"),
-                     rec.config.backend == "cuda" ? "GPU" : "rank",
-                     num(rec.metrics.attention_tflops_slowest_rank, "{:.3f}"), num(err, "{:.2e}"));
+  const FlopsUnit unit = flops_unit(rec.config.backend);
+  return fmt::format("median {:.3f} ms ±{}%{}  {} {} per {} (slowest rank {})  max_err {}", *t.median_ms,
+                     num(t.noise_pct, "{:.1f}"), parts, num(rate_in(unit, rec.metrics.attention_tflops), "{:.3f}"),
+                     unit.name, rec.config.backend == "cuda" ? "GPU" : "rank",
+                     num(rate_in(unit, rec.metrics.attention_tflops_slowest_rank), "{:.3f}"), num(err, "{:.2e}"));
 }
 
 std::optional<double> visible_change_pct(const reports::RecordTiming& t) {
@@ -111,13 +117,10 @@ std::optional<double> visible_change_pct(const reports::RecordTiming& t) {
   return 2.0 * *t.noise_pct * std::sqrt(2.0 / static_cast<double>(*t.count));
 }
 
-std::string noise_warning(const reports::RunRecord& rec) {
+std::optional<double> hidden_change_pct(const reports::RunRecord& rec) {
   const std::optional<double> visible = visible_change_pct(rec.timing);
-  if (rec.status != RunStatus::ok || !visible || *visible <= kVisibleChangeTargetPct) return "";
-  return fmt::format(
-      "noise ±{:.1f}% over {} samples hides a {:g}% change from compare (the smallest it could see: {:.1f}%); take "
-      "more samples (--repeats, --rounds, --max-noise) or quiet the machine",
-      *rec.timing.noise_pct, *rec.timing.count, kVisibleChangeTargetPct, *visible);
+  if (rec.status != RunStatus::ok || !visible || *visible <= kVisibleChangeTargetPct) return std::nullopt;
+  return visible;
 }
 
 std::string eta_text(double seconds) {
@@ -151,7 +154,7 @@ Progress::Progress(std::vector<std::string> labels, ProgressOptions opts, std::F
               {"status", status_width, false},
               {"median_ms", 10, true},
               {"noise", 8, true},
-              {opts_.per_gpu ? "TFLOP/s/GPU" : "TFLOP/s/rank", 12, true},
+              {fmt::format("{}/{}", opts_.rate_unit.name, opts_.per_gpu ? "GPU" : "rank"), 12, true},
               {"exposed_ms", 10, true},
               {"exposed%", 8, true},
               {"overlap", 7, true},
@@ -255,7 +258,7 @@ void Progress::round(int index, int round, int rounds, const reports::RunRecord&
   }
   if (tty_) {
     // The figures so far, joined into the cells after the status.
-    const std::vector<std::string> cells = figure_cells(rec);
+    const std::vector<std::string> cells = figure_cells(rec, opts_.rate_unit);
     std::string joined;
     for (std::size_t c = 0; c < cells.size() && 4 + c < columns_.size(); ++c)
       joined += (c == 0 ? "" : "  ") + pad(cells[c], columns_[4 + c].width, columns_[4 + c].right);
@@ -292,10 +295,34 @@ void Progress::finish(int index, const std::string& verdict, const reports::RunR
   std::string note = detail;
   if (const std::string timing = timing_detail(rec); note.starts_with(timing)) note.erase(0, timing.size());
   note.erase(0, note.find_first_not_of(' ') == std::string::npos ? note.size() : note.find_first_not_of(' '));
-  print_line(row(index, verdict, figure_cells(rec), note));
-  // A c = 1 alias ("= S=… (c = 1: …)") repeats a row that carries the warning already.
-  if (const std::string warning = noise_warning(rec); !warning.empty() && !note.starts_with("= "))
-    print_line(std::string(columns_[0].width + columns_[1].width + 4, ' ') + "! " + warning);
+  // A c = 1 alias ("= S=… (c = 1: …)") repeats a row that is marked and counted already.
+  const std::optional<double> hidden = note.starts_with("= ") ? std::nullopt : hidden_change_pct(rec);
+  // The mark goes in the row, after its figures; what to do is said once, by end_of_sweep.
+  std::string tail = note;
+  if (hidden) tail = note.empty() ? "noisy" : "noisy  " + note;
+  print_line(row(index, verdict, figure_cells(rec, opts_.rate_unit), tail));
+  if (note.starts_with("= ")) return;
+  ++judged_;
+  if (!hidden) return;
+  ++noisy_;
+  if (!worst_change_ || *hidden > *worst_change_) {
+    worst_change_ = hidden;
+    worst_noise_pct_ = rec.timing.noise_pct.value_or(0.0);
+    worst_count_ = rec.timing.count.value_or(0);
+    worst_index_ = index;
+  }
+}
+
+void Progress::end_of_sweep() {
+  // Said once, with the count, as nccl-tests and NVBench do: a line under every noisy row was a wall
+  // on a loaded machine, and the advice is the same for each.
+  if (out_ == nullptr || opts_.mode == ConsoleMode::quiet || noisy_ == 0 || worst_index_ < 0) return;
+  print_line(fmt::format(
+      "! {} of {} configuration{} {} noisy: the noise hides a {:g}% change from compare. The worst, {}: noise "
+      "±{:.1f}% over {} samples (the smallest change compare could see: {:.1f}%). Take more samples (--repeats, "
+      "--rounds, --max-noise) or quiet the machine",
+      noisy_, judged_, judged_ == 1 ? "" : "s", noisy_ == 1 ? "is" : "are", kVisibleChangeTargetPct,
+      labels_[static_cast<std::size_t>(worst_index_)], worst_noise_pct_, worst_count_, *worst_change_));
 }
 
 }  // namespace rb::bench

@@ -9,6 +9,7 @@
 #include "bench/sweep/environment.hpp"
 #include "common/console.hpp"
 #include "common/error.hpp"
+#include "common/flops_unit.hpp"
 #include "common/utc_time.hpp"
 #include "reports/html/html_report.hpp"
 #include "reports/results/config_json.hpp"
@@ -45,6 +46,8 @@ ProgressOptions progress_options(const std::vector<Config>& configs, const RunOp
   p.rounds = opts.rounds;
   p.interleave = opts.interleave;
   p.per_gpu = !configs.empty() && configs.front().backend == Backend::cuda;
+  // One backend a sweep, so one unit for its rate column, known before its first row.
+  if (!configs.empty()) p.rate_unit = flops_unit(to_string(configs.front().backend));
   return p;
 }
 
@@ -81,6 +84,7 @@ void SweepRecorder::record(std::size_t i, const RecordEntry& entry) {
 
 SweepOutcome SweepRecorder::finish(const std::vector<RunStatus>& ended, const SweepStop& stop, const SweepSpec& spec,
                                    const RunOptions& opts) {
+  progress_.end_of_sweep();  // after the last row, before the count `run` prints
   SweepOutcome outcome;
   outcome.fatal = stop.fatal;
   outcome.interrupted_by = stop.signal;

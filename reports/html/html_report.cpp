@@ -28,7 +28,7 @@ nav a{margin-right:14px}.note{color:var(--muted);margin:4px 0 10px}.missing{back
 .scroll{overflow:auto;max-height:640px;border:1px solid var(--line)}
 .pin{position:sticky;left:0;z-index:1;background:var(--bg);box-shadow:inset -1px 0 0 var(--line)}thead th.pin{z-index:2;background:#f5f7f8}
 .common{margin:4px 0 8px;font-weight:500}.warn{background:#fff3e0;border-left:4px solid #e65100;padding:6px 10px;margin:6px 0;max-width:780px}
-.with-warn{max-width:540px}table.best{margin:0 0 6px}table.best td.best{font-weight:600;color:var(--ok)}tr.shared td{background:#fff8f0}.warn-mark{color:#e65100;cursor:help}.within{color:var(--muted);font-size:12px}
+.with-warn{max-width:540px}table.strat{margin:0 0 6px}table.strat caption{white-space:normal}table.strat tr.win td{background:#e8f5e9;font-weight:600}td.win-mark{color:var(--ok)}td.disagree{color:#e65100;font-weight:600}table.strat td.reason{max-width:340px;color:var(--muted)}table.strat td.st-failed{color:var(--bad)}table.strat td.st-skipped{color:var(--skip)}table.best{margin:0 0 6px}table.best td.best{font-weight:600;color:var(--ok)}tr.shared td{background:#fff8f0}.warn-mark{color:#e65100;cursor:help}.within{color:var(--muted);font-size:12px}
 details.how{margin:0 0 6px}details.how>summary{cursor:pointer;color:var(--muted)}
 table{border-collapse:collapse;font-size:13px}th,td{padding:3px 8px;border-bottom:1px solid #eceff1;text-align:left;white-space:nowrap}
 thead th{position:sticky;top:0;background:#f5f7f8;cursor:default}.js table.sortable thead th{cursor:pointer}
@@ -134,12 +134,15 @@ std::string render_report(const ResultsFile& results, const ReportOptions& opt) 
       runs.size(), ok, failed, skipped, html_escape(scalar(tool, "name")), html_escape(scalar(tool, "version")),
       html_escape(scalar(tool, "git_sha")));
   html +=
-      "<nav><a href=\"#summary\">summary</a><a href=\"#best\">fastest at c</a><a href=\"#failures\">failures</a><a "
+      "<nav><a href=\"#strategies\">strategies</a><a href=\"#summary\">summary</a><a href=\"#best\">fastest at c</a><a "
+      "href=\"#failures\">failures</a><a "
       "href=\"#time-vs-seq\">time vs "
       "S</a><a href=\"#rank-bars\">work per rank</a><a href=\"#overlap\">overlap</a><a "
       "href=\"#timelines\">timelines</a><a href=\"#samples\">samples</a><a href=\"#model\">model</a><a "
       "href=\"#environment\">environment</a></nav>"
       "</header><main>";
+  // First: which strategy and design won here, before the per-configuration detail.
+  html += section_strategies(runs);
   html += section_summary(runs, anchors);
   html += section_best_at_c(runs);
   html += section_failures(runs);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/flops_unit.hpp"
 #include "reports/html/html_text.hpp"
 #include "reports/html/report_sections.hpp"
 
@@ -66,13 +67,20 @@ std::string section_backward(const std::vector<RunView>& runs) {
   for (const RunView& r : runs)
     if (r.record.timing.bwd_median_ms || r.record.config.phase != "fwd") with.push_back(&r);
   if (with.empty()) return "";
+  // One unit for the table's rates, from the runs' backend as on the console (common/flops_unit.hpp): the
+  // cpu backend's read 0.00x in TFLOP/s.
+  const FlopsUnit unit = flops_unit_of(with, [](const RunView* r) { return std::string_view(r->backend); });
+  const auto rate = [&](std::optional<double> tflops) {
+    return format_optional(tflops ? std::optional<double>(unit.of_tflops(*tflops)) : std::nullopt);
+  };
   std::string s =
       "<section id=\"backward\"><h2>Forward and backward</h2><p>Passes that time the backward "
       "(<code>--phase bwd</code> or <code>fwd+bwd</code>): each part's median, its per-GPU rate (the backward "
       "counts 2.5 times the forward's FLOPs), its exposed comm and overlap over its own intervals, and the largest "
       "gradient error against the float64 reference (docs/design.md §3a).</p>"
       "<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>configuration</th><th>dK/dV</th>"
-      "<th>fwd ms</th><th>bwd ms</th><th>bwd / fwd</th><th>fwd TFLOP/s</th><th>bwd TFLOP/s</th>"
+      "<th>fwd ms</th><th>bwd ms</th><th>bwd / fwd</th>" +
+      fmt::format("<th>fwd {0}</th><th>bwd {0}</th>", unit.name) +
       "<th>fwd exposed ms</th><th>bwd exposed ms</th><th>fwd overlap</th><th>bwd overlap</th>"
       "<th>gradient max_err</th></tr></thead><tbody>";
   std::string ranks;
@@ -91,9 +99,9 @@ std::string section_backward(const std::vector<RunView>& runs) {
                      html_escape(rec.config.dkv.empty() ? design : rec.config.dkv));
     s += ms(t.fwd_median_ms) + ms(t.bwd_median_ms) + cell(ratio, ratio ? format_number(*ratio, 3) : "");
     s += cell(part(rec.metrics_fwd, &RecordMetrics::attention_tflops),
-              format_optional(part(rec.metrics_fwd, &RecordMetrics::attention_tflops)));
+              rate(part(rec.metrics_fwd, &RecordMetrics::attention_tflops)));
     s += cell(part(rec.metrics_bwd, &RecordMetrics::attention_tflops),
-              format_optional(part(rec.metrics_bwd, &RecordMetrics::attention_tflops)));
+              rate(part(rec.metrics_bwd, &RecordMetrics::attention_tflops)));
     s += ms(part(rec.metrics_fwd, &RecordMetrics::exposed_comm_ms)) +
          ms(part(rec.metrics_bwd, &RecordMetrics::exposed_comm_ms));
     s += pct(part(rec.metrics_fwd, &RecordMetrics::overlap_fraction)) +

@@ -13,6 +13,11 @@
 
 namespace rb::reports {
 
+// report_strategies.cpp: the page's first section. For each (S, c) and shape, every strategy that ran
+// there (variant, split, dK/dV design, phase) with its measured median, the fastest of each phase
+// marked, and the run's own model prediction beside it, its disagreement beyond the noise in words.
+std::string section_strategies(const std::vector<RunView>& runs);
+
 // report_summary.cpp
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& timeline_anchor);
 

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "common/flops_unit.hpp"
 #include "reports/html/html_text.hpp"
 #include "reports/html/report_sections.hpp"
 
@@ -93,13 +94,19 @@ std::vector<std::string> shown_ids(const std::vector<RunView>& runs) {
 }  // namespace
 
 std::string section_summary(const std::vector<RunView>& runs, const std::vector<std::string>& anchor) {
+  // One unit for the table's rates, from the runs' backend as on the console (common/flops_unit.hpp): the
+  // cpu backend's read 0.00x in TFLOP/s.
+  const FlopsUnit unit = flops_unit_of(runs, [](const RunView& r) { return std::string_view(r.backend); });
+  const std::string rate_heading = fmt::format("{} per GPU", unit.name);
   std::string s =
       "<section id=\"summary\"><h2>Summary</h2><p class=\"note\">One row per configuration. The configuration "
       "column shows the parts of each id that tell the rows apart (hover it for the whole id; it links to the run's "
       "timeline where one is drawn) and stays put while the other columns scroll sideways. Click a heading to sort "
       "(needs JavaScript).</p><details class=\"how\"><summary>What the columns mean</summary><p class=\"note\">"
       "Median time of the timed passes \u00b1 their noise (stdev/mean); error: the check against the float64 "
-      "reference (\u2713 or \u2717, max abs error); TFLOP/s per GPU: the plan's causal FLOPs (docs/design.md "
+      "reference (\u2713 or \u2717, max abs error); " +
+      rate_heading +
+      ": the plan's causal FLOPs (docs/design.md "
       "\u00a73) / the GPUs that ran the ranks at once / pass time, what one device sustains, never the sum over "
       "ranks; slowest rank: the lowest rank's own FLOPs over its attention time. Exposed comm: comm time with no "
       "compute under it, mean over ranks, in ms and as a share of the median pass; overlap from the same measured "
@@ -124,7 +131,7 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
   }
   s += "<div class=\"scroll\" id=\"summary-scroll\"><table id=\"summary-table\" class=\"sortable\"><thead><tr>"
        "<th class=\"pin\">configuration</th>";
-  for (const char* h : {"status", "error", "median ms", "\u00b1 noise", "TFLOP/s per GPU", "exposed comm ms",
+  for (const char* h : {"status", "error", "median ms", "\u00b1 noise", rate_heading.c_str(), "exposed comm ms",
                         "exposed % of pass", "overlap", "imbalance"})
     s += fmt::format("<th>{}</th>", h);
   for (const auto& col : shown) s += fmt::format("<th>{}</th>", col.heading);
@@ -156,7 +163,7 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
       s += "<td class=\"na\" data-v=\"\">\u2014</td>";
     s += num_cell(r.median_ms, r.median_ms ? format_number(*r.median_ms, 4) : "");
     s += num_cell(r.noise_pct, r.noise_pct ? format_number(*r.noise_pct, 2) + "%" : "");
-    s += num_cell(r.tflops, r.tflops ? format_number(*r.tflops, 3) : "");
+    s += num_cell(r.tflops, r.tflops ? format_number(unit.of_tflops(*r.tflops), 3) : "");
     s += num_cell(r.exposed_comm_ms, r.exposed_comm_ms ? format_number(*r.exposed_comm_ms, 3) : "");
     s += num_cell(r.exposed_share, r.exposed_share ? format_percent(*r.exposed_share) : "");
     s += num_cell(r.overlap, r.overlap ? format_percent(*r.overlap) : "");
@@ -166,7 +173,7 @@ std::string section_summary(const std::vector<RunView>& runs, const std::vector<
       s += col.key(r) ? num_cell(col.key(r), text) : cell(text);
     }
     s += num_cell(r.work_imbalance, r.work_imbalance ? format_number(*r.work_imbalance, 3) : "");
-    s += num_cell(r.tflops_slowest, r.tflops_slowest ? format_number(*r.tflops_slowest, 3) : "");
+    s += num_cell(r.tflops_slowest, r.tflops_slowest ? format_number(unit.of_tflops(*r.tflops_slowest), 3) : "");
     const char* dagger = r.comm_basis == "in_flight" || r.comm_basis == "mixed" ? "\u2020" : "";
     s += num_cell(r.comm_ms, r.comm_ms ? format_number(*r.comm_ms, 3) + dagger : "");
     s += num_cell(r.comm_in_flight_ms, r.comm_in_flight_ms ? format_number(*r.comm_in_flight_ms, 3) : "");

@@ -135,6 +135,36 @@ class RunCli(unittest.TestCase):
             self.assertEqual([r["status"] for r in runs], ["ok", "skipped"])
             self.assertIn("S % (2c) == 0", runs[1]["reason"])
 
+    def test_full_attention_has_both_spellings_on_run_and_model(self):
+        # run spelled it --no-causal and model --non-causal, each refusing the other's: both take both,
+        # and the two spellings make the same sweep and the same model.
+        shape = ["--seq", "64", "--cp", "1,2", "--split", "zigzag", "--heads", "2", "--kv-heads", "1", "--head-dim",
+                 "8", "--list"]
+        with tempdir() as d:
+            lists = {flag: run("run", *shape, flag, cwd=d) for flag in ("--no-causal", "--non-causal")}
+        for flag, p in lists.items():
+            self.assertEqual(p.returncode, 0, (flag, p.stderr))
+            self.assertIn("-full-float32-cpu-local", p.stdout)
+            self.assertNotIn("-causal-", p.stdout)
+
+        def planned(p):  # the listing less the memory the machine has free now
+            return [l for l in p.stdout.splitlines() if not l.startswith("host memory:")]
+
+        self.assertEqual(planned(lists["--no-causal"]), planned(lists["--non-causal"]))
+        p = run("run", "--causal", "--non-causal", "--list")
+        self.assertEqual(p.returncode, 2, p.stderr)
+        self.assertIn("--causal: value given with --no-causal is invalid", p.stderr)
+        model = ["model", "--preset", "llama3-8b", "--seq", "8k", "--cp", "2,4", "--no-simulate", "--json"]
+        models = {flag: run(*model, *([flag] if flag else [])) for flag in ("--no-causal", "--non-causal", "")}
+        for flag, p in models.items():
+            self.assertEqual(p.returncode, 0, (flag, p.stderr))
+        self.assertEqual(models["--no-causal"].stdout, models["--non-causal"].stdout)
+        self.assertNotEqual(models["--no-causal"].stdout, models[""].stdout)  # causal by default
+        self.assertIn('"causal": false', models["--no-causal"].stdout)
+        # The help names --no-causal first and the other spelling beside it, on both commands.
+        for command in ("run", "model"):
+            self.assertIn("--no-causal,--non-causal", run(command, "--help").stdout, command)
+
     def test_help_for_run(self):
         p = run("run", "--help")
         self.assertEqual(p.returncode, 0)

@@ -75,7 +75,7 @@ def start_and_wait_for_lines(out, lines, stdout=subprocess.DEVNULL, timeout=300,
     return proc
 
 
-# A row of `run`'s console table (bench/sweep/progress.hpp, docs/cli.md "The console"): the counter
+# A row of `run`'s console table (bench/sweep/progress.hpp, docs/console.md): the counter
 # [k/N], the ETA, the configuration's label (single spaces inside, two or more after), the status,
 # then its figures or its reason.
 CONSOLE_ROW = re.compile(r"^\[\s*(\d+)/(\d+)\]\s+(\S+)\s+(S=\S+(?: \S+)*?)\s{2,}(ok|FAILED|skipped|round \d+(?:/\d+)?)"

@@ -140,7 +140,9 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
                 {"metrics", {{"comm_time_ms", 0.038}, {"overlap_fraction", 0.9}, {"exposed_comm_ms", 0.0038}}}};
   runs[4]["cupti"] = {{"error", "CUPTI is in use by another client"}};
   const std::string html = render_report(make_file(runs));
-  EXPECT_NE(html.find("<th>TFLOP/s per GPU</th>"), std::string::npos);
+  // The cpu backend's rates read in GFLOP/s, as on its console (common/flops_unit.hpp): 0.375 TFLOP/s is 375.
+  EXPECT_NE(html.find("<th>GFLOP/s per GPU</th>"), std::string::npos);
+  EXPECT_NE(html.find(">375</td>"), std::string::npos);
   EXPECT_NE(html.find("<th>slowest rank</th>"), std::string::npos);
   EXPECT_NE(html.find("1.87\u2020"), std::string::npos) << "in-flight comm is marked";
   const auto cupti = html.find("id=\"cupti\"");
@@ -149,6 +151,11 @@ TEST(HtmlReport, PerRankHeadlineCommBasisAndTheCostOfCupti) {
   EXPECT_NE(html.find("up to 150% slower", cupti), std::string::npos);
   EXPECT_NE(html.find("class=\"n fail\"", cupti), std::string::npos) << "an overhead over 10% is marked";
   EXPECT_NE(html.find("tracing failed: CUPTI is in use by another client", cupti), std::string::npos);
+  // A GPU's rates stay in TFLOP/s: the unit is the runs' backend's, one for the whole table.
+  for (json& run : runs) run["config"]["backend"] = "cuda";
+  const std::string gpu = render_report(make_file(runs));
+  EXPECT_NE(gpu.find("<th>TFLOP/s per GPU</th>"), std::string::npos);
+  EXPECT_EQ(gpu.find("GFLOP/s"), std::string::npos);
 }
 
 // A pass with a backward (docs/design.md §3a): the section sets the two parts side by side and splits
@@ -181,7 +188,8 @@ TEST(HtmlReport, APassWithABackwardShowsBothPartsPerRank) {
   const auto at = html.find("id=\"backward\"");
   ASSERT_NE(at, std::string::npos);
   const std::string section = html.substr(at, html.find("</section>", at) - at);
-  for (const char* want : {"follow", "1.25", "3.5", "2.8", "50.0%", "25.0%", "7.00e-06", "attention time per rank"})
+  for (const char* want : {"follow", "1.25", "3.5", "2.8", "50.0%", "25.0%", "7.00e-06", "attention time per rank",
+                           "<th>fwd GFLOP/s</th>", ">400</td>", ">600</td>"})  // the cpu backend's unit
     EXPECT_NE(section.find(want), std::string::npos) << want;
   EXPECT_EQ(count(section, "class=\"bar c3\""), 2u);  // one backward bar per rank
 }

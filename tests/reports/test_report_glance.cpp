@@ -136,7 +136,7 @@ TEST(ReportGlance, SummaryPinsTheConfigurationAndMovesSharedColumnsToOneLine) {
   EXPECT_EQ(summary.find(">s2048-c4-zigzag-ring</a>"), std::string::npos);
   // The key columns come first, in this order, before anything that describes the configuration.
   std::size_t at = summary.find("<thead>");
-  for (const char* h : {"configuration", "status", "error", "median ms", "TFLOP/s per GPU", "exposed comm ms",
+  for (const char* h : {"configuration", "status", "error", "median ms", "GFLOP/s per GPU", "exposed comm ms",
                         "exposed % of pass", "overlap", "imbalance", "<th>S</th>"}) {
     const auto next = summary.find(h, at);
     ASSERT_NE(next, std::string::npos) << h;

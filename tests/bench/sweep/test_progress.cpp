@@ -1,6 +1,8 @@
-// The sweep's console (bench/sweep/progress.hpp) on hand-built records: the noise rule, the ETA's
-// text, the sweep-wide counter through skipped, failed, adaptive and stopped configurations, the
-// rows' alignment whatever the figures' sizes, and what --quiet and --verbose print.
+// The sweep's console (bench/sweep/progress.hpp) on hand-built records: the noise rule, the mark of a
+// noisy row and the one summary after the last, the rate's unit, the ETA's text, the sweep-wide
+// counter through skipped, failed, adaptive and stopped configurations, the rows' alignment whatever
+// the figures' sizes, and what --quiet and --verbose print. The noise is each record's own, so
+// nothing here depends on how loaded the machine is.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "bench/sweep/progress.hpp"
+#include "common/flops_unit.hpp"
 
 namespace rb::bench {
 namespace {
@@ -79,16 +82,13 @@ TEST(Progress, TheNoiseRuleIsTwoStandardErrorsOfADifference) {
   t.count = 8;
   EXPECT_DOUBLE_EQ(*visible_change_pct(t), 5.0);  // 2 · 5 · sqrt(2/8)
   t.count = 1;
-  EXPECT_FALSE(visible_change_pct(t));                          // one sample has no noise to judge
-  EXPECT_EQ(noise_warning(ok_record(1.0, 5.0, 8, false)), "");  // exactly 5%: compare could see it
-  const std::string w = noise_warning(ok_record(1.0, 5.1, 8, false));
-  EXPECT_EQ(w.rfind("noise ±5.1% over 8 samples hides a 5% change from compare (the smallest it could see: 5.1%)", 0),
-            0u)
-      << w;
-  EXPECT_EQ(noise_warning(ok_record(1.0, 20.0, 128, false)), "");  // 2 · 20 · sqrt(2/128) = 5
+  EXPECT_FALSE(visible_change_pct(t));                             // one sample has no noise to judge
+  EXPECT_FALSE(hidden_change_pct(ok_record(1.0, 5.0, 8, false)));  // exactly 5%: compare could see it
+  EXPECT_DOUBLE_EQ(hidden_change_pct(ok_record(1.0, 5.1, 8, false)).value_or(0), 5.1);
+  EXPECT_FALSE(hidden_change_pct(ok_record(1.0, 20.0, 128, false)));  // 2 · 20 · sqrt(2/128) = 5
   reports::RunRecord failed = ok_record(1.0, 50.0, 8, false);
   failed.status = RunStatus::failed;
-  EXPECT_EQ(noise_warning(failed), "");
+  EXPECT_FALSE(hidden_change_pct(failed));
 }
 
 TEST(Progress, EtaText) {
@@ -143,9 +143,10 @@ TEST(Progress, RowsAreAlignedWhateverTheirFigures) {
     p.finish(0, "ok", small, timing_detail(small));
     p.start(1, 1, 2);
     p.finish(1, "ok", large, timing_detail(large) + "  (1 of 2 rounds: interrupted)");
+    p.end_of_sweep();
   }
   const std::vector<std::string> lines = lines_of(out.text());
-  ASSERT_EQ(lines.size(), 5u) << out.text();
+  ASSERT_EQ(lines.size(), 5u) << out.text();  // the pass, the header, two rows, the noise summary
   EXPECT_EQ(lines[0].rfind("# [2/4] round 1/2 of every configuration done in ", 0), 0u) << lines[0];
   const std::string& header = lines[1];
   EXPECT_EQ(header.rfind("# k/N", 0), 0u);
@@ -174,7 +175,88 @@ TEST(Progress, RowsAreAlignedWhateverTheirFigures) {
   }
   EXPECT_EQ(column(a, a.find("ok")), column(header, header.find("status")));
   EXPECT_EQ(b.substr(b.size() - std::string("(1 of 2 rounds: interrupted)").size()), "(1 of 2 rounds: interrupted)");
-  EXPECT_EQ(lines[4].rfind("                ! noise ±112.4% over 4 samples hides a 5% change", 0), 0u) << lines[4];
+  // The noisy row is marked after its figures, before its note; the quiet one is not.
+  EXPECT_NE(b.find("1.50e-07  noisy  (1 of 2 rounds: interrupted)"), std::string::npos) << b;
+  EXPECT_EQ(a.find("noisy"), std::string::npos) << a;
+  EXPECT_EQ(lines[4].rfind("! 1 of 2 configurations is noisy", 0), 0u) << lines[4];
+}
+
+// Every row noisy, as on a loaded machine: each row carries the mark, no line goes under any row,
+// and one summary after the last names the count, the worst row and what to do.
+TEST(Progress, ASweepOfNoisyRowsPrintsOneSummaryNamingTheCountAndTheWorst) {
+  const std::vector<std::string> labels{"S=64 c=1 zigzag", "S=64 c=2 zigzag", "S=64 c=4 zigzag"};
+  // Visible changes 2 · noise · sqrt(2 / n): 14.1%, 40.0%, 11.3%; the second is the worst.
+  const std::vector<reports::RunRecord> recs{ok_record(1.0, 10.0, 4, false), ok_record(2.0, 20.0, 2, true),
+                                             ok_record(3.0, 8.0, 4, true)};
+  Capture out;
+  {
+    Progress p(labels, log_options(), out.f);
+    for (int i = 0; i < 3; ++i) {
+      p.start(i, 0, 1);
+      p.finish(i, "ok", recs[static_cast<std::size_t>(i)], timing_detail(recs[static_cast<std::size_t>(i)]));
+    }
+    p.end_of_sweep();
+  }
+  const std::vector<std::string> lines = lines_of(out.text());
+  ASSERT_EQ(lines.size(), 5u) << out.text();  // header, three rows, the summary
+  for (std::size_t i = 1; i <= 3; ++i) {
+    EXPECT_EQ(lines[i].rfind("[", 0), 0u) << lines[i];  // a row, never a line under one
+    EXPECT_EQ(lines[i].substr(lines[i].size() - 7), "  noisy") << lines[i];
+  }
+  EXPECT_EQ(lines[4],
+            "! 3 of 3 configurations are noisy: the noise hides a 5% change from compare. The worst, S=64 c=2 zigzag: "
+            "noise ±20.0% over 2 samples (the smallest change compare could see: 40.0%). Take more samples "
+            "(--repeats, --rounds, --max-noise) or quiet the machine");
+}
+
+TEST(Progress, AQuietSweepPrintsNoSummaryAndQuietPrintsNone) {
+  const reports::RunRecord steady = ok_record(1.0, 1.0, 8, false), noisy = ok_record(1.0, 50.0, 8, false);
+  Capture calm, quiet;
+  {
+    Progress p({"a", "b"}, log_options(), calm.f);
+    for (int i = 0; i < 2; ++i) {
+      p.start(i, 0, 1);
+      p.finish(i, "ok", steady, timing_detail(steady));
+    }
+    p.end_of_sweep();
+  }
+  {
+    Progress p({"a"}, log_options(ConsoleMode::quiet), quiet.f);  // --quiet: no rows, so no summary
+    p.start(0, 0, 1);
+    p.finish(0, "ok", noisy, timing_detail(noisy));
+    p.end_of_sweep();
+  }
+  const std::vector<std::string> lines = lines_of(calm.text());
+  ASSERT_EQ(lines.size(), 3u) << calm.text();  // header and two rows
+  EXPECT_EQ(calm.text().find("noisy"), std::string::npos);
+  EXPECT_EQ(calm.text().find('!'), std::string::npos);
+  EXPECT_EQ(quiet.text(), "");
+}
+
+// The cpu backend's rates read in GFLOP/s, chosen before the first row: 0.004 TFLOP/s, which to
+// three decimals hid every difference, reads 4.000; the header names the unit.
+TEST(Progress, TheCpuBackendsRatesReadInGflops) {
+  reports::RunRecord rec = ok_record(1.0, 1.0, 8, false);
+  rec.config.backend = "cpu";
+  rec.metrics.attention_tflops = 0.004;
+  rec.metrics.attention_tflops_slowest_rank = 0.0035;
+  Capture out;
+  {
+    ProgressOptions o = log_options();
+    o.rate_unit = flops_unit("cpu");
+    Progress p({"S=64 c=1 cpu"}, o, out.f);
+    p.start(0, 0, 1);
+    p.finish(0, "ok", rec, timing_detail(rec));
+  }
+  const std::vector<std::string> lines = lines_of(out.text());
+  ASSERT_EQ(lines.size(), 2u) << out.text();
+  EXPECT_NE(lines[0].find("GFLOP/s/rank"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[0].find("TFLOP"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("  4.000  "), std::string::npos) << lines[1];
+  EXPECT_NE(timing_detail(rec).find("4.000 GFLOP/s per rank (slowest rank 3.500)"), std::string::npos)
+      << timing_detail(rec);
+  rec.config.backend = "cuda";  // a GPU's stay in TFLOP/s
+  EXPECT_NE(timing_detail(rec).find("0.004 TFLOP/s per GPU"), std::string::npos) << timing_detail(rec);
 }
 
 TEST(Progress, TheTerminalRewritesALiveRowAndTrimsItToTheWidth) {
@@ -211,7 +293,7 @@ TEST(Progress, TheTerminalRewritesALiveRowAndTrimsItToTheWidth) {
   EXPECT_EQ(kept.back(), '\n');
 }
 
-TEST(Progress, AnAliasRowNamesItsConfigurationAndRepeatsNoWarning) {
+TEST(Progress, AnAliasRowNamesItsConfigurationAndIsNeitherMarkedNorCounted) {
   Capture out;
   {
     Progress p({"S=64 c=1 contiguous", "S=64 c=1 zigzag"}, log_options(), out.f);
@@ -220,12 +302,15 @@ TEST(Progress, AnAliasRowNamesItsConfigurationAndRepeatsNoWarning) {
     p.finish(0, "ok", noisy, timing_detail(noisy));
     p.start(1, 0, 1);
     p.finish(1, "ok", noisy, "= S=64 c=1 contiguous (c = 1: the same computation)");
+    p.end_of_sweep();
   }
   const std::vector<std::string> lines = lines_of(out.text());
-  ASSERT_EQ(lines.size(), 4u) << out.text();  // header, row, warning, the alias's row
-  EXPECT_NE(lines[2].find("! noise ±50.0%"), std::string::npos);
-  EXPECT_NE(lines[3].find("1.50e-07  = S=64 c=1 contiguous (c = 1: the same computation)"), std::string::npos)
-      << lines[3];
+  ASSERT_EQ(lines.size(), 4u) << out.text();  // header, row, the alias's row, the summary
+  EXPECT_NE(lines[1].find("1.50e-07  noisy"), std::string::npos) << lines[1];
+  EXPECT_NE(lines[2].find("1.50e-07  = S=64 c=1 contiguous (c = 1: the same computation)"), std::string::npos)
+      << lines[2];
+  EXPECT_EQ(lines[2].find("noisy"), std::string::npos) << lines[2];
+  EXPECT_EQ(lines[3].rfind("! 1 of 1 configuration is noisy", 0), 0u) << lines[3];  // the alias counted once
 }
 
 TEST(Progress, QuietPrintsOnlyFailuresAndVerboseAddsTheRoundLines) {
