@@ -364,9 +364,10 @@ class GoldenConsole(unittest.TestCase):
             tflops = read_json(os.path.join(out, "results.json"))["runs"][0]["metrics"]["attention_tflops"]
             row = next(r for r in console_rows(p.stderr) if r["status"] == "ok")
             rate = row["rest"].split()[2]
+            # The printed figure is the record's rate in GFLOP/s. How fast the machine ran is not this
+            # test's to assert (a loaded machine, or one under ASan, reads 0.2 GFLOP/s here): only
+            # that the column carries three more digits of it than TFLOP/s did.
             self.assertEqual(rate, f"{tflops * 1000:.3f}")
-            self.assertGreaterEqual(float(rate), 1.0, row["line"])
-            self.assertTrue(f"{tflops:.3f}".startswith("0.0"), tflops)  # what TFLOP/s to three decimals read
 
 
 if __name__ == "__main__":
