@@ -10,6 +10,11 @@ namespace rb::kernels {
 
 std::string_view device_kind();
 
+// Throws rb::InputError (exit 2) naming a malformed setting of the device's environment: the
+// emulated device's RINGBENCH_EMU_DEVICES (1 to 8) and RINGBENCH_EMU_SEED (an integer >= 0); a GPU
+// has none. The command line calls it before any command runs.
+void check_device_environment();
+
 inline bool device_is_emulated() { return device_kind() == "emulated"; }
 
 }  // namespace rb::kernels

@@ -5,4 +5,6 @@ namespace rb::kernels {
 
 std::string_view device_kind() { return "gpu"; }
 
+void check_device_environment() {}
+
 }  // namespace rb::kernels

@@ -222,6 +222,9 @@ int main(int argc, char** argv) {
   // Only `run` is distributed; any other command runs once, on rank 0.
   if (!rb::bench::is_primary() && !app.got_subcommand("run")) return rb::bench::kExitOk;
   try {
+#ifdef RINGBENCH_HAVE_CUDA
+    rb::kernels::check_device_environment();  // ringbench-emu's settings, before anything runs
+#endif
     return action ? action() : rb::bench::kExitBadInput;
   } catch (const rb::InputError& e) {
     print_error("error", e);

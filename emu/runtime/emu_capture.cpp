@@ -39,15 +39,13 @@ cudaError_t add_node(State&, StreamRec& s, Node node) {
 namespace {
 
 Graph* graph_of(State& st, cudaGraph_t g) {
-  for (const auto& r : st.graphs)
-    if (reinterpret_cast<cudaGraph_t>(r.get()) == g) return r->destroyed ? nullptr : r.get();
-  return nullptr;
+  auto* r = static_cast<Graph*>(const_cast<void*>(find_handle(st, g, State::HandleKind::graph)));
+  return r != nullptr && !r->destroyed ? r : nullptr;
 }
 
 Exec* exec_of(State& st, cudaGraphExec_t e) {
-  for (const auto& r : st.execs)
-    if (reinterpret_cast<cudaGraphExec_t>(r.get()) == e) return r->destroyed ? nullptr : r.get();
-  return nullptr;
+  auto* r = static_cast<Exec*>(const_cast<void*>(find_handle(st, e, State::HandleKind::exec)));
+  return r != nullptr && !r->destroyed ? r : nullptr;
 }
 
 cudaError_t bad_handle(State& st, const char* call, const char* what) {
@@ -132,6 +130,7 @@ cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t* out) {
   for (const auto& ev : st.events)
     if (ev->capture == &c) ev->nodes.clear();
   if (err != cudaSuccess) return fail(err);
+  st.handles.emplace(c.graph.get(), State::HandleKind::graph);
   st.graphs.push_back(std::move(c.graph));
   if (out) *out = reinterpret_cast<cudaGraph_t>(st.graphs.back().get());
   return cudaSuccess;
@@ -206,6 +205,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t* out, cudaGraph_t graph, unsign
     e->nodes.push_back(std::move(x));
   }
   *out = reinterpret_cast<cudaGraphExec_t>(e.get());
+  st.handles.emplace(e.get(), State::HandleKind::exec);
   st.execs.push_back(std::move(e));
   return cudaSuccess;
 }
@@ -272,7 +272,11 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
   State& st = state();
   Graph* g = graph_of(st, graph);
   if (g == nullptr) return bad_handle(st, "cudaGraphDestroy", "graph");
-  g->destroyed = true;  // kept: events may still name its nodes
+  g->destroyed = true;  // the nodes are kept, events may still name them; their work is not
+  for (const auto& n : g->nodes) {
+    n->work = nullptr;
+    n->accesses.clear();
+  }
   return cudaSuccess;
 }
 

@@ -6,19 +6,30 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <limits>
 
+#include "common/strict_number.hpp"
 #include "emu/runtime/emu_state.hpp"
 
 namespace rb::emu::detail {
 
+Environment read_environment() {
+  Environment env;
+  if (const char* n = std::getenv("RINGBENCH_EMU_DEVICES"))
+    env.devices = static_cast<int>(parse_integer(n, "RINGBENCH_EMU_DEVICES", 1, 8));
+  if (const char* seed = std::getenv("RINGBENCH_EMU_SEED"))
+    env.seed = static_cast<std::uint64_t>(parse_integer(seed, "RINGBENCH_EMU_SEED", 0,
+                                                        std::numeric_limits<std::int64_t>::max()));
+  return env;
+}
+
 State& state() {
   static State* s = [] {
+    const Environment env = read_environment();
     auto* st = new State;  // never destroyed: handles may be released by static destructors
-    if (const char* n = std::getenv("RINGBENCH_EMU_DEVICES")) st->device_count = std::clamp(std::atoi(n), 1, 8);
-    if (const char* seed = std::getenv("RINGBENCH_EMU_SEED")) {
-      st->seed = std::strtoull(seed, nullptr, 10);
-      st->rng.seed(st->seed);
-    }
+    st->device_count = env.devices;
+    st->seed = env.seed;
+    st->rng.seed(env.seed);
     for (int d = 0; d < 8; ++d) {  // cudaStreamLegacy of each device
       auto leg = std::make_unique<StreamRec>();
       leg->device = d;

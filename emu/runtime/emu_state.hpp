@@ -20,6 +20,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -168,6 +169,10 @@ struct State {
   std::uint64_t next_alloc_id = 1;
   std::int64_t live_bytes = 0;
 
+  // Every handle made, by address, with its kind: a call's handle is found in one lookup (an
+  // emulated sweep makes thousands of streams and events; a scan per call was most of its time).
+  enum class HandleKind : char { stream, event, graph, exec };
+  std::unordered_map<const void*, HandleKind> handles;
   std::vector<std::unique_ptr<StreamRec>> streams;  // never freed: a destroyed handle stays known
   std::vector<std::unique_ptr<StreamRec>> legacy;   // one per device
   std::vector<std::unique_ptr<EventRec>> events;
@@ -180,6 +185,13 @@ struct State {
   Counters counters;
   cudaError_t sticky = cudaSuccess;  // a kernel that threw: every later call fails, as on a GPU
 };
+
+// RINGBENCH_EMU_DEVICES and RINGBENCH_EMU_SEED, read strictly: rb::InputError names a malformed one.
+struct Environment {
+  int devices = 1;
+  std::uint64_t seed = 0;
+};
+Environment read_environment();
 
 State& state();
 std::unique_lock<std::mutex> lock();
@@ -195,6 +207,8 @@ void violate(State& st, std::string rule, std::string call, std::string stream, 
 // Handles.
 StreamRec* stream_of(State& st, cudaStream_t s);  // nullptr: destroyed or unknown
 EventRec* event_of(State& st, cudaEvent_t e);
+// The record behind handle h when it is one of `kind`, else nullptr.
+const void* find_handle(const State& st, const void* h, State::HandleKind kind);
 
 // The scheduler (emu_scheduler.cpp).
 // Adds an op on `s` after `extra` (and the stream's rules), checks its accesses, and makes it the

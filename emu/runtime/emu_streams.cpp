@@ -7,18 +7,21 @@
 
 namespace rb::emu::detail {
 
+const void* find_handle(const State& st, const void* h, State::HandleKind kind) {
+  const auto it = st.handles.find(h);
+  return it != st.handles.end() && it->second == kind ? h : nullptr;
+}
+
 StreamRec* stream_of(State& st, cudaStream_t s) {
   if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread)
     return st.legacy.at(static_cast<std::size_t>(current_device())).get();
-  for (const auto& r : st.streams)
-    if (reinterpret_cast<cudaStream_t>(r.get()) == s) return r->destroyed ? nullptr : r.get();
-  return nullptr;
+  auto* r = static_cast<StreamRec*>(const_cast<void*>(find_handle(st, s, State::HandleKind::stream)));
+  return r != nullptr && !r->destroyed ? r : nullptr;
 }
 
 EventRec* event_of(State& st, cudaEvent_t e) {
-  for (const auto& r : st.events)
-    if (reinterpret_cast<cudaEvent_t>(r.get()) == e) return r->destroyed ? nullptr : r.get();
-  return nullptr;
+  auto* r = static_cast<EventRec*>(const_cast<void*>(find_handle(st, e, State::HandleKind::event)));
+  return r != nullptr && !r->destroyed ? r : nullptr;
 }
 
 namespace {
@@ -43,6 +46,7 @@ cudaError_t create_stream(cudaStream_t* out, unsigned flags) {
   r->device = current_device();
   r->nonblocking = (flags & cudaStreamNonBlocking) != 0;
   *out = reinterpret_cast<cudaStream_t>(r.get());
+  st.handles.emplace(r.get(), State::HandleKind::stream);
   st.streams.push_back(std::move(r));
   return cudaSuccess;
 }
@@ -56,6 +60,7 @@ cudaError_t create_event(cudaEvent_t* out, unsigned flags) {
   r->device = current_device();
   r->timing = (flags & cudaEventDisableTiming) == 0;
   *out = reinterpret_cast<cudaEvent_t>(r.get());
+  st.handles.emplace(r.get(), State::HandleKind::event);
   st.events.push_back(std::move(r));
   return cudaSuccess;
 }
@@ -111,9 +116,11 @@ cudaError_t launch(cudaStream_t stream, std::string name, std::vector<Access> ac
   StreamRec* s = stream_of(st, stream);
   if (s == nullptr) return bad_stream(st, name.c_str(), stream);
   if (st.sticky != cudaSuccess) return fail(st.sticky);
+  // An access outside every live allocation would write the host's heap: the op does not run (nor
+  // joins a graph), and the launch fails as a faulting kernel would.
+  for (const Access& a : accesses)
+    if (!check_access(st, a, name, s->name())) return fail(cudaErrorIllegalAddress);
   if (s->capture) {
-    for (const Access& a : accesses)
-      if (!check_access(st, a, name, s->name())) return fail(cudaErrorIllegalAddress);
     Node n;
     n.name = std::move(name);
     n.stream = s->name();
@@ -121,10 +128,6 @@ cudaError_t launch(cudaStream_t stream, std::string name, std::vector<Access> ac
     n.work = std::move(work);
     return add_node(st, *s, std::move(n));
   }
-  // An access outside every live allocation would write the host's heap: the op does not run, and
-  // the launch fails as a faulting kernel would.
-  for (const Access& a : accesses)
-    if (!check_access(st, a, name, s->name())) return fail(cudaErrorIllegalAddress);
   Op op;
   op.name = std::move(name);
   op.accesses = std::move(accesses);

@@ -23,6 +23,7 @@
 #include "kernels/merge_partials_ref.hpp"
 #include "kernels/stamped_copy.cuh"
 #include "kernels/stamped_copy_ref.hpp"
+#include "random_segments.hpp"
 
 namespace rb::kernels {
 namespace {
@@ -36,12 +37,7 @@ std::vector<T> download(const DeviceBuffer<T>& b) {
   return h;
 }
 
-SegmentList random_segments(std::mt19937_64& g, int max_segs, std::int64_t max_count) {
-  std::uniform_int_distribution<std::int64_t> nseg(1, max_segs), start(0, 600), stride(1, 4), count(1, max_count);
-  SegmentList s(static_cast<std::size_t>(nseg(g)));
-  for (auto& x : s) x = Segment{start(g), stride(g), count(g)};
-  return s;
-}
+using test::random_segments;
 
 struct AttnCase {
   SegmentList qs, ks;

@@ -36,6 +36,7 @@
 #include "kernels/merge_partials.cuh"
 #include "kernels/merge_partials_ref.hpp"
 #include "kernels/stamped_copy.cuh"
+#include "tests/device/random_segments.hpp"
 
 namespace rb::kernels {
 namespace {
@@ -79,13 +80,6 @@ class EmuLaunchers : public ::testing::Test {
 };
 
 // --- attention
-
-SegmentList launchers_random_segments(std::mt19937_64& g, int max_segs, std::int64_t max_count) {
-  std::uniform_int_distribution<std::int64_t> nseg(1, max_segs), start(0, 600), stride(1, 4), count(1, max_count);
-  SegmentList s(static_cast<std::size_t>(nseg(g)));
-  for (auto& x : s) x = Segment{start(g), stride(g), count(g)};
-  return s;
-}
 
 struct LaunchersAttnCase {
   SegmentList qs, ks;
@@ -157,8 +151,8 @@ TEST_F(EmuLaunchers, AttentionMatchesTwinOnRandomSegments) {
   for (int d : {64, 128})
     for (const auto& gr : groups)
       for (bool causal : {true, false}) {
-        const LaunchersAttnCase c{launchers_random_segments(g, 3, 200),
-                                  launchers_random_segments(g, 3, 200),
+        const LaunchersAttnCase c{test::random_segments(g, 3, 200),
+                                  test::random_segments(g, 3, 200),
                                   gr[0],
                                   gr[1],
                                   d,

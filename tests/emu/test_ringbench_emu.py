@@ -20,8 +20,9 @@ GRID = ["--seq", "96", "--cp", "1,2,3,4,8", "--split", "contiguous,zigzag,stripe
         "--backend", "cuda", "--dtype", "bfloat16", "--repeats", "2", "--warmup", "1"]
 
 
-def emu(*args, cwd=None):
-    return subprocess.run([EMU, *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd)
+def emu(*args, cwd=None, env=None):
+    return subprocess.run([EMU, *map(str, args)], capture_output=True, text=True, timeout=600, cwd=cwd,
+                          env=None if env is None else dict(os.environ, **env))
 
 
 def bf16(x):
@@ -108,6 +109,19 @@ class RingbenchEmu(unittest.TestCase):
         p = emu("--version")
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn("device: emulated", p.stdout)
+
+    def test_a_malformed_device_setting_is_refused_before_anything_runs(self):
+        for name, value in (("RINGBENCH_EMU_DEVICES", "abc"), ("RINGBENCH_EMU_DEVICES", "9"),
+                            ("RINGBENCH_EMU_DEVICES", "0"), ("RINGBENCH_EMU_SEED", "-1"), ("RINGBENCH_EMU_SEED", "7x")):
+            with self.subTest(name=name, value=value), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "res")
+                p = emu("run", *GRID, "--cp", "2", "--out", out, env={name: value})
+                self.assertEqual(p.returncode, 2, p.stderr)
+                lines = p.stderr.strip().splitlines()
+                self.assertEqual(len(lines), 1, p.stderr)
+                self.assertIn(name, lines[0])
+                self.assertIn(value, lines[0])
+                self.assertFalse(os.path.exists(out), "an output written before the refusal")
 
     def test_compare_accept_and_fleet_refuse_emulated_times(self):
         _, out = self.runs[("ringbench", "graph")]

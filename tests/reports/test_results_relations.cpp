@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "reports/results/results_reader.hpp"
+#include "results_refusal.hpp"
 
 namespace rb::reports {
 // Named apart: the unity build joins this file with test_results_values.cpp, whose helpers share names.
@@ -34,14 +35,7 @@ json file() {
   return doc;
 }
 
-std::string where_of(const json& doc) {
-  try {
-    validate_results(doc, "f.json");
-  } catch (const InputError& e) {
-    return e.where();
-  }
-  return "(accepted)";
-}
+std::string where_of(const json& doc) { return test::refusal_where(doc); }
 
 json edited(json doc, std::initializer_list<std::pair<std::string, json>> edits) {
   for (const auto& [pointer, value] : edits) doc[json::json_pointer(pointer)] = value;

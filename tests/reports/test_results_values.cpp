@@ -15,6 +15,7 @@
 #include "reports/results/record_timing.hpp"
 #include "reports/results/results_reader.hpp"
 #include "reports/results/results_values.hpp"
+#include "results_refusal.hpp"
 
 namespace rb::reports {
 namespace {
@@ -33,15 +34,7 @@ json golden() {
   return doc;
 }
 
-// Where validate_results refuses `doc`, or "(accepted)".
-std::string where_of(const json& doc) {
-  try {
-    validate_results(doc, "f.json");
-  } catch (const InputError& e) {
-    return e.where();
-  }
-  return "(accepted)";
-}
+std::string where_of(const json& doc) { return test::refusal_where(doc); }
 
 json with(const std::string& version, std::initializer_list<std::pair<const char*, json>> edits) {
   json doc = golden();
