@@ -98,6 +98,16 @@ struct HeadExchange {
   int kv_head_begin(int u) const { return u / kv_replicas * kv_heads; }
 };
 
+// The name results.json gives a design (plan.backward.grads).
+constexpr const char* to_string(GradFlow g) {
+  switch (g) {
+    case GradFlow::with_kv: return "with_kv";
+    case GradFlow::trailing: return "trailing";
+    case GradFlow::reduce_scatter: return "reduce_scatter";
+  }
+  return "";
+}
+
 struct BackwardSchedule {
   KvSchedule kv;  // how K/V reach each backward step
   GradFlow grads = GradFlow::with_kv;

@@ -315,10 +315,14 @@ int run(const RunFlags& f) {
   if (bad) throw *bad;
   if (is_primary())
     for (const std::string& w : check_backend_flags(f, spec)) print_quietly(stderr, "ringbench: warning: " + w + "\n");
+  if (f.explain && !f.list)
+    throw InputError("--explain", "given", "it explains what --list lists; give --list --explain");
   if (f.list) {
     // Every process lists alike (the memory checks are collectives on an MPI job); rank 0 prints.
-    const std::string text = format_sweep_list(list_sweep(spec, opts));
+    const SweepList listed = list_sweep(spec, opts);
+    const std::string text = format_sweep_list(listed);
     if (is_primary()) print_quietly(stdout, text);
+    if (f.explain && is_primary()) print_quietly(stdout, format_sweep_programs(listed));
     return kExitOk;
   }
   if (opts.pace_fd >= 0) check_pace_fd(opts.pace_fd);

@@ -127,6 +127,9 @@ CLI::App* add_run_flags(CLI::App& app, const std::shared_ptr<RunFlags>& f) {
   sub->add_flag("--list,--dry-run", f->list,
                 "Print the configurations the sweep would run (S, c, split, variant, memory estimate, id) and those "
                 "it would skip with the reason; run nothing, write nothing");
+  sub->add_flag("--explain", f->explain,
+                "With --list: print each rank's step program of every configuration that would run (its buffers, "
+                "its ops in order with bytes and what each waits for)");
   sub->add_flag("--skip-invalid", f->skip_invalid,
                 "Record configurations that break a rule as skipped instead of stopping with exit 2");
   sub->add_option("--only", f->only,

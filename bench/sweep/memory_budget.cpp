@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,8 @@
 #include "ring/plan/split_scheme.hpp"
 #include "ring/plan/step_launch.hpp"
 #include "ring/plan/variant_scheme.hpp"
+#include "ring/program/compile.hpp"
+#include "ring/program/program.hpp"
 
 namespace rb::bench {
 namespace {
@@ -41,8 +44,15 @@ constexpr double kHeapBlock = 48;
 
 RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
   const double c = cfg.cp;
-  const std::int64_t rows = cfg.seq / cfg.cp;
-  const KvSchedule sch = ring::make_variant_scheme(cfg.variant)->schedule(cfg.cp, rows);
+  const std::int64_t shard = cfg.seq / cfg.cp;
+  // The schedules the plan will hold: over the head exchange's groups of its attention rows, and the
+  // backward's where the phase has one (its design may run more lanes than the forward).
+  const auto variant = ring::make_variant_scheme(cfg.variant);
+  const HeadExchange x = variant->head_exchange(cfg, shard);
+  const std::int64_t rows = shard * x.degree;
+  const KvSchedule sch = variant->schedule(x.groups, rows);
+  std::optional<BackwardSchedule> backward;
+  if (times_backward(cfg.phase)) backward = variant->backward(x.groups, rows, cfg.dkv, cfg.dtype);
   const double lanes = static_cast<double>(sch.lanes.size());
   RankScale out;
   const double cells = c * sch.steps;
@@ -53,13 +63,20 @@ RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
                              c * (sizeof(ring::RankPlan) + 2 * kHeapBlock));
   const double launches = cells * (sizeof(ring::StepLaunch) + sizeof(kernels::tiling::TileWork) + 3 * kHeapBlock) +
                           pairs * (sizeof(kernels::BlockPair) + sizeof(std::int32_t));
+  // Each rank's step program (ring/program/program.hpp): per step an exchange per comm lane, the
+  // attention and the merge, and a backward's as many again with its fold; each op's runs and deps
+  // on the heap; the pairs once per part.
+  const double comm_lanes = ring::program_lanes(sch, backward ? &*backward : nullptr) - 1.0;
+  const double ops = cells * (comm_lanes + 2.0) * (backward ? 2.0 : 1.0);
+  const double program = ops * (sizeof(ring::Op) + 3 * kHeapBlock + 8 * sizeof(ring::Run)) +
+                         pairs * sizeof(kernels::BlockPair) * (backward ? 2.0 : 1.0);
   const double intervals = sch.gathered ? 2.0 * c : cells * (2.0 + lanes);
   const double kept = (opts.stopping.adaptive() ? std::max(cfg.repeats, opts.stopping.min_samples) : cfg.repeats) + 3.0;
   const double timelines = intervals * sizeof(Interval) * kept;
   double threads = 0;
   if (cfg.backend == Backend::cpu) {
     const std::int64_t hosted = hosted_ranks(cfg);
-    out.threads = ring::cpu_executor_threads(sch, hosted);
+    out.threads = ring::cpu_executor_threads(sch, hosted, backward ? &*backward : nullptr);
     // Each attention call's running max and sum per (row, head), and its tile of queries, keys and scores.
     const double group = static_cast<double>(cfg.heads) / cfg.kv_heads;
     const double scratch = (2.0 * static_cast<double>(rows) * cfg.heads + 16 * group * cfg.head_dim +
@@ -68,7 +85,7 @@ RankScale rank_scale(const Config& cfg, const RunOptions& opts) {
     threads = static_cast<double>(out.threads) * kThreadBytes + static_cast<double>(hosted) * scratch;
   }
   out.cells = static_cast<std::int64_t>(cells);  // c <= 2^20: exact
-  out.bytes = saturated_bytes(plan + launches + timelines + threads);
+  out.bytes = saturated_bytes(plan + launches + program + timelines + threads);
   return out;
 }
 
@@ -76,8 +93,8 @@ std::string scale_skip_reason(const Config& cfg, const RunOptions& opts, const M
   const RankScale scale = rank_scale(cfg, opts);
   if (scale.threads > ring::kMaxCpuExecutorThreads)
     return fmt::format(
-        "the cpu backend would start {} threads for {} ranks (a compute thread and a comm thread per "
-        "lane each); at most {} per process",
+        "the cpu backend would start {} threads for {} ranks (a thread per lane of each rank's step "
+        "program: compute, and comm per K/V lane or as its dK/dV design needs); at most {} per process",
         scale.threads, cfg.cp, ring::kMaxCpuExecutorThreads);
   if (budget.host_bytes > 0 && scale.bytes > budget.host_bytes)
     return fmt::format(

@@ -71,11 +71,7 @@ reports::RecordPlan plan_record(const ring::Plan& plan) {
   if (plan.backward) {
     out.forward_flops = plan.flops();
     reports::RecordPlanBackward b;
-    switch (plan.backward->grads) {
-      case GradFlow::with_kv: b.grads = "with_kv"; break;
-      case GradFlow::trailing: b.grads = "trailing"; break;
-      case GradFlow::reduce_scatter: b.grads = "reduce_scatter"; break;
-    }
+    b.grads = to_string(plan.backward->grads);
     b.flops = plan.backward_flops();
     b.bytes_moved = plan.backward_bytes_moved();
     b.grad_bytes_per_token = plan.grad_bytes_per_token;

@@ -14,6 +14,8 @@
 #include "common/transport.hpp"
 #include "reports/results/config_json.hpp"
 #include "ring/plan/plan.hpp"
+#include "ring/program/compile.hpp"
+#include "ring/program/explain.hpp"
 
 namespace rb::bench {
 namespace {
@@ -116,6 +118,25 @@ std::string format_sweep_list(const SweepList& list) {
     for (std::size_t i = 0; i < list.rows.size(); ++i)
       if (!list.rows[i].alias_of && !list.rows[i].skip.empty())
         out += fmt::format("  #{} {}: {}\n", i, list.rows[i].id, list.rows[i].skip);
+  }
+  return out;
+}
+
+std::string format_sweep_programs(const SweepList& list) {
+  std::string out;
+  for (std::size_t i = 0; i < list.rows.size(); ++i) {
+    const ListedConfiguration& r = list.rows[i];
+    if (r.alias_of || !r.skip.empty()) continue;
+    const ring::Plan plan = ring::make_plan(r.config);
+    out += fmt::format("\n#{} {}: the step program of each rank (ops in reference order; `waits` names ops of other "
+                       "lanes; bytes in {}){}\n",
+                       i, r.id, to_string(r.config.dtype),
+                       r.config.backend == Backend::cpu
+                           ? ""
+                           : "; the cuda backend does not interpret it yet: its forward keeps these orderings its "
+                             "own way (docs/program.md)");
+    for (int rank = 0; rank < r.config.cp; ++rank)
+      out += ring::explain_program(ring::compile_program(plan, rank), dtype_bytes(r.config.dtype));
   }
   return out;
 }

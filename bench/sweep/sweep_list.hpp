@@ -41,4 +41,8 @@ SweepList list_sweep(const SweepSpec& spec, const RunOptions& opts);
 // reasons of the skipped ones.
 std::string format_sweep_list(const SweepList& list);
 
+// `--list --explain`: every rank's step program (ring/program/explain.hpp) of each configuration that
+// would run.
+std::string format_sweep_programs(const SweepList& list);
+
 }  // namespace rb::bench

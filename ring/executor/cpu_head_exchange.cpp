@@ -13,7 +13,7 @@ namespace rb::ring {
 namespace {
 
 // Exchange tags of the all-to-alls, apart from the ring's (step · lanes + lane) and the backward's
-// (cpu_backward.cpp); one per move: a pair of ranks exchanges at most one message of each move per
+// (ring/program/backward_design.hpp); one per move: a pair of ranks exchanges at most one message of each move per
 // pass, one after the other, so rounds need no tags of their own.
 constexpr int kExchangeTag = 26000;
 
@@ -21,7 +21,7 @@ constexpr int kExchangeTag = 26000;
 // attention layout, the group's rows with the rank's local_heads (K and V: in the own block's lane
 // layout, so row R sits at own_block_key_row(R)).
 template <typename T>
-struct Part {
+struct Moved {
   T* shard = nullptr;
   int shard_heads = 0;
   T* att = nullptr;
@@ -32,7 +32,7 @@ struct Part {
 
 template <typename T>
 struct Move {
-  std::array<Part<T>, 3> parts{};
+  std::array<Moved<T>, 3> parts{};
   int count = 0;
   bool in = true;  // shard → attention layout (else back)
   const char* name = "";
@@ -45,8 +45,8 @@ Move<T> move_of(const CpuPass<T>& p, CpuRank<T>& rk, HeadMove m) {
   const HeadExchange& x = p.plan.exchange;
   const std::int64_t v_off = p.shape.v_offset;
   Move<T> out;
-  auto q_like = [&](T* shard, T* att) { return Part<T>{shard, cfg.heads, att, x.q_heads, false, false}; };
-  auto kv_like = [&](T* shard, T* att, bool sum) { return Part<T>{shard, cfg.kv_heads, att, x.kv_heads, true, sum}; };
+  auto q_like = [&](T* shard, T* att) { return Moved<T>{shard, cfg.heads, att, x.q_heads, false, false}; };
+  auto kv_like = [&](T* shard, T* att, bool sum) { return Moved<T>{shard, cfg.kv_heads, att, x.kv_heads, true, sum}; };
   switch (m) {
     case HeadMove::forward_in:
       out.parts = {q_like(rk.q_shard.data(), rk.q.data()), kv_like(rk.k_shard.data(), rk.own.data(), false),
@@ -86,7 +86,7 @@ Move<T> move_of(const CpuPass<T>& p, CpuRank<T>& rk, HeadMove m) {
 }  // namespace
 
 template <typename T>
-void exchange_heads(const CpuPass<T>& p, int r, HeadMove m, std::vector<Interval>& log) {
+TransferSpan exchange_heads(const CpuPass<T>& p, int r, HeadMove m) {
   CpuRank<T>& rk = p.ranks[r];
   const Plan& plan = p.plan;
   const HeadExchange& x = plan.exchange;
@@ -97,17 +97,17 @@ void exchange_heads(const CpuPass<T>& p, int r, HeadMove m, std::vector<Interval
   const Move<T> mv = move_of(p, rk, m);
 
   // Where attention row R of a part starts, and where member v's heads start in a shard row.
-  auto att_row = [&](const Part<T>& pt, std::int64_t row) {
+  auto att_row = [&](const Moved<T>& pt, std::int64_t row) {
     const std::int64_t at = pt.kv ? own_block_key_row(sch, row) : row;
     return pt.att + at * pt.local_heads * d;
   };
-  auto shard_row = [&](const Part<T>& pt, std::int64_t i, int v) {
+  auto shard_row = [&](const Moved<T>& pt, std::int64_t i, int v) {
     return pt.shard + (i * pt.shard_heads + (pt.kv ? x.kv_head_begin(v) : x.q_head_begin(v))) * d;
   };
   // Member `to`'s part of this rank's data, into `buf` (or, for this rank itself, into place).
   auto pack = [&](int to, T* buf) {
     for (int k = 0; k < mv.count; ++k) {
-      const Part<T>& pt = mv.parts[k];
+      const Moved<T>& pt = mv.parts[k];
       const std::int64_t w = pt.local_heads * d;
       for (std::int64_t i = 0; i < n; ++i, buf += w) {
         const T* src = mv.in ? shard_row(pt, i, to) : att_row(pt, to * n + i);
@@ -118,7 +118,7 @@ void exchange_heads(const CpuPass<T>& p, int r, HeadMove m, std::vector<Interval
   // Member `from`'s message (in `buf`), into this rank's layout.
   auto unpack = [&](int from, const T* buf) {
     for (int k = 0; k < mv.count; ++k) {
-      const Part<T>& pt = mv.parts[k];
+      const Moved<T>& pt = mv.parts[k];
       const std::int64_t w = pt.local_heads * d;
       for (std::int64_t i = 0; i < n; ++i, buf += w) {
         T* dst = mv.in ? att_row(pt, from * n + i) : shard_row(pt, i, from);
@@ -154,10 +154,10 @@ void exchange_heads(const CpuPass<T>& p, int r, HeadMove m, std::vector<Interval
   if (bytes != mv.bytes)
     throw Error(fmt::format("cpu executor: rank {}'s {} moved {} bytes; the plan says {}", r, mv.name, bytes,
                             mv.bytes));
-  p.log(log, r, IntervalKind::comm, "comm", mv.name, -1, bytes, begin, steady_ns());
+  return TransferSpan{begin, steady_ns(), bytes};
 }
 
-template void exchange_heads<float>(const CpuPass<float>&, int, HeadMove, std::vector<Interval>&);
-template void exchange_heads<double>(const CpuPass<double>&, int, HeadMove, std::vector<Interval>&);
+template TransferSpan exchange_heads<float>(const CpuPass<float>&, int, HeadMove);
+template TransferSpan exchange_heads<double>(const CpuPass<double>&, int, HeadMove);
 
 }  // namespace rb::ring

@@ -10,18 +10,18 @@
 //   backward_out dQ, dK, dV: dq and d_own → the shard's (a replicated K/V head's dK/dV, which
 //                several members computed, summed at the shard's owner)
 //
-// Each records one comm interval (lane "comm", step −1, the bytes it received): "qkv_alltoall",
-// "o_alltoall", "do_alltoall", "dqkv_alltoall", tagged with the pass's phase.
+// Each returns what it received, when it began and ended; the interpreter records it under the op's
+// name (ring/program/head_exchange.hpp).
 #pragma once
 
 #include "ring/executor/cpu_rank.hpp"
+#include "ring/program/program.hpp"
 
 namespace rb::ring {
 
-// The exchange's direction and tensors. Each throws rb::Error on abort or a transport failure.
-enum class HeadMove { forward_in, forward_out, backward_in, backward_out };
-
+// One all-to-all (its direction and tensors: ring/program/program.hpp's HeadMove). Throws rb::Error
+// on abort or a transport failure.
 template <typename T>
-void exchange_heads(const CpuPass<T>& p, int r, HeadMove move, std::vector<Interval>& log);
+TransferSpan exchange_heads(const CpuPass<T>& p, int r, HeadMove move);
 
 }  // namespace rb::ring

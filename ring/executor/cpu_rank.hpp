@@ -1,8 +1,8 @@
 // One rank of the CPU backend (ring/executor/executor_cpu.cpp): its buffers (the forward's set of
-// ring/executor/rank_buffers.hpp and, with a backward, ring/executor/backward_buffers.hpp), what each of its
-// steps computes, the counters its compute and comm threads hand each other work by, and what they
-// recorded. The forward's threads live in executor_cpu.cpp, the backward's in cpu_backward.cpp; both
-// read a CpuPass for what is shared.
+// ring/executor/rank_buffers.hpp and, with a backward, ring/executor/backward_buffers.hpp, sized as its
+// step program declares them), its program (ring/program/program.hpp), which of the program's ops
+// are done this pass (what its threads wait on), and what they recorded. The ops run in
+// ring/executor/cpu_ops.cpp, which reads a CpuPass for what is shared.
 #pragma once
 
 #include <algorithm>
@@ -15,11 +15,10 @@
 
 #include "common/error.hpp"
 #include "common/timeline.hpp"
-#include "kernels/block_pair.hpp"
 #include "ring/executor/backward_buffers.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/executor/rank_buffers.hpp"
-#include "ring/plan/step_launch.hpp"
+#include "ring/program/program.hpp"
 #include "ring/transport/kv_transport.hpp"
 
 namespace rb::ring {
@@ -27,25 +26,51 @@ namespace rb::ring {
 template <typename T>
 struct CpuRank : RankBuffers<std::vector<T>, std::vector<T>> {
   BackwardBuffers<std::vector<T>> bwd;
-  std::vector<StepLaunch> launches;                                // per forward step: its pairs and what it computes
-  std::vector<std::vector<kernels::BlockPair>> bwd_pairs;          // per backward step, on its design's buffers
-  std::vector<std::vector<kernels::BlockPair>> bwd_pairs_forward;  // the same on the forward's layout
-  std::int64_t forward_end_ns = 0;  // when this pass's forward compute ended (steady clock)
+  RankProgram program;
+  std::int64_t forward_end_ns = 0;  // when this pass's last forward op ended (steady clock)
   std::mutex mu;
   std::condition_variable cv;
-  std::vector<int> recv_done;  // per comm thread: forward steps whose piece has arrived (step 0's is there)
-  int compute_done = 0;        // forward steps computed and merged
-  // The backward's: per K/V comm lane, messages arrived; per trailing lane (follow), partials
-  // arrived; steps whose kernel ran; steps whose block gradients hold the peer's partial too.
-  std::vector<int> bwd_recv_done, grad_recv_done;
-  int bwd_computed = 0, bwd_added = 0;
-  bool bwd_home = false;  // the own block's dK/dV are final in bwd.d_own
-  // A head exchange's all-to-alls done this pass, forward (1: Q, K, V in; 2: O out too) and
-  // backward (1: dO in; 2: dQ, dK, dV out too); and the backward threads that have finished theirs.
-  int fwd_exchanged = 0, bwd_exchanged = 0, bwd_threads_done = 0;
+  std::vector<char> done;  // per op of the program: done this pass
   bool aborted = false;
   std::vector<Interval> log;                    // the compute thread's
   std::vector<std::vector<Interval>> comm_log;  // each comm thread's
+
+  // The buffer a program names.
+  std::vector<T>& buffer(Buf b) {
+    switch (b) {
+      case Buf::q: return this->q;
+      case Buf::own: return this->own;
+      case Buf::kv_step0: return this->buf[0];
+      case Buf::kv_step1: return this->buf[1];
+      case Buf::all_k: return this->all_k;
+      case Buf::all_v: return this->all_v;
+      case Buf::o_part: return this->o_part;
+      case Buf::o_acc: return this->o_acc;
+      case Buf::lse_part: return this->lse_part;
+      case Buf::lse_acc: return this->lse_acc;
+      case Buf::q_shard: return this->q_shard;
+      case Buf::k_shard: return this->k_shard;
+      case Buf::v_shard: return this->v_shard;
+      case Buf::o_shard: return this->o_shard;
+      case Buf::stage_send: return this->stage_send;
+      case Buf::stage_recv: return this->stage_recv;
+      case Buf::d_o: return bwd.d_o;
+      case Buf::dq: return bwd.dq;
+      case Buf::delta: return bwd.delta;
+      case Buf::d_own: return bwd.d_own;
+      case Buf::dkv_scratch: return bwd.scratch;
+      case Buf::dkv_step0: return bwd.step[0];
+      case Buf::dkv_step1: return bwd.step[1];
+      case Buf::all_dk: return bwd.all_dk;
+      case Buf::all_dv: return bwd.all_dv;
+      case Buf::d_o_shard: return bwd.d_o_shard;
+      case Buf::dq_shard: return bwd.dq_shard;
+      case Buf::dk_shard: return bwd.dk_shard;
+      case Buf::dv_shard: return bwd.dv_shard;
+    }
+    throw Error("cpu executor: a buffer the program does not know");
+  }
+  T* at(const Run& run) { return buffer(run.buf).data() + run.at; }
 };
 
 // What the threads of one pass share, besides their rank.
@@ -56,35 +81,10 @@ struct CpuPass {
   std::vector<CpuRank<T>>& ranks;
   const std::atomic<bool>& aborting;
   const RankBufferShape& shape;
-  const BackwardBufferShape& bwd_shape;
-  InjectedFault fault = InjectedFault::none;
   bool record = false;
-  int phase = 0;  // what log() tags intervals with: 0 forward, 1 backward
+  bool forward = true, backward = false;  // the parts this pass runs
 
-  int c() const { return plan.config.cp; }
-  // The K/V schedule's members (the ranks, or the groups of a head exchange) and rank r's peer in
-  // member m (the rank of r's own member there).
-  int members() const { return plan.exchange.groups; }
-  int peer(int r, int m) const { return plan.exchange.rank_of(m, plan.exchange.member_of(r)); }
-  int member(int r) const { return plan.exchange.group_of(r); }
-
-  void log(std::vector<Interval>& to, int r, IntervalKind kind, const char* lane, const char* name, int step,
-           std::int64_t bytes, std::int64_t b, std::int64_t e) const {
-    if (record) to.push_back(Interval{r, kind, lane, name, step, bytes, b, e, 0, phase});
-  }
-  // Waits under the rank's lock until `ready` holds (or the executor aborts).
-  template <typename Ready>
-  void wait_until(CpuRank<T>& rk, Ready ready) const {
-    std::unique_lock lk(rk.mu);
-    rk.cv.wait(lk, [&] { return rk.aborted || ready(); });
-    if (rk.aborted) throw Error("cpu executor: aborted after another thread failed");
-  }
-  template <typename Value>
-  void publish(CpuRank<T>& rk, Value& counter, Value value) const {
-    std::lock_guard lk(rk.mu);
-    counter = value;
-    rk.cv.notify_all();
-  }
+  bool runs(Part part) const { return part == Part::forward ? forward : backward; }
 };
 
 template <typename V>

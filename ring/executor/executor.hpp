@@ -60,6 +60,9 @@ class Executor {
   // to CPU N ("cpu" where the OS places it); empty for a rank another process hosts. A per-rank
   // figure names its GPU by it (results' `placement`, ringbench fleet).
   virtual std::vector<std::string> rank_devices() const { return {}; }
+  // Bytes of the rank buffers this process allocated (the CPU backend's; -1 where not counted), for
+  // holding the memory estimate (ring/executor/executor_bytes.hpp) to what was made.
+  virtual std::int64_t buffer_bytes() const { return -1; }
 };
 
 struct CpuOptions {
@@ -67,7 +70,7 @@ struct CpuOptions {
   CpuBinding binding = CpuBinding::ranks;  // ring/executor/cpu_binding.hpp says why
 };
 
-// The CPU backend with the local transport: one compute thread and one comm thread per rank.
+// The CPU backend with the local transport: a thread per lane of each rank's step program.
 std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& opts = {});
 
 // The CPU backend on a distributed transport: this process hosts ring rank group.rank() (the group
@@ -77,9 +80,9 @@ std::unique_ptr<Executor> make_cpu_executor(const Plan& plan, const CpuOptions& 
                                             std::unique_ptr<KvTransport> transport);
 
 // Threads the CPU backend starts for `hosted` ranks of schedule `sch` (and `backward`, where the
-// phase has one): a compute thread per rank and a comm
-// thread per lane (one to gather), or what its backward needs where that is more
-// (ring/executor/cpu_backward.hpp). Each rank's threads are what it measures, so they are
+// phase has one): a thread per lane of each rank's step program (ring/program/compile.hpp's
+// program_lanes): a compute thread and a comm thread per K/V lane (one to gather), or what its
+// backward design needs where that is more. Each rank's threads are what it measures, so they are
 // not pooled; past kMaxCpuExecutorThreads in one process the executor refuses to start (the sweep
 // skips such a configuration first, bench/sweep/memory_budget.hpp).
 std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted,

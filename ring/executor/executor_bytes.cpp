@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "common/size_estimate.hpp"
-#include "ring/executor/backward_buffers.hpp"
+#include "ring/program/compile.hpp"
 
 namespace rb::ring {
 namespace {
@@ -50,15 +50,15 @@ double cuda_rank_bytes(const Plan& plan) {
 
 std::int64_t cpu_executor_bytes(const Plan& plan) {
   const Config& c = plan.config;
+  if (plan.ranks.empty()) return 0;
+  // What the executor allocates is what each rank's program declares (ring/program/compile.hpp), in
+  // the run's dtype; every rank declares as much. A plan whose buffers int64 cannot count (the rough
+  // count of rank_elements, in double) saturates without a program.
   const RankElements e = rank_elements(plan);
-  // Q and the two O, the own block, the two LSE, then the step buffers or the gathered K/V; all in
-  // the run's dtype.
-  double elems = 3 * e.q + e.kv + 2 * e.lse + (e.blocks - 1) * e.kv + e.shard;
-  // A backward's: dO, dQ, Δ, the own block's dK/dV, the step's block gradients and the buffers its
-  // design carries dK/dV in (ring/executor/backward_buffers.hpp), in the run's dtype on the CPU.
-  if (plan.backward && !plan.ranks.empty())
-    elems += static_cast<double>(backward_elements(backward_buffer_shape(plan, 0)));
-  return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
+  const double rough = (3 * e.q + 2 * e.lse + e.blocks * e.kv + e.shard) * (plan.backward ? 3.0 : 1.0);
+  if (!(rough * c.cp * dtype_bytes(c.dtype) < 0x1p62)) return saturated_bytes(rough * c.cp * dtype_bytes(c.dtype));
+  const double rank = static_cast<double>(program_buffers(plan, 0).total_elements());
+  return saturated_bytes(rank * c.cp * dtype_bytes(c.dtype));
 }
 
 std::int64_t cuda_executor_bytes(const Plan& plan, int devices) {

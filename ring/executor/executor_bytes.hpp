@@ -12,7 +12,8 @@
 
 namespace rb::ring {
 
-// Bytes the CPU backend allocates for a plan: every rank's buffers, in the plan's dtype.
+// Bytes the CPU backend allocates for a plan: every rank's buffers, as its step program declares
+// them (ring/program/compile.hpp's program_buffers), in the plan's dtype.
 std::int64_t cpu_executor_bytes(const Plan& plan);
 
 // Device bytes the CUDA backend allocates on its fullest device for a plan whose ranks are dealt

@@ -1,21 +1,14 @@
-// The CPU backend. Each hosted rank has a compute thread and a comm thread, kept alive across
-// passes. The plan's schedule (ring/plan/plan.hpp) says how K/V move, and each rank holds the buffer set
-// every backend does (ring/executor/rank_buffers.hpp). Rotating: step buffers are double buffered; while
-// the compute thread attends to step j's buffer, one comm thread per lane receives that lane's
-// piece of step j+1 into the other buffer, after step j-1 released it (ring/executor/step_order.hpp), so
-// lanes that run in opposite directions use both directions of the links at once. Gathered: one
-// comm thread gathers every block before the one step. Intervals are taken with the steady clock
-// on both threads. Each rank's compute thread is bound to a CPU unless told not to
-// (ring/executor/cpu_binding.hpp).
-// A pass runs the parts its configuration's phase times (docs/design.md §3a): the forward, then the
-// backward (ring/executor/cpu_backward.hpp) on the same threads, each comm thread starting its
-// backward once its rank's forward compute is done; a backward-only phase runs one untimed
-// forward first, whose O, log-sum-exp and last step buffer every later backward reads.
-// Under a head exchange (docs/design.md §3b) comm thread 0 runs the all-to-alls
-// (ring/executor/cpu_head_exchange.hpp): Q, K, V into the attention layout before its ring transfers
-// (the compute thread's step 0 and the other lanes wait for it), O back to the shard once the
-// rank's last merge is done; with a backward, dO in before the backward's transfers (its compute
-// waits for it) and dQ, dK, dV back once every backward thread of the rank has finished.
+// The CPU backend: an interpreter of each hosted rank's step program (ring/program/program.hpp),
+// compiled once from the plan. Each rank has a thread per lane of its program, kept alive across
+// passes: the compute thread (lane 0) and the comm threads (one per lane of a rotating schedule, one
+// to gather; a backward design may add more, e.g. follow's trailing partials). Each thread runs the
+// ops of its lane in order, each op waiting for the ops its buffers depend on
+// (ring/executor/cpu_ops.hpp), so lanes that run in opposite directions use both directions of the
+// links at once. Intervals are taken with the steady clock on every thread. Each rank's compute
+// thread is bound to a CPU unless told not to (ring/executor/cpu_binding.hpp).
+// A pass runs the parts its configuration's phase times (docs/design.md §3a): the forward's ops,
+// then the backward's; a backward-only phase runs one untimed forward first, whose O, log-sum-exp
+// and step buffers every later backward reads.
 // With the local transport this process hosts every rank; with a distributed one (mpi) it hosts
 // the rank of its process, and a ProcessGroup starts passes together, takes the pass time as the
 // slowest rank's, and shares timelines and output rows so every process holds the whole ring's.
@@ -33,21 +26,16 @@
 #include "common/cancellation.hpp"
 #include "common/error.hpp"
 #include "common/nvtx.hpp"
-#include "kernels/attention_block_ref.hpp"
 #include "kernels/fill_inputs_ref.hpp"
-#include "kernels/merge_partials_ref.hpp"
-#include "ring/executor/cpu_backward.hpp"
 #include "ring/executor/cpu_binding.hpp"
-#include "ring/executor/cpu_head_exchange.hpp"
+#include "ring/executor/cpu_ops.hpp"
 #include "ring/executor/cpu_rank.hpp"
 #include "ring/executor/executor.hpp"
 #include "ring/executor/executor_preconditions.hpp"
 #include "ring/executor/output_rows.hpp"
 #include "ring/executor/pass_timeline.hpp"
 #include "ring/executor/rank_buffers.hpp"
-#include "ring/executor/step_order.hpp"
-#include "ring/plan/block_pairs.hpp"
-#include "ring/plan/step_launch.hpp"
+#include "ring/program/compile.hpp"
 #include "ring/transport/steady_clock.hpp"
 #include "ring/transport/transport_local.hpp"
 
@@ -65,24 +53,19 @@ class CpuExecutor final : public Executor {
         opts_(opts),
         group_(group),
         c_(plan.config.cp),
-        members_(plan.exchange.groups),
-        rows_(plan.ranks.at(0).attention_tokens),
         transport_(std::move(transport)),
         ranks_(plan.config.cp) {
     const Config& cfg = plan_.config;
     check_executor_preconditions("cpu executor", plan_, group_);
     hosted_ = hosted_ring_ranks(c_, group_);
     const KvSchedule& sch = plan_.schedule;
-    fwd_comm_threads_ = sch.gathered ? 1 : static_cast<int>(sch.lanes.size());
-    bwd_comm_threads_ = plan_.backward ? backward_comm_threads(*plan_.backward) : 0;
-    comm_threads_ = std::max(fwd_comm_threads_, bwd_comm_threads_);
-    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()),
-                                                      plan_.backward ? &*plan_.backward : nullptr);
+    const BackwardSchedule* backward = plan_.backward ? &*plan_.backward : nullptr;
+    comm_threads_ = program_lanes(sch, backward) - 1;
+    const std::int64_t threads = cpu_executor_threads(sch, static_cast<std::int64_t>(hosted_.size()), backward);
     if (threads > kMaxCpuExecutorThreads)
       throw Error(fmt::format("cpu executor: {} ranks need {} threads; at most {} per process", hosted_.size(), threads,
                               kMaxCpuExecutorThreads));
     shape_ = rank_buffer_shape(plan_, hosted_.front());
-    if (plan_.backward) bwd_shape_ = backward_buffer_shape(plan_, hosted_.front());
     const std::int64_t half = shape_.half;
     const auto fill = [](std::vector<T>& b, std::int64_t at, const SegmentList& segs, const kref::FillParams& fp) {
       kref::fill_inputs(b.data() + at, segs, fp);
@@ -90,21 +73,15 @@ class CpuExecutor final : public Executor {
     for (const int r : hosted_) {
       throw_if_cancelled();  // thousands of ranks take seconds to set up
       Rank& rk = ranks_[r];
-      rk.allocate_inputs(shape_);
+      rk.program = compile_program(plan_, r, opts_.fault);
+      for (const BufferDecl& b : rk.program.buffers) rk.buffer(b.buf).assign(static_cast<std::size_t>(b.elements()), T(0));
       rk.fill_inputs(plan_, r, cfg.dtype, shape_, fill);
-      rk.allocate_working(shape_);
-      if (plan_.backward) {
-        rk.bwd.allocate(bwd_shape_);
-        rk.bwd.fill_d_o(plan_, r, cfg.dtype, fill);
-        rk.bwd_pairs = backward_block_pairs(plan_, r);
-        rk.bwd_pairs_forward = backward_block_pairs(plan_, r, /*forward_layout=*/true);
-      }
+      if (plan_.backward) rk.bwd.fill_d_o(plan_, r, cfg.dtype, fill);
       if (sch.gathered) {
         std::copy(rk.own.begin(), rk.own.begin() + half, rk.all_k.begin() + half * r);
         std::copy(rk.own.begin() + half, rk.own.end(), rk.all_v.begin() + half * r);
       }
-      rk.launches = step_launches(plan_, r);
-      rk.recv_done.assign(fwd_comm_threads_, 0);  // the forward's comm threads publish here
+      rk.done.assign(rk.program.ops.size(), 0);
       rk.comm_log.resize(comm_threads_);
     }
     threads_.reserve(static_cast<std::size_t>(threads));
@@ -149,6 +126,13 @@ class CpuExecutor final : public Executor {
 
   const Plan& plan() const override { return plan_; }
   std::vector<std::string> rank_devices() const override { return devices_; }
+  std::int64_t buffer_bytes() const override {
+    std::int64_t n = 0;
+    for (const int r : hosted_)
+      for (int b = 0; b < kBufCount; ++b)
+        n += static_cast<std::int64_t>(const_cast<Rank&>(ranks_[r]).buffer(static_cast<Buf>(b)).size());
+    return n * static_cast<std::int64_t>(sizeof(T));
+  }
 
   void abort() override {
     aborting_ = true;
@@ -202,11 +186,8 @@ class CpuExecutor final : public Executor {
  private:
   PassRecord run_parts(bool forward, bool backward, bool record) {
     for (auto& rk : ranks_) {
-      std::fill(rk.recv_done.begin(), rk.recv_done.end(), 0);
-      rk.compute_done = 0;
+      std::fill(rk.done.begin(), rk.done.end(), 0);
       rk.forward_end_ns = 0;
-      rk.fwd_exchanged = 0;
-      if (plan_.backward) reset_backward(rk, *plan_.backward);
       rk.log.clear();
       for (auto& log : rk.comm_log) log.clear();
     }
@@ -286,41 +267,9 @@ class CpuExecutor final : public Executor {
         seen = generation_;
       }
       try {
-        if (run_forward_) {
-          if (!comm)
-            compute_pass(r);
-          else if (lane < fwd_comm_threads_)
-            comm_pass(r, lane);
-        }
-        if (run_backward_) {
-          const CpuPass<T> p = pass_context(1);
-          Rank& rk = ranks_[r];
-          const bool exchange = plan_.exchange.active();
-          if (!comm) {
-            backward_compute(p, r);
-          } else if (lane < bwd_comm_threads_) {
-            // The backward's transfers may write buffers the forward's steps read.
-            if (run_forward_) p.wait_until(rk, [&] { return rk.compute_done == forward_steps(); });
-            if (exchange && lane == 0) {
-              exchange_heads(p, r, HeadMove::backward_in, rk.comm_log[0]);
-              p.publish(rk, rk.bwd_exchanged, 1);
-            }
-            backward_comm(p, r, lane);
-          }
-          if (exchange && (!comm || lane < bwd_comm_threads_)) {
-            // dQ and the own block's dK/dV are final once every backward thread of the rank is done.
-            {
-              std::lock_guard lk(rk.mu);
-              ++rk.bwd_threads_done;
-              rk.cv.notify_all();
-            }
-            if (comm && lane == 0) {
-              p.wait_until(rk, [&] { return rk.bwd_threads_done == 1 + bwd_comm_threads_; });
-              exchange_heads(p, r, HeadMove::backward_out, rk.comm_log[0]);
-              p.publish(rk, rk.bwd_exchanged, 2);
-            }
-          }
-        }
+        // The compute thread is lane 0 of the program, comm thread l lane l + 1.
+        run_cpu_lane(CpuPass<T>{plan_, *transport_, ranks_, aborting_, shape_, record_, run_forward_, run_backward_},
+                     r, lane + 1);
       } catch (...) {
         {
           std::lock_guard lk(gate_mu_);
@@ -334,162 +283,13 @@ class CpuExecutor final : public Executor {
     }
   }
 
-  CpuPass<T> pass_context(int phase) {
-    return CpuPass<T>{plan_, *transport_, ranks_, aborting_, shape_, bwd_shape_, opts_.fault, record_, phase};
-  }
-  int forward_steps() const { return static_cast<int>(plan_.ranks[0].steps.size()); }
-
-  void log_interval(std::vector<Interval>& log, int r, IntervalKind kind, const char* lane, const char* name, int step,
-                    std::int64_t bytes, std::int64_t b, std::int64_t e) {
-    if (record_) log.push_back(Interval{r, kind, lane, name, step, bytes, b, e});
-  }
-  template <typename Ready>
-  void wait_until(Rank& rk, Ready ready) {
-    pass_context(0).wait_until(rk, ready);
-  }
-  void publish(Rank& rk, int& counter, int value) { pass_context(0).publish(rk, counter, value); }
-
-  void comm_pass(int r, int l) {
-    Rank& rk = ranks_[r];
-    if (opts_.fault == InjectedFault::hang && r == c_ - 1 && l == 0) {
-      // Waits for a message that never comes, as a lost peer would; only abort() ends it.
-      std::unique_lock lk(rk.mu);
-      rk.cv.wait(lk, [&] { return rk.aborted; });
-      throw Error("cpu executor: injected hang ended by abort");
-    }
-    const HeadExchange& x = plan_.exchange;
-    if (x.active()) {
-      // The exchange fills Q and the own block, which the steps and every lane's transfers read.
-      if (l == 0) {
-        exchange_heads(pass_context(0), r, HeadMove::forward_in, rk.comm_log[0]);
-        publish(rk, rk.fwd_exchanged, 1);
-      } else {
-        wait_until(rk, [&] { return rk.fwd_exchanged >= 1; });
-      }
-    }
-    ring_pass(r, l);
-    if (x.active() && l == 0) {
-      wait_until(rk, [&] { return rk.compute_done == forward_steps(); });
-      exchange_heads(pass_context(0), r, HeadMove::forward_out, rk.comm_log[0]);
-      rk.forward_end_ns = steady_ns();  // the forward ends with O back in the shards
-      publish(rk, rk.fwd_exchanged, 2);
-    }
-  }
-
-  // The schedule's transfers of lane l: a gather, or the pieces that rotate among the schedule's
-  // members (the ranks, or under a head exchange the ranks of this rank's member in each group).
-  void ring_pass(int r, int l) {
-    Rank& rk = ranks_[r];
-    if (members_ == 1) return;
-    const KvSchedule& sch = plan_.schedule;
-    const HeadExchange& x = plan_.exchange;
-    const int g = x.group_of(r);
-    auto peer = [&](int m) { return x.rank_of(m, x.member_of(r)); };
-    if (sch.gathered) {
-      const std::int64_t half = static_cast<std::int64_t>(rk.own.size() / 2);
-      auto own = std::span<const T>(rk.own);
-      nvtx::ScopedRange range(nvtx::kRangeTransfer, 0);
-      auto k = transport_->allgather(r, std::as_bytes(own.first(half)), std::as_writable_bytes(std::span(rk.all_k)));
-      auto v = transport_->allgather(r, std::as_bytes(own.last(half)), std::as_writable_bytes(std::span(rk.all_v)));
-      log_interval(rk.comm_log[0], r, IntervalKind::comm, "comm", "kv_allgather", 0, k.bytes + v.bytes, k.begin_ns,
-                   v.end_ns);
-      publish(rk, rk.recv_done[0], 1);
-      return;
-    }
-    // This lane's piece is one [K | V] run of a step buffer.
-    const std::int64_t at = shape_.piece_offset(l), piece = shape_.piece;
-    for (int j = 0; sch.moves(j, members_); ++j) {
-      if (const auto reader = last_reader_of_next_buffer(j)) wait_until(rk, [&] { return rk.compute_done > *reader; });
-      nvtx::ScopedRange range(nvtx::kRangeTransfer, j + 1);
-      auto send = std::as_bytes(std::span<const T>(rk.step_buffer(j).data() + at, piece));
-      auto recv = std::as_writable_bytes(std::span<T>(rk.step_buffer(j + 1).data() + at, piece));
-      auto span = transport_->exchange(r, j * fwd_comm_threads_ + l, send, peer(sch.receiver(g, l, members_)), recv,
-                                       peer(sch.sender(g, l, members_)));
-      log_interval(rk.comm_log[l], r, IntervalKind::comm, "comm", "kv_recv", j + 1, span.bytes, span.begin_ns,
-                   span.end_ns);
-      publish(rk, rk.recv_done[l], j + 1);
-    }
-  }
-
-  // Step 0 writes the accumulators (every row: the twin overwrites rows no key reaches with O = 0,
-  // L = -inf), later steps merge into them, and a step with no active pair is skipped
-  // (step_launch.hpp).
-  void compute_pass(int r) {
-    Rank& rk = ranks_[r];
-    const Config& cfg = plan_.config;
-    if (opts_.fault == InjectedFault::throw_in_pass && r == 0) throw Error("cpu executor: injected fault in rank 0");
-    const int steps = static_cast<int>(rk.launches.size());
-    for (int j = 0; j < steps; ++j) {
-      if (aborting_) throw Error("cpu executor: aborted");
-      const bool gathered = plan_.schedule.gathered;
-      // recv_done counts the transfers arrived: the one issued during step t is the (t+1)-th.
-      const auto arrival = transfer_read_by_step(plan_.schedule, j, members_);
-      const int need = arrival ? *arrival + 1 : 0;
-      // Under a head exchange step 0 reads what the all-to-all brought.
-      const int exchanged = plan_.exchange.active() ? 1 : 0;
-      wait_until(rk, [&] {
-        return rk.fwd_exchanged >= exchanged &&
-               std::all_of(rk.recv_done.begin(), rk.recv_done.end(), [&](int n) { return n >= need; });
-      });
-      const StepLaunch& sl = rk.launches[j];
-      if (sl.action == StepAction::skip) {
-        // No unmasked pair (a causal contiguous ring's later blocks, documents the block does not
-        // reach): its block still arrived and travels on; its compute is a marker in the timeline.
-        const std::int64_t t = steady_ns();
-        log_interval(rk.log, r, IntervalKind::other, "compute", "step_skipped", j, 0, t, t);
-        publish(rk, rk.compute_done, j + 1);
-        continue;
-      }
-      nvtx::ScopedRange range(nvtx::kRangeStep, j);
-      kref::AttentionBlockParams<T> ap;
-      ap.q = rk.q.data();
-      if (gathered) {
-        ap.k = rk.all_k.data();
-        ap.v = rk.all_v.data();
-        ap.sk = rows_ * members_;
-      } else {
-        ap.k = rk.step_buffer(j).data();
-        ap.v = ap.k + shape_.v_offset;
-        ap.sk = plan_.schedule.key_rows();
-      }
-      const bool first = sl.action == StepAction::write;
-      ap.o = first ? rk.o_acc.data() : rk.o_part.data();
-      ap.lse = first ? rk.lse_acc.data() : rk.lse_part.data();
-      ap.sq = rows_;
-      ap.hq = plan_.exchange.q_heads;
-      ap.hkv = plan_.exchange.kv_heads;
-      ap.d = cfg.head_dim;
-      ap.causal = cfg.causal;
-      ap.scale = static_cast<T>(1.0 / std::sqrt(static_cast<double>(cfg.head_dim)));
-      ap.pairs = sl.pairs;
-      ap.cancel = &aborting_;  // one rank's step can be the whole sequence: stop inside it
-      const std::int64_t a0 = steady_ns();
-      kref::attention_block(ap);
-      const std::int64_t a1 = steady_ns();
-      log_interval(rk.log, r, IntervalKind::compute, "compute", "attention", j, 0, a0, a1);
-      if (!first) {
-        kref::merge_partials(kref::MergeParams<T>{rk.o_acc.data(), rk.lse_acc.data(), rk.o_part.data(),
-                                                  rk.lse_part.data(), rows_, plan_.exchange.q_heads, cfg.head_dim});
-        log_interval(rk.log, r, IntervalKind::compute, "compute", "merge", j, 0, a1, steady_ns());
-      }
-      publish(rk, rk.compute_done, j + 1);
-    }
-    // Under a head exchange the forward ends with the all-to-all of O (comm_pass).
-    if (!plan_.exchange.active()) rk.forward_end_ns = steady_ns();
-  }
-
   Plan plan_;
   CpuOptions opts_;
   ProcessGroup* group_;
   std::atomic<bool> aborting_{false};
   int c_;
-  int members_;                    // the schedule's: c, or the groups of a head exchange
-  std::int64_t rows_;              // the attention rows each rank holds
-  RankBufferShape shape_;          // every hosted rank's, as all hold equal token counts
-  BackwardBufferShape bwd_shape_;  // the same for the backward's buffers, with a backward
-  int fwd_comm_threads_ = 1;       // per hosted rank: one per lane of a rotating schedule, one to gather
-  int bwd_comm_threads_ = 0;       // per hosted rank, the backward's (cpu_backward.hpp)
-  int comm_threads_ = 1;           // the threads each rank starts: the larger of the two
+  RankBufferShape shape_;  // every hosted rank's, as all hold equal token counts
+  int comm_threads_ = 1;   // per hosted rank: its program's comm lanes
   std::unique_ptr<KvTransport> transport_;
   std::vector<Rank> ranks_;  // indexed by ring rank; only hosted_ ones hold buffers
   std::vector<int> hosted_;
@@ -509,9 +309,7 @@ class CpuExecutor final : public Executor {
 }  // namespace
 
 std::int64_t cpu_executor_threads(const KvSchedule& sch, std::int64_t hosted, const BackwardSchedule* backward) {
-  std::int64_t comm = sch.gathered ? 1 : static_cast<std::int64_t>(sch.lanes.size());
-  if (backward) comm = std::max<std::int64_t>(comm, backward_comm_threads(*backward));
-  return hosted * (1 + comm);
+  return hosted * program_lanes(sch, backward);
 }
 
 namespace {

@@ -20,7 +20,7 @@ enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
 // Why `fault` cannot act on a pass of `plan` ("" where it can), read from the plan's schedule
 // alone: wrong_kv_block needs a backward step after the first with unmasked pairs, the steps where
-// the executor reads the wrong block (ring/executor/cpu_backward.cpp). Which executors take pass
+// the program reads the wrong block (ring/program/fault.cpp rewrites them). Which executors take pass
 // faults at all is the backend table's (bench/sweep/backend_table.hpp, pass_faults).
 std::string injected_fault_cannot_act(InjectedFault fault, const Plan& plan);
 

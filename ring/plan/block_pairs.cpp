@@ -1,19 +1,16 @@
 // Turning planned segment pairs into kernel BlockPairs.
 #include "ring/plan/block_pairs.hpp"
 
+#include <functional>
 #include <map>
 #include <utility>
 
 #include "common/error.hpp"
 
 namespace rb::ring {
-namespace {
-
-// Every step's pairs, the key rows of (origin rank, lane) starting at key_base(origin, lane) and
-// holding the lane's piece (or the whole block, gathered).
-template <typename KeyBase>
-std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int rank, const KvSchedule& sch,
-                                                         const std::vector<StepPlan>& steps, KeyBase key_base) {
+std::vector<std::vector<kernels::BlockPair>> block_pairs_on(
+    const Plan& plan, int rank, const KvSchedule& sch, const std::vector<StepPlan>& steps,
+    const std::function<std::int64_t(int, int)>& key_base) {
   const auto& rp = plan.ranks.at(rank);
   const auto q_off = row_offsets(rp.attention);
   // The key segments a pair indexes, and where their rows start: per (origin rank, lane).
@@ -55,28 +52,12 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs(const Plan& plan, int r
   return out;
 }
 
-}  // namespace
 
 std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, int rank) {
   const KvSchedule& sch = plan.schedule;
   const std::int64_t rows = plan.ranks.at(rank).attention_tokens;  // every rank holds as many (the splits divide S)
-  return block_pairs(plan, rank, sch, plan.ranks.at(rank).steps,
+  return block_pairs_on(plan, rank, sch, plan.ranks.at(rank).steps,
                      [&](int k_rank, int lane) { return sch.gathered ? rows * k_rank : sch.k_row(lane); });
-}
-
-std::vector<std::vector<kernels::BlockPair>> backward_block_pairs(const Plan& plan, int rank, bool forward_layout) {
-  if (!plan.backward) throw Error("backward_block_pairs: the plan has no backward");
-  const BackwardSchedule& b = *plan.backward;
-  const std::int64_t rows = plan.ranks.at(rank).attention_tokens;
-  const std::int64_t lane_rows = plan.schedule.lane_rows;
-  return block_pairs(plan, rank, b.kv, plan.ranks.at(rank).backward.steps, [&](int k_rank, int lane) {
-    switch (b.grads) {
-      case GradFlow::with_kv: return forward_layout ? plan.schedule.k_row(lane) : 4 * lane * lane_rows;
-      case GradFlow::trailing: return plan.schedule.k_row(lane);
-      case GradFlow::reduce_scatter: break;
-    }
-    return rows * k_rank;
-  });
 }
 
 std::vector<kernels::BlockPair> masked_block_pairs(const SegmentList& qs, const SegmentList& ks, bool causal,
@@ -92,18 +73,6 @@ std::vector<kernels::BlockPair> masked_block_pairs(const SegmentList& qs, const 
     out.push_back({q.seg, qo[p.q_seg] + q.offset, k.seg, ko[p.k_seg] + k.offset, p.mask});
   }
   return out;
-}
-
-std::int64_t backward_key_rows(const Plan& plan) {
-  if (!plan.backward) throw Error("backward_key_rows: the plan has no backward");
-  const auto lanes = static_cast<std::int64_t>(plan.schedule.lanes.size());
-  const std::int64_t lane_rows = plan.schedule.lane_rows;
-  switch (plan.backward->grads) {
-    case GradFlow::with_kv: return 4 * lanes * lane_rows - 3 * lane_rows;
-    case GradFlow::trailing: return plan.schedule.key_rows();
-    case GradFlow::reduce_scatter: break;
-  }
-  return plan.ranks.at(0).attention_tokens * plan.exchange.groups;
 }
 
 }  // namespace rb::ring

@@ -221,6 +221,26 @@ class FirstMinutes(unittest.TestCase):
                      words=["seq: value 100 is invalid"])
         self.refused("run", "--seq", "4k", "--devices", "2", "--list", words=["--devices"])
 
+    def test_list_explain_prints_each_ranks_step_program(self):
+        # Every variant's program, every rank, forward and backward under each design.
+        p = run("run", "--seq", "32", "--cp", "4", "--variant", "ring,allgather,ring-bidirectional,ulysses,hybrid",
+                "--ulysses-degree", "2", "--heads", "4", "--kv-heads", "2", "--phase", "fwd+bwd",
+                "--dkv", "reverse,follow", "--split", "zigzag", "--list", "--explain", cwd=self.d)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        programs = re.split(r"\n#\d+ s\d+", p.stdout)[1:]
+        # ring and ring-bidirectional under both designs, allgather and ulysses once, the hybrid twice.
+        self.assertEqual(len(programs), 8, p.stdout[:2000])
+        for prog in programs:
+            self.assertEqual([int(x) for x in re.findall(r"^rank (\d+):", prog, re.M)], [0, 1, 2, 3])
+        text = p.stdout
+        for name in ["kv_recv", "kv_dkv_recv", "dkv_recv", "kv_allgather", "dkv_reduce_scatter", "qkv_alltoall",
+                     "o_alltoall", "do_alltoall", "dqkv_alltoall", "attention_bwd", "grad_add", "delta", "merge"]:
+            self.assertIn(name, text)
+        # An op of another lane is named by its number, and the bytes of a message are the run's.
+        self.assertRegex(text, r"waits #\d+")
+        self.assertRegex(text, r"-> rank \d, .* <- rank \d, \d+ B, tag \d+")
+        self.refused("run", "--seq", "32", "--explain", words=["--explain", "give --list --explain"])
+
     # -- 5. flags of another backend ----------------------------------------------------------------
 
     def test_cuda_flags_on_the_cpu_backend_are_refused(self):

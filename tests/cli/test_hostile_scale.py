@@ -44,6 +44,11 @@ class HostileScale(unittest.TestCase):
              r"\(1048576 rank steps, 2048 threads\); 0\.50 GiB may be used", 200),
             ("c=4096, more threads than one process may start", ["--seq", "4096", "--cp", "4096,2"],
              r"would start 8192 threads for 4096 ranks .*; at most 2048 per process", 200),
+            # The follow design's trailing partials take a lane per K/V lane: 3 threads a rank. The
+            # estimate counted the forward's 2 and passed it; the executor then refused (issue 53).
+            ("c=1024 follow, the backward's lanes", ["--seq", "4096", "--cp", "1024,2", "--phase", "fwd+bwd",
+                                                     "--dkv", "follow"],
+             r"would start 3072 threads for 1024 ranks .*; at most 2048 per process", 200),
         ]
         for name, extra, reason, rss_mib in cases:
             with self.subTest(name):

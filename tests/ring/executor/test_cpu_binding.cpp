@@ -72,7 +72,7 @@ std::map<int, std::set<int>> narrowed_threads() {
   return out;
 }
 
-Plan plan_of(int c) {
+Plan binding_plan(int c) {
   Config cfg;
   cfg.seq = 64LL * c;
   cfg.cp = c;
@@ -89,7 +89,7 @@ TEST(CpuBinding, AnExecutorBindsOneComputeThreadPerRank) {
   if (cpus.size() < 2) GTEST_SKIP() << "one CPU allowed: every thread is bound already";
   ASSERT_TRUE(narrowed_threads().empty()) << "the test process starts unbound";
   const int c = 3;
-  const Plan plan = plan_of(c);
+  const Plan plan = binding_plan(c);
   {
     auto ex = make_cpu_executor(plan, CpuOptions{.binding = CpuBinding::ranks});
     ex->run_pass(false);

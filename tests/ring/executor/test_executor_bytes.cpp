@@ -1,6 +1,6 @@
 // Every executor's memory estimate (ring/executor/executor_bytes.hpp), which the sweep skips by: hand-worked
-// values, and the formulas each backend had before the estimates moved to one home, kept here as
-// they were, so that moving them skips no configuration that ran before and runs none it skipped.
+// values; the CUDA formulas from before the estimates moved to one home, kept as they were; and the
+// CPU estimate, now the step program's declared buffers, held to what the CPU executor allocates.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +8,7 @@
 
 #include "common/scheme_table.hpp"
 #include "common/size_estimate.hpp"
+#include "ring/executor/executor.hpp"
 #include "ring/executor/executor_bytes.hpp"
 
 namespace rb::ring {
@@ -18,7 +19,9 @@ std::int64_t cpu_before(const Plan& plan) {
   const double rows = plan.ranks.empty() ? 0.0 : static_cast<double>(plan.ranks[0].tokens);
   const double q = rows * c.heads * c.head_dim, kv = 2 * rows * c.kv_heads * c.head_dim;
   const double lse = rows * c.heads;
-  const double elems = 3 * q + kv + 2 * lse + (plan.schedule.gathered ? kv * c.cp : 2 * kv);
+  // The step buffers a rotating schedule uses: one with two members, two from three.
+  const double steps = c.cp > 2 ? 2 : c.cp > 1 ? 1 : 0;
+  const double elems = 3 * q + kv + 2 * lse + (plan.schedule.gathered ? kv * c.cp : steps * kv);
   return saturated_bytes(elems * c.cp * dtype_bytes(c.dtype));
 }
 
@@ -45,8 +48,9 @@ TEST(ExecutorBytes, HandWorkedValues) {
   cfg.head_dim = 4;
   cfg.dtype = DType::float64;
   const Plan ring = make_plan(cfg);
-  // A rank: Q and two O of 32 elements, a K/V block of 32, two LSE of 8, two step buffers of 32.
-  EXPECT_EQ(cpu_executor_bytes(ring), 2 * (3 * 32 + 32 + 2 * 8 + 2 * 32) * 8);
+  // A rank: Q and two O of 32 elements, a K/V block of 32, two LSE of 8, one step buffer of 32 (the
+  // peer's block; with two ranks nothing else arrives).
+  EXPECT_EQ(cpu_executor_bytes(ring), 2 * (3 * 32 + 32 + 2 * 8 + 32) * 8);
   // bf16 Q and three blocks; float O, O, LSE, LSE.
   EXPECT_EQ(nccl_executor_bytes(ring), 2 * (32 + 3 * 32) + 4 * (2 * 32 + 2 * 8));
   EXPECT_EQ(cuda_executor_bytes(ring), 2 * nccl_executor_bytes(ring));
@@ -60,7 +64,7 @@ TEST(ExecutorBytes, HandWorkedValues) {
   EXPECT_EQ(cpu_executor_bytes(make_plan(cfg)), 4 * (3 * 32 + 32 + 2 * 8 + 4 * 32) * 8);
 }
 
-TEST(ExecutorBytes, EqualTheFormulasBeforeTheyMoved) {
+TEST(ExecutorBytes, EqualTheFormulasByHand) {
   for (const int c : {1, 2, 3, 4, 8})
     for (const Variant v : every_variant())
       if (v != Variant::ulysses && v != Variant::hybrid)  // no formula before them: HeadExchange below
@@ -97,15 +101,48 @@ TEST(ExecutorBytes, HeadExchangeCountsBothLayouts) {
   cfg.dtype = DType::float64;
   cfg.variant = Variant::hybrid;
   cfg.ulysses_degree = 2;  // groups of 2: 8 attention rows, 4 query heads, 1 K/V head; 2 groups
-  // Q and two O of 8·4·4 = 128, a K/V block of 2·8·1·4 = 64, two LSE of 32, two step buffers of 64;
-  // shard Q and O of 4·8·4 = 128, K and V of 4·2·4 = 32, two stages of 4·(4 + 2)·4 = 96.
-  const std::int64_t rank = 3 * 128 + 64 + 2 * 32 + 2 * 64 + 2 * 128 + 2 * 32 + 2 * 96;
+  // Q and two O of 8·4·4 = 128, a K/V block of 2·8·1·4 = 64, two LSE of 32, one step buffer of 64
+  // (two groups); shard Q and O of 4·8·4 = 128, K and V of 4·2·4 = 32, two stages of 4·(4 + 2)·4 = 96.
+  const std::int64_t rank = 3 * 128 + 64 + 2 * 32 + 64 + 2 * 128 + 2 * 32 + 2 * 96;
   EXPECT_EQ(cpu_executor_bytes(make_plan(cfg)), 4 * rank * 8);
   cfg.phase = Phase::fwd_bwd;
   // The backward's: dO, dQ (128 each), Δ (32), d_own (64), the scratch (reverse: a fused buffer of
   // 4·8·1·4 = 128), two fused buffers, and the shard's dO, dQ (128 each), dK, dV (32 each).
   const std::int64_t backward = 2 * 128 + 32 + 64 + 128 + 2 * 128 + 2 * 128 + 2 * 32;
   EXPECT_EQ(cpu_executor_bytes(make_plan(cfg)), 4 * (rank + backward) * 8);
+}
+
+// The CPU estimate is what the executor allocates (the step program's declared buffers), for every
+// variant, phase, design, split and head exchange at small c.
+TEST(ExecutorBytes, CpuEstimateIsWhatTheExecutorAllocates) {
+  int checked = 0;
+  for (const int c : {1, 2, 3, 4})
+    for (const Variant v : every_variant())
+      for (const Phase ph : {Phase::fwd, Phase::bwd, Phase::fwd_bwd})
+        for (const Dkv dkv : {Dkv::reverse, Dkv::follow}) {
+          Config cfg;
+          cfg.cp = c;
+          cfg.seq = 8LL * c;
+          cfg.heads = 4;
+          cfg.kv_heads = 2;
+          cfg.head_dim = 4;
+          cfg.variant = v;
+          cfg.phase = ph;
+          cfg.dkv = dkv;
+          cfg.dtype = DType::float32;
+          if (v == Variant::ulysses) cfg.ulysses_degree = c;
+          if (v == Variant::hybrid) {
+            if (c != 4) continue;
+            cfg.ulysses_degree = 2;
+          }
+          if ((v == Variant::ulysses && c == 3)) continue;  // 4 heads do not split 3 ways
+          SCOPED_TRACE(cfg.label());
+          const Plan plan = make_plan(cfg);
+          const auto ex = make_cpu_executor(plan, CpuOptions{InjectedFault::none, CpuBinding::none});
+          EXPECT_EQ(ex->buffer_bytes(), cpu_executor_bytes(plan));
+          ++checked;
+        }
+  EXPECT_GT(checked, 60);
 }
 
 // Sizes the user may choose at will: the estimates saturate as before rather than wrap.

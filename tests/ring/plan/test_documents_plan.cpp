@@ -21,6 +21,7 @@
 #include "ring/plan/plan.hpp"
 #include "ring/plan/split_scheme.hpp"
 #include "ring/plan/work_matrix.hpp"
+#include "ring/program/backward_design.hpp"
 #include "tests/ring/documents_fixture.hpp"
 
 namespace rb::ring {
@@ -107,8 +108,9 @@ PairSet kernel_pairs(const Plan& plan, int r, const std::vector<std::vector<kern
 }
 
 std::int64_t forward_base(const Plan& plan, int lane) { return plan.schedule.k_row(lane); }
+// Where the backward design's buffers put the keys of a lane (ring/program/backward_*.cpp).
 std::int64_t backward_base(const Plan& plan, int lane) {
-  return plan.backward->grads == GradFlow::with_kv ? 4 * lane * plan.schedule.lane_rows : plan.schedule.k_row(lane);
+  return make_backward_design(plan.backward->grads)->key_row(CompileContext(plan, 0), 0, lane);
 }
 
 TEST(DocumentsPlan, WorkEqualsABruteForceCountForEverySplitVariantAndC) {
@@ -136,9 +138,11 @@ TEST(DocumentsPlan, WorkEqualsABruteForceCountForEverySplitVariantAndC) {
             for (const auto& st : plan.ranks[r].backward.steps) bwd += st.unmasked;
             EXPECT_EQ(bwd, n) << "rank " << r;
             EXPECT_EQ(kernel_pairs(plan, r, step_block_pairs(plan, r), plan.schedule, forward_base, "forward"), want);
-            EXPECT_EQ(kernel_pairs(plan, r, backward_block_pairs(plan, r), plan.backward->kv, backward_base,
-                                   "backward"),
-                      want);
+            const auto design = make_backward_design(plan.backward->grads);
+            const CompileContext cx(plan, r);
+            const auto bwd_pairs = block_pairs_on(plan, r, plan.backward->kv, plan.ranks[r].backward.steps,
+                                                  [&](int o, int lane) { return design->key_row(cx, o, lane); });
+            EXPECT_EQ(kernel_pairs(plan, r, bwd_pairs, plan.backward->kv, backward_base, "backward"), want);
             mx = std::max(mx, n);
             total += n;
           }
