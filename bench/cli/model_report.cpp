@@ -265,28 +265,18 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
                          [](const Config& cfg) { return ring::make_work_matrix(cfg); });
 }
 
+model::StrategyWork strategy_work(const ring::WorkMatrix& wm) {
+  return {.ranks = wm.ranks,
+          .steps = wm.steps,
+          .variant = wm.config.variant,
+          .schedule = wm.schedule,
+          .exchange = wm.exchange,
+          .unmasked = wm.unmasked,
+          .recv_bytes = wm.recv_bytes};
+}
+
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in) {
-  const HeadExchange& x = wm.exchange;
-  if (!x.active())
-    return model::make_step_table(wm.ranks, wm.steps, wm.config.variant, wm.schedule, wm.unmasked, wm.recv_bytes,
-                                  in.shape.head_dim, in.local_heads(), in.attention_flops_per_s(), in.link,
-                                  in.micro_batch);
-  // The members of a group run the same steps on other heads: its first rank's stand for it.
-  std::vector<std::int64_t> unmasked, recv;
-  for (int g = 0; g < x.groups; ++g)
-    for (int j = 0; j < wm.steps; ++j) {
-      unmasked.push_back(wm.unmasked_at(x.rank_of(g, 0), j));
-      recv.push_back(wm.recv_bytes_at(x.rank_of(g, 0), j));
-    }
-  model::StepTable t = model::make_step_table(x.groups, wm.steps, wm.config.variant, wm.schedule, unmasked, recv,
-                                              in.shape.head_dim, x.q_heads, in.attention_flops_per_s(), in.link,
-                                              in.micro_batch);
-  // Each all-to-all: U − 1 transfers, one per peer, over the link the group sits on.
-  const model::Link& link = in.exchange_link(x.degree);
-  const double b = in.micro_batch;
-  t.exchange_in_s = model::transfer_seconds(static_cast<double>(x.qkv_bytes) * b, x.degree - 1, link);
-  t.exchange_out_s = model::transfer_seconds(static_cast<double>(x.o_bytes) * b, x.degree - 1, link);
-  return t;
+  return model::strategy_step_table(strategy_work(wm), in);
 }
 
 nlohmann::json model_report(const ModelRequest& req) {

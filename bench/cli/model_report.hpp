@@ -13,6 +13,7 @@
 #include "common/documents.hpp"
 #include "model/model_inputs.hpp"
 #include "model/step_table.hpp"
+#include "model/strategy_pricing.hpp"
 #include "ring/plan/work_matrix.hpp"
 
 namespace rb::bench {
@@ -53,9 +54,12 @@ ring::WorkMatrix model_work_matrix(const model::ModelInputs& in, std::int64_t se
 // The share of a whole sequence's unmasked pairs that lie within the request's documents: 1 without them.
 double within_documents_share(const ModelRequest& req, std::int64_t seq, bool causal);
 
-// Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch.
-// Under a head exchange one entry per member of the schedule (a group), and the all-to-alls over the
-// link their group sits on (ModelInputs::exchange_link).
+// The work matrix's tables as the model prices them (model/strategy_pricing.hpp).
+model::StrategyWork strategy_work(const ring::WorkMatrix& wm);
+
+// Seconds per rank and step at the inputs' efficiency * peak and over their link, one micro-batch:
+// model::strategy_step_table of the matrix (under a head exchange one entry per member of the
+// schedule, a group, and the all-to-alls over the link their group sits on).
 model::StepTable model_step_table(const ring::WorkMatrix& wm, const model::ModelInputs& in);
 
 // Validates the request (InputError naming the flag, the value and the rule) and computes it. The

@@ -1,6 +1,7 @@
-// The strategies side by side (see model_strategies.hpp). Each strategy's bytes are read from the
-// work matrix (the K/V the schedule moves) and its head exchange (the all-to-alls), so every formula
-// here is the plan's; the text formula beside them is for people.
+// The strategies side by side (see model_strategies.hpp). Each strategy is priced by
+// model::price_strategy (model/strategy_pricing.hpp) from its work matrix (the K/V the schedule
+// moves) and its head exchange (the all-to-alls), so every figure here is the plan's; the text formula
+// beside them is for people.
 #include "bench/cli/model_strategies.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include "common/error.hpp"
 #include "model/comm_compute.hpp"
 #include "model/ring_simulator.hpp"
+#include "model/strategy_pricing.hpp"
 
 namespace rb::bench {
 namespace {
@@ -94,39 +96,26 @@ json strategies_json(const ModelRequest& req, std::int64_t seq, int cp) {
       continue;
     }
     const ring::WorkMatrix wm = model_work_matrix(in, seq, cp, split, st.variant, st.degree, req.documents, req.seed);
-    const HeadExchange& x = wm.exchange;
-    const double b = in.micro_batch;
-    // The steps' K/V into rank 0 (every rank receives as much: the shards are equal).
-    double kv = 0;
-    for (int j2 = 0; j2 < wm.steps; ++j2) kv += static_cast<double>(wm.recv_bytes_at(0, j2)) * b;
-    const double a2a = static_cast<double>(x.qkv_bytes + x.o_bytes) * b;
-    const int kv_transfers = wm.schedule.gathered ? x.groups - 1 : wm.steps - 1;
-    const model::Link& a2a_link = in.exchange_link(x.degree);
-    // Under documents the pairs within them (as the comm/compute rows scale theirs).
-    const double compute_s = model::attention_flops_per_layer(in, seq, cp) *
-                             within_documents_share(req, seq, in.causal) / in.attention_flops_per_s();
+    const model::StrategyPrice p = model::price_strategy(in, seq, cp, strategy_work(wm),
+                                                         within_documents_share(req, seq, in.causal), req.simulate);
     j["possible"] = true;
     j["split"] = to_string(split);
-    j["bytes_per_layer"] = a2a + kv;
-    j["kv"] = {{"bytes_per_layer", kv},
-               {"transfers", kv_transfers},
+    j["bytes_per_layer"] = p.bytes();
+    j["kv"] = {{"bytes_per_layer", p.kv_bytes},
+               {"transfers", p.kv_transfers},
                {"link", in.link.name},
-               {"transfer_s", model::transfer_seconds(kv, kv_transfers, in.link)}};
-    j["alltoall"] = {{"bytes_per_layer", a2a},
-                     {"transfers", x.active() ? 2 * (x.degree - 1) : 0},
-                     {"link", x.active() ? a2a_link.name : std::string()},
-                     {"transfer_s",
-                      x.active()
-                          ? model::transfer_seconds(static_cast<double>(x.qkv_bytes) * b, x.degree - 1, a2a_link) +
-                                model::transfer_seconds(static_cast<double>(x.o_bytes) * b, x.degree - 1, a2a_link)
-                          : 0.0}};
-    j["compute_s"] = compute_s;
-    if (a2a + kv < best_bytes) {
-      best_bytes = a2a + kv;
+               {"transfer_s", p.kv_transfer_s}};
+    j["alltoall"] = {{"bytes_per_layer", p.alltoall_bytes},
+                     {"transfers", p.alltoall_transfers},
+                     {"link", p.alltoall_link},
+                     {"transfer_s", p.alltoall_transfer_s}};
+    j["compute_s"] = p.compute_s;
+    if (p.bytes() < best_bytes) {
+      best_bytes = p.bytes();
       fewest = st.name();
     }
-    if (req.simulate) {
-      const model::Simulation sim = model::simulate(model_step_table(wm, in));
+    if (p.simulation) {
+      const model::Simulation& sim = *p.simulation;
       j["pass_s"] = sim.pass_s;
       j["exposed_comm_max_s"] = sim.exposed_comm_max_s;
       j["overlap_fraction"] = sim.overlap_fraction ? json(*sim.overlap_fraction) : json(nullptr);

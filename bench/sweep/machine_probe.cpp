@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "reports/results/record_timing.hpp"
+
 namespace rb::bench {
 namespace {
 
@@ -39,6 +41,10 @@ struct Worker {
       v[i] = static_cast<float>(i % 5) * 0.03f;
     }
   }
+  // The report prices the cpu backend's compute from this arithmetic (reports/html/report_pricing.cpp).
+  static_assert(kMachineProbeVersion == reports::kMachineProbeFlopsVersion &&
+                    4.0 * kBlock * (static_cast<double>(kBlock) * kKeys) == reports::kMachineProbeFlopsPerThread,
+                "the probe's workload changed: raise kMachineProbeVersion and the report's figure");
   void block(int key0) {
     for (int i = 0; i < kBlock; ++i) {
       float* si = &s[static_cast<std::size_t>(i) * kBlock];

@@ -15,7 +15,8 @@ namespace rb::reports {
 
 // report_strategies.cpp: the page's first section. For each (S, c) and shape, every strategy that ran
 // there (variant, split, dK/dV design, phase) with its measured median, the fastest of each phase
-// marked, and the run's own model prediction beside it, its disagreement beyond the noise in words.
+// marked, the analytic model's price of the same configuration beside it (report_pricing.hpp), its
+// disagreement beyond the noise in words, and the run's own simulator replay.
 std::string section_strategies(const std::vector<RunView>& runs);
 
 // report_summary.cpp

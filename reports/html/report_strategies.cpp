@@ -2,9 +2,11 @@
 // the answer a sweep over strategies is run for. One compact table per shape group: the runs of one
 // (S, c) that differ only in the strategy — the variant (the hybrid with its group U), the phase, the
 // backward's dK/dV design and the split — each with its measured median pass time, the winner of
-// each (S, c, phase) highlighted, and beside it the run's own model prediction and, in words, where
-// the two disagree by more than the run's noise. "Fastest at each c" (report_best.cpp) ranks splits
-// and variants over the whole sweep; this section is the per-(S, c) detail with the model set beside.
+// each (S, c, phase) highlighted, and beside it the analytic model's price of the same configuration
+// (report_pricing.cpp: model/strategy_pricing.hpp over the link and FLOP rate the results give) and,
+// in words, where the two disagree by more than the run's noise; then the record's own simulator
+// replay. "Fastest at each c" (report_best.cpp) ranks splits and variants over the whole sweep; this
+// section is the per-(S, c) detail with the model set beside.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -15,6 +17,7 @@
 
 #include "common/config_label.hpp"
 #include "reports/html/html_text.hpp"
+#include "reports/html/report_pricing.hpp"
 #include "reports/html/report_sections.hpp"
 
 namespace rb::reports {
@@ -72,17 +75,16 @@ std::optional<double> noise_pct(const RunView& r) {
   return r.noise_pct;
 }
 
-// What the model covers and the measured time it is set against. The record's model (runs[].model)
-// is the ring simulator replaying the median pass's forward steps, so a pass with a backward is
-// compared on its forward part; under phase bwd no forward is timed and nothing is compared.
-struct ModelCompare {
-  std::optional<double> model_ms, measured_ms;
-  bool forward_part = false;  // the model and the measured figure are the forward of a longer pass
-  bool not_modelled = false;  // phase bwd: the model replays no step of what was timed
+// The record's own model (runs[].model): the ring simulator replaying the median pass's forward
+// steps, so a pass with a backward is replayed on its forward part only, and phase bwd not at all.
+struct Replay {
+  std::optional<double> ms;
+  bool forward_part = false;  // the replay is the forward of a longer pass
+  bool not_modelled = false;  // phase bwd: it replays no step of what was timed
 };
 
-ModelCompare model_compare(const RunView& r) {
-  ModelCompare m;
+Replay replay(const RunView& r) {
+  Replay m;
   if (!r.record.model || !r.record.model->pass_ms || !(*r.record.model->pass_ms > 0) ||
       !std::isfinite(*r.record.model->pass_ms))
     return m;
@@ -90,12 +92,16 @@ ModelCompare model_compare(const RunView& r) {
     m.not_modelled = true;
     return m;
   }
-  m.model_ms = r.record.model->pass_ms;
+  m.ms = r.record.model->pass_ms;
   m.forward_part = phase_of(r) != "fwd";
-  m.measured_ms = m.forward_part ? r.record.timing.fwd_median_ms : r.median_ms;
-  if (m.measured_ms && !(*m.measured_ms > 0 && std::isfinite(*m.measured_ms))) m.measured_ms.reset();
   return m;
 }
+
+// The figures one table is priced with: its link and its rate of one rank (report_pricing.hpp).
+struct Basis {
+  PricedFigure link, peak;
+  bool usable() const { return link.value && peak.value; }
+};
 
 // "model 2.1× slower than measured" (a longer predicted time) or "model 12% faster than measured";
 // "agrees within noise" when the gap is inside the run's noise, which a second sweep could close.
@@ -120,7 +126,7 @@ std::string clip(const std::string& s, std::size_t n) {
   return s.substr(0, cut) + "\u2026";
 }
 
-std::string row(const RunView& r, const RunView* fastest, bool with_dkv, bool with_phase) {
+std::string row(const RunView& r, const RunView* fastest, bool with_dkv, bool with_phase, const Basis& basis) {
   const bool win = fastest == &r;
   std::string s = fmt::format("<tr data-phase=\"{}\" data-strategy=\"{}\"{}><td>{}</td><td>{}</td>",
                               html_escape(phase_of(r)), html_escape(strategy_name(r)), win ? " class=\"win\"" : "",
@@ -132,7 +138,7 @@ std::string row(const RunView& r, const RunView* fastest, bool with_dkv, bool wi
   if (!measured(r)) {
     const std::string why = r.reason.empty() ? std::string(r.status == "ok" ? "no timing recorded" : "") : r.reason;
     return s +
-           fmt::format("<td class=\"st-{0}\">{0}</td><td class=\"reason\" colspan=\"3\" title=\"{1}\">{2}</td></tr>",
+           fmt::format("<td class=\"st-{0}\">{0}</td><td class=\"reason\" colspan=\"4\" title=\"{1}\">{2}</td></tr>",
                        html_escape(r.status), html_escape(why), html_escape(clip(why, kMaxReason)));
   }
   const std::optional<double> noise = noise_pct(r);
@@ -148,19 +154,32 @@ std::string row(const RunView& r, const RunView* fastest, bool with_dkv, bool wi
   } else {
     s += "<td class=\"na\">\u2014</td>";
   }
-  const ModelCompare m = model_compare(r);
-  if (m.not_modelled) return s + "<td class=\"na\">\u2014</td><td class=\"na\">the model replays no backward</td></tr>";
-  if (!m.model_ms) return s + "<td class=\"na\">\u2014</td><td class=\"na\">no model in the record</td></tr>";
-  s += fmt::format("<td class=\"n model\">{}{}</td>", format_number(*m.model_ms, 4),
-                   m.forward_part ? " <span class=\"within\">fwd</span>" : "");
-  if (!m.measured_ms) return s + "<td class=\"na\">no forward median (timing.phase_ms.fwd) to compare with</td></tr>";
-  bool flagged = false;
-  const std::string verdict = disagreement(*m.model_ms, *m.measured_ms, noise, flagged);
-  return s + fmt::format("<td class=\"{}\">{}{}</td></tr>", flagged ? "disagree" : "agree", verdict,
-                         m.forward_part ? fmt::format(" (fwd {} ms)", format_number(*m.measured_ms, 4)) : "");
+  // The analytic model's price of this run's configuration, against its whole measured pass.
+  if (!basis.usable()) {
+    s += "<td class=\"na\">\u2014</td><td class=\"na\">not priced: see below the table</td>";
+  } else if (const RunPrice p =
+                 price_run(r, {.name = "measured", .bytes_per_s = *basis.link.value, .latency_s = 0, .source = ""},
+                           *basis.peak.value);
+             !p.pass_ms) {
+    s += fmt::format("<td class=\"na\">\u2014</td><td class=\"na\">{}</td>", html_escape(p.why_not));
+  } else {
+    bool flagged = false;
+    const std::string verdict = disagreement(*p.pass_ms, *r.median_ms, noise, flagged);
+    s += fmt::format(
+        "<td class=\"n model\" data-model-ms=\"{}\" title=\"compute {} ms, transfers {} ms, {} bytes per rank\">{}"
+        "</td><td class=\"{}\">{}</td>",
+        *p.pass_ms, format_number(*p.compute_ms, 4), format_number(*p.transfer_ms, 4), format_number(*p.bytes, 6),
+        format_number(*p.pass_ms, 4), flagged ? "disagree" : "agree", verdict);
+  }
+  const Replay m = replay(r);
+  if (m.not_modelled)
+    return s + "<td class=\"na\" title=\"the record's simulator replays no backward\">\u2014</td></tr>";
+  if (!m.ms) return s + "<td class=\"na\" title=\"no runs[].model.pass_ms in the record\">\u2014</td></tr>";
+  return s + fmt::format("<td class=\"n replay\">{}{}</td></tr>", format_number(*m.ms, 4),
+                         m.forward_part ? " <span class=\"within\">fwd</span>" : "");
 }
 
-std::string table(const Group& g, std::size_t n) {
+std::string table(const Group& g, std::size_t n, const Basis& basis) {
   std::vector<const RunView*> rows = g.runs;
   std::stable_sort(rows.begin(), rows.end(), [](const RunView* a, const RunView* b) {
     const bool ma = measured(*a), mb = measured(*b);
@@ -179,18 +198,26 @@ std::string table(const Group& g, std::size_t n) {
   }
   const bool with_phase = phases.size() > 1;
   std::string s = fmt::format(
-      "<table class=\"strat\" id=\"strat-table-{}\" data-seq=\"{}\" data-c=\"{}\"><caption>S={} c={}{} \u00b7 "
+      "<table class=\"strat\" id=\"strat-table-{}\"{}{} data-seq=\"{}\" data-c=\"{}\"><caption>S={} c={}{} \u00b7 "
       "{}</caption><thead><tr><th>strategy</th><th>split</th>{}{}<th>measured ms</th><th>vs fastest</th>"
-      "<th>model ms</th><th>model against measured</th></tr></thead><tbody>",
-      n, g.seq, g.cp, html_escape(format_tokens(static_cast<double>(g.seq))), g.cp,
+      "<th title=\"the analytic model's pass for this configuration (ringbench model's pricing)\">model ms</th>"
+      "<th>model against measured</th><th title=\"the record's simulator replaying the median pass's own forward "
+      "steps (runs[].model.pass_ms)\">replay ms</th></tr></thead><tbody>",
+      n, basis.link.value ? fmt::format(" data-link-bytes-per-s=\"{}\"", *basis.link.value) : std::string(),
+      basis.peak.value ? fmt::format(" data-rank-flops=\"{}\"", *basis.peak.value) : std::string(), g.seq, g.cp,
+      html_escape(format_tokens(static_cast<double>(g.seq))), g.cp,
       with_phase ? "" : " \u00b7 " + html_escape(*phases.begin()), html_escape(g.shape),
       with_dkv ? "<th>dK/dV</th>" : "", with_phase ? "<th>phase</th>" : "");
   for (const RunView* r : rows) {
     const auto it = by_phase.find(phase_of(*r));
     const RunView* fastest = it != by_phase.end() && it->second.size() > 1 ? it->second.front() : nullptr;
-    s += row(*r, fastest, with_dkv, with_phase);
+    s += row(*r, fastest, with_dkv, with_phase, basis);
   }
-  s += "</tbody></table>";
+  s += fmt::format(
+      "</tbody></table><p class=\"note basis\">Model: link <span title=\"{}\">{}</span>, a rank's "
+      "rate <span title=\"{}\">{}</span></p>",
+      html_escape(basis.link.detail), html_escape(basis.link.brief), html_escape(basis.peak.detail),
+      html_escape(basis.peak.brief));
   return g.aliases ? s + fmt::format("<p class=\"note\">{} more are the same computation at c = 1, measured once.</p>",
                                      g.aliases)
                    : s;
@@ -204,27 +231,45 @@ bool compares(const Group& g) {
   return false;
 }
 
-// What the model column is, in the records' own words; the simulator is the kind `run` writes.
-std::string model_note(const std::vector<const RunView*>& shown) {
+// What the model columns are and where their inputs came from: each distinct source once.
+std::string model_note(const std::vector<const RunView*>& shown, const std::vector<Basis>& bases) {
+  std::set<std::string> links, peaks;
+  for (const Basis& b : bases) {
+    links.insert(b.link.source);
+    peaks.insert(b.peak.source);
+  }
+  auto list = [](const std::set<std::string>& v) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : "; ") + html_escape(x);
+    return out;
+  };
+  std::string s =
+      "<p class=\"note\" id=\"strategies-model\"><strong>Modelled</strong>: model ms, the analytic model's pass for "
+      "each row's configuration, priced as <code>ringbench model</code> prices a strategy (docs/model.md, "
+      "\u201cPricing "
+      "a measured run\u201d): the plan's bytes per rank over the link, the plan's pairs per step at one rank's "
+      "attention rate (a backward 2.5 times the forward's FLOPs, a fwd+bwd pass both), and the ring simulator's pass "
+      "over those steps. Where its two inputs came from (each table's last line says which it used; "
+      "<strong>measured</strong> on this machine by the sweep, or configured): the link, ";
+  s += list(links) + "; the rate, " + list(peaks) +
+       ". Where a table's ranks had fewer CPUs than c, the rate is scaled by CPUs / c. ";
   std::set<std::pair<std::string, std::string>> kinds;  // (kind, basis)
   for (const RunView* r : shown)
     if (r->record.model && r->record.model->pass_ms) kinds.emplace(r->record.model->kind, r->record.model->basis);
-  if (kinds.empty())
-    return "<p class=\"note\">Modelled: nothing here. No run of these tables carries a model prediction "
-           "(runs[].model.pass_ms), so the model columns are empty.</p>";
-  std::string s =
-      "<p class=\"note\"><strong>Modelled</strong>: model ms, the run's own <code>runs[].model.pass_ms</code>. ";
   for (const auto& [kind, basis] : kinds) {
     if (kind == "ring_simulator")
-      s += "The ring simulator (docs/model.md) replays the median pass's own measured per-step compute and transfer "
-           "times with the executor's schedule; it takes no link bandwidth and no peak FLOP rate (the cpu backend's "
-           "machine probe is no input either), so a gap is scheduling the model leaves out (thread wake-ups, copies "
-           "contending with compute), not hardware it got wrong. It replays the forward only: a pass with a backward "
-           "is compared on its forward median (timing.phase_ms.fwd, marked fwd), phase bwd not at all. ";
+      s += "Replay ms is the record's own model (runs[].model.pass_ms): the same simulator fed with the median "
+           "pass's measured per-step compute and transfer times, no link or rate; a gap between it and the "
+           "measurement is scheduling the simulator leaves out (thread wake-ups, copies contending with compute), "
+           "one between it and model ms the link or rate. It replays the forward only (fwd: the forward part of a "
+           "longer pass; phase bwd none). ";
     else
-      s += fmt::format("A model of kind \u201c{}\u201d, which the record says is based on: {}. ", html_escape(kind),
-                       basis.empty() ? "nothing (no basis recorded)" : html_escape(basis));
+      s += fmt::format(
+          "Replay ms is the record's model of kind \u201c{}\u201d, which the record says is based on: "
+          "{}. ",
+          html_escape(kind), basis.empty() ? "nothing (no basis recorded)" : html_escape(basis));
   }
+  if (kinds.empty()) s += "No run here carries a model of its own (runs[].model.pass_ms): replay ms is empty. ";
   return s + "</p>";
 }
 
@@ -242,8 +287,14 @@ std::string render(const std::vector<RunView>& runs) {
   }
   std::set<std::string> shapes;
   for (const auto& [key, g] : groups) shapes.insert(g.shape);
+  // The c = 1 runs of each shape, whose measured forward rate prices that shape (aliases included:
+  // one of them holds the measurement).
+  std::map<std::string, std::vector<const RunView*>> c1_runs;
+  for (const RunView& r : runs)
+    if (r.cp == 1) c1_runs[shape_without_strategy(r)].push_back(&r);
   std::string tables, none;
   std::vector<const RunView*> shown;
+  std::vector<Basis> bases;
   std::size_t n = 0, left_out = 0, uncompared = 0;
   for (const auto& [key, g] : groups) {
     if (!compares(g)) {
@@ -261,7 +312,11 @@ std::string render(const std::vector<RunView>& runs) {
       continue;
     }
     shown.insert(shown.end(), g.runs.begin(), g.runs.end());
-    tables += table(g, n++);
+    const auto c1 = c1_runs.find(g.shape);
+    bases.push_back({table_link(g.runs),
+                     table_peak(g.runs, c1 == c1_runs.end() ? std::vector<const RunView*>{} : c1->second, g.seq,
+                                g.cp)});
+    tables += table(g, n++, bases.back());
   }
   std::string s = "<section id=\"strategies\"><h2>Which strategy here</h2>";
   if (n > 0) {
@@ -270,9 +325,9 @@ std::string render(const std::vector<RunView>& runs) {
          "noise (stdev/mean of the timed passes, the console's \u201cnoise \u00b1\u201d); the highlighted row is the "
          "fastest measured run of its phase, and vs fastest is how much longer the others took (within noise: a "
          "gap a second sweep may reverse). Skipped and failed runs are listed with their status and take no part. "
-         "Where model and measurement differ by more than the run's noise, the last column says so in "
+         "Where model and measurement differ by more than the run's noise, model against measured says so in "
          "orange.</p>";
-    s += model_note(shown);
+    s += model_note(shown, bases);
     s += shared_cpus_warning(shown,
                              "The fastest there is the one that waited least for a core, which need not be the one "
                              "that would win on a CPU per rank.");

@@ -10,6 +10,12 @@
 
 namespace rb::reports {
 
+// The arithmetic of one hardware thread's share of the machine probe, version 2
+// (bench/sweep/machine_probe.cpp, which asserts it): a 64-query float32 attention block over 4096
+// keys at D = 64, 4·D·pairs = 4·64·(64·4096) FLOPs, timed with a 4 MiB copy on every thread at once.
+inline constexpr int kMachineProbeFlopsVersion = 2;
+inline constexpr double kMachineProbeFlopsPerThread = 4.0 * 64 * (64.0 * 4096);
+
 // --max-noise: the rule that ended sampling.
 struct RecordStopping {
   double max_noise_pct = 0;

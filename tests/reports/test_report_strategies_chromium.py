@@ -3,10 +3,13 @@ Chromium at 1400 px on the report of a real small cpu sweep of the ring (both dK
 all-gather and Ulysses at c = 2 and 4, forward and fwd+bwd: the strategies section is the first of
 the page and of its nav, its heading, first table and that table's highlighted row are on the first
 screen without scrolling, nothing makes the page scroll sideways, the highlighted row of each
-(S, c, phase) is the fastest measured run in results.json, and the model column shows each run's own
-runs[].model.pass_ms. The first screen is kept as $RINGBENCH_ARTIFACT_DIR/report-strategies-1400.png.
+(S, c, phase) is the fastest measured run in results.json, the model column prices every measured row,
+the backward included (the analytic model at the machine probe's rate: no c = 1 run here), and the
+replay column shows each run's own runs[].model.pass_ms. The first screen is kept as
+$RINGBENCH_ARTIFACT_DIR/report-strategies-1400.png.
 Exits 77 (ctest: skipped) when Chromium is not installed."""
 import os
+import statistics
 import sys
 import unittest
 
@@ -31,10 +34,13 @@ PROBE = """(() => {
           first: document.querySelector('main > section').id,
           nav: document.querySelector('nav a').getAttribute('href'),
           heading: box(sec.querySelector('h2')),
+          note: (document.getElementById('strategies-model') || {textContent: ''}).textContent,
           tables: tables.map(t => ({seq: Number(t.dataset.seq), c: Number(t.dataset.c), box: box(t),
+            rate: Number(t.dataset.rankFlops || 0), link: Number(t.dataset.linkBytesPerS || 0),
             rows: Array.from(t.tBodies[0].rows).map(r => ({phase: r.dataset.phase, name: r.dataset.strategy,
               win: r.classList.contains('win'), box: box(r),
-              model: (r.querySelector('td.model') || {textContent: ''}).textContent}))}))};
+              model: Number((r.querySelector('td.model') || {dataset: {}}).dataset.modelMs || 0),
+              replay: (r.querySelector('td.replay') || {textContent: ''}).textContent}))}))};
 })()"""
 
 
@@ -110,12 +116,47 @@ class StrategiesInChromium(unittest.TestCase):
         self.assertEqual({k[1] for k in want}, {2, 4})
         self.assertEqual({k[2] for k in want}, {"fwd", "fwd+bwd"})
 
-    def test_the_model_column_shows_each_runs_own_prediction(self):
-        model = {}
+    def runs_by_row(self):
+        out = {}
         for r in self.doc["runs"]:
             c = r["config"]
-            if r["status"] == "ok" and (r.get("model") or {}).get("pass_ms"):
-                model[(c["seq"], c["cp"], strategy_name(c))] = r["model"]["pass_ms"]
+            if r["status"] == "ok" and not r.get("alias_of"):
+                out[(c["seq"], c["cp"], strategy_name(c))] = r
+        return out
+
+    def test_the_model_column_prices_every_measured_row_at_the_probes_rate(self):
+        runs = self.runs_by_row()
+        self.assertIn("machine probe", self.probe["note"])
+        priced = set()
+        for t in self.probe["tables"]:
+            group = [runs[(t["seq"], t["c"], row["name"])] for row in t["rows"]
+                     if (t["seq"], t["c"], row["name"]) in runs]
+            # No c = 1 run: the probe's 4·64·(64·4096) FLOPs per thread over the median of the runs'
+            # median probe times, times the ranks' share of the CPUs where they had fewer than c.
+            probe_ms = statistics.median(statistics.median(r["timing"]["machine_probe_ms"]) for r in group)
+            probe_rate = 4 * 64 * (64 * 4096) / (probe_ms * 1e-3)
+            share = t["rate"] / probe_rate
+            self.assertTrue(abs(share - 1) < 1e-9 or any(abs(share - k / t["c"]) < 1e-9 for k in range(1, t["c"])),
+                            f"S={t['seq']} c={t['c']}: rate {t['rate']} against the probe's {probe_rate}")
+            # The link: the median of the runs' measured copy bandwidth (unpaced).
+            bw = statistics.median(r["metrics"]["comm_bandwidth_gbyte_per_s"] * 1e9 for r in group
+                                   if (r.get("metrics") or {}).get("comm_bandwidth_gbyte_per_s"))
+            self.assertAlmostEqual(t["link"], bw, delta=bw * 1e-9)
+            for row in t["rows"]:
+                run = runs.get((t["seq"], t["c"], row["name"]))
+                if run is None:
+                    continue
+                # Every row is priced, the backward too, and no faster than the average rank's share
+                # of the plan's FLOPs (3.5 times the forward's under fwd+bwd) at that rate.
+                self.assertGreater(row["model"], 0, row["name"])
+                floor_ms = run["plan"]["flops"] / t["c"] / t["rate"] * 1e3
+                self.assertGreaterEqual(row["model"], floor_ms * (1 - 1e-9), row["name"])
+                priced.add(row["phase"])
+        self.assertEqual(priced, {"fwd", "fwd+bwd"})
+
+    def test_the_replay_column_shows_each_runs_own_prediction(self):
+        model = {k: r["model"]["pass_ms"] for k, r in self.runs_by_row().items()
+                 if (r.get("model") or {}).get("pass_ms")}
         self.assertGreater(len(model), 0, "the sweep wrote no model predictions")
         shown = 0
         for t in self.probe["tables"]:
@@ -123,10 +164,10 @@ class StrategiesInChromium(unittest.TestCase):
                 want = model.get((t["seq"], t["c"], row["name"]))
                 if want is None:
                     continue
-                got = float(row["model"].split()[0])
+                got = float(row["replay"].split()[0])
                 self.assertAlmostEqual(got, want, delta=abs(want) * 1e-3, msg=row["name"])
                 if row["phase"] == "fwd+bwd":
-                    self.assertIn("fwd", row["model"].split()[1:], "the model of a fwd+bwd pass is its forward's")
+                    self.assertIn("fwd", row["replay"].split()[1:], "the replay of a fwd+bwd pass is its forward's")
                 shown += 1
         self.assertEqual(shown, len(model))
 
