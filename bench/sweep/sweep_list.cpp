@@ -128,13 +128,11 @@ std::string format_sweep_programs(const SweepList& list) {
     const ListedConfiguration& r = list.rows[i];
     if (r.alias_of || !r.skip.empty()) continue;
     const ring::Plan plan = ring::make_plan(r.config);
+    // Bytes in the run's dtype, as the cpu backend holds every buffer; the cuda backend keeps the
+    // accumulators in fp32 (ring/program/program.hpp's BufInfo).
     out += fmt::format("\n#{} {}: the step program of each rank (ops in reference order; `waits` names ops of other "
-                       "lanes; bytes in {}){}\n",
-                       i, r.id, to_string(r.config.dtype),
-                       r.config.backend == Backend::cpu
-                           ? ""
-                           : "; the cuda backend does not interpret it yet: its forward keeps these orderings its "
-                             "own way (docs/program.md)");
+                       "lanes; bytes in {})\n",
+                       i, r.id, to_string(r.config.dtype));
     for (int rank = 0; rank < r.config.cp; ++rank)
       out += ring::explain_program(ring::compile_program(plan, rank), dtype_bytes(r.config.dtype));
   }

@@ -4,12 +4,17 @@
 // rank is a CudaRank (ring/cuda/cuda_rank.hpp: its Q, step buffers, partial and accumulated O/LSE, a
 // compute and a comm stream).
 //
-// A pass is enqueued step-major by enqueue(): at step j the compute stream waits for the block's
-// arrival event, runs attention (step 0 writes the accumulators directly, later steps write the
-// partials and merge, a step that sees no key is skipped: ring/plan/step_launch.hpp), and records its
-// done event; the comm stream meanwhile has the transport fill the other buffer with the block for
-// step j+1, after the step that last read that buffer is done (ring/executor/step_order.hpp, the rule the
-// CPU backend's comm thread keeps too). Events around each transfer give its time in flight
+// A pass is each hosted rank's step program (ring/program/, docs/program.md) interpreted on two
+// streams: lane 0's ops on the compute stream, the comm lanes' on the comm stream. enqueue() goes
+// step-major over the ranks (a copy transport's waits on a peer need the peer's events recorded
+// first): at step j each rank's comm ops of the step (the transfer issued during step j: the
+// transport moves every lane's piece in one call) and then its compute ops (attention: step 0 writes
+// the accumulators directly, later steps write the partials and merge, a step that sees no key is
+// skipped: ring/plan/step_launch.hpp). Each waits, by cudaStreamWaitEvent, for the events of the ops
+// of the other stream its program's dependencies name: a transfer for the step that last read the
+// buffer it fills, a step for the transfers that filled its block; the same rules the CPU
+// interpreter keeps, from the same program. An op kind this executor does not interpret refuses the
+// configuration before anything is made (ring/executor/backend_support.hpp). Events around each transfer give its time in flight
 // (comm_in_flight); a transport that sees its data move adds when it executed (comm). The same
 // enqueue() runs eagerly or under stream capture; timing events become event-record nodes in the
 // graph (cudaEventRecordExternal), so each replay leaves per-step times behind for the timeline.
@@ -36,6 +41,7 @@
 #include "kernels/cuda_check.hpp"
 #include "ring/cuda/cuda_devices.hpp"
 #include "ring/cuda/cuda_handles.hpp"
+#include "ring/cuda/cuda_program.hpp"
 #include "ring/cuda/cuda_rank.hpp"
 #include "ring/cuda/cuda_transport.hpp"
 #include "ring/cuda/cuda_transport_copy.hpp"
@@ -46,7 +52,6 @@
 #include "ring/executor/executor_preconditions.hpp"
 #include "ring/executor/output_rows.hpp"
 #include "ring/executor/pass_timeline.hpp"
-#include "ring/executor/step_order.hpp"
 #include "ring/transport/poll_backoff.hpp"
 #include "ring/transport/steady_clock.hpp"
 
@@ -71,6 +76,7 @@ class CudaExecutorImpl final : public CudaExecutor {
         c_(plan.config.cp),
         ranks_(plan.config.cp),
         passes_(plan.config.cp),
+        programs_(plan.config.cp),
         transport_(std::move(transport)) {
     check_executor_preconditions("cuda executor", plan_, group_);
     hosted_ = hosted_ring_ranks(c_, group_);
@@ -246,6 +252,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       sdpa = handle.get();
     }
     rk.setup(plan_, r, rk.device, sdpa);
+    programs_[r] = CudaProgram(plan_, r);
     p.begin = make_event(true);
     p.end = make_event(true);
     p.join = make_event(false);
@@ -255,16 +262,13 @@ class CudaExecutorImpl final : public CudaExecutor {
   // --- enqueueing one pass -------------------------------------------------------------------
 
   // Rank r's comm work issued during step j: the pieces for step j+1 (rotating), or the whole gather.
+  // Its stream has waited for what the program's dependencies name (run_slot).
   void transfer(int r, int j, bool concurrent) {
     CudaRank& rk = ranks_[r];
     on(rk.device);
     const cudaStream_t s = rk.comm.get();
     StepEvents& ev = rk.ev[j];
-    if (!gathered()) {
-      if (const auto reader = last_reader_of_next_buffer(j))
-        RB_CUDA_CHECK(cudaStreamWaitEvent(s, rk.ev[*reader].compute_done.get(), 0));
-      if (concurrent) transport_->await_peers(ranks_, r, j);
-    }
+    if (!gathered() && concurrent) transport_->await_peers(ranks_, r, j);
     timing(ev.copy_begin, s);
     if (gathered())
       transport_->gather(ranks_, r, ctx());
@@ -293,14 +297,7 @@ class CudaExecutorImpl final : public CudaExecutor {
       // under capture a range would mark the capture, not the replays, and is left out.
       std::optional<nvtx::ScopedRange> step;
       if (!capturing_) step.emplace(nvtx::kRangeStep, j);
-      for (int r : which) {
-        if (plan_.schedule.moves(j, c_)) transfer(r, j, concurrent);
-        CudaRank& rk = ranks_[r];
-        if (const auto arrived = transfer_read_by_step(plan_.schedule, j, c_))
-          RB_CUDA_CHECK(cudaStreamWaitEvent(rk.compute.get(), rk.ev[*arrived].recv_done.get(), 0));
-        on(rk.device);
-        rk.attend(j, ctx());
-      }
+      for (int r : which) run_slot(r, j, concurrent);
     }
     for (int r : which) {
       CudaRank& rk = ranks_[r];
@@ -316,6 +313,17 @@ class CudaExecutorImpl final : public CudaExecutor {
         RB_CUDA_CHECK(cudaStreamWaitEvent(origin, p.join.get(), 0));
       }
     }
+  }
+
+  // Rank r's ops of step j: the comm ops issued during it, then its compute ops, after the waits
+  // their dependencies name (ring/cuda/cuda_program.hpp); the transport moves every lane's piece in
+  // one call, and attend(j) runs the step's attention and its merge, or nothing for a skipped step.
+  void run_slot(int r, int j, bool concurrent) {
+    CudaRank& rk = ranks_[r];
+    on(rk.device);
+    if (programs_[r].wait_for(rk, j, /*comm=*/true, rk.comm.get())) transfer(r, j, concurrent);
+    on(rk.device);
+    if (programs_[r].wait_for(rk, j, /*comm=*/false, rk.compute.get())) rk.attend(j, ctx());
   }
 
   // The device of the stream rank r's pass forks from.
@@ -541,6 +549,7 @@ class CudaExecutorImpl final : public CudaExecutor {
                                                      // process's graphs (cudnn_graph_cache.hpp)
   std::vector<CudaRank> ranks_;                      // by ring rank; only the hosted ones are set up
   std::vector<RankPass> passes_;                     // by ring rank, as ranks_
+  std::vector<CudaProgram> programs_;                // by ring rank, as ranks_: its step program
   CudaStream origin_;                                // concurrent mode; on opts_.device
   CudaEvent pass_begin_, pass_end_, done_;
   SampleClock clock_;           // concurrent mode; on opts_.device

@@ -3,8 +3,8 @@
 // the layout the GPU runs. Host code only; the buffer type is the backend's.
 //
 // A rotating schedule double-buffers K/V: step 0 attends to the rank's own block, step j >= 1 to
-// step buffer j % 2, which the transfer issued during step j-1 filled (ring/executor/step_order.hpp says
-// when it may). A gathered schedule attends once to every rank's K and V side by side.
+// step buffer j % 2, which the transfer issued during step j-1 filled (the step program's
+// dependencies say when it may: ring/program/). A gathered schedule attends once to every rank's K and V side by side.
 // Under a head exchange (docs/design.md §3b) Q, O and the blocks are in the attention layout (the
 // group's rows, the rank's heads), and the rank also holds its shard's Q, K, V (every head), which
 // the all-to-all moves into that layout, its shard's O, which the one after the last merge fills,

@@ -26,6 +26,9 @@ class VariantScheme {
   // its attention rows (degree · shard_rows) as rows. None (degree 1) unless the variant exchanges
   // heads. Throws InputError naming the rule cfg breaks.
   virtual HeadExchange head_exchange(const Config& cfg, std::int64_t shard_rows) const;
+  // Whether head_exchange() ever gives an exchange (degree > 1 where cfg allows one): the variant
+  // moves heads by all-to-all, whatever its size.
+  virtual bool exchanges_heads() const { return false; }
 };
 
 // Rotating variants' backward, one rule for every lane (docs/design.md §3a): `reverse` turns each

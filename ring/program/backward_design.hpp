@@ -27,6 +27,8 @@ class BackwardDesign {
   virtual void declare(const CompileContext& cx, RankProgram& p) const = 0;
   // Its ops, after the delta.
   virtual void compile(const CompileContext& cx, RankProgram& p) const = 0;
+  // The op kinds its backward uses besides the delta, attend_bwd and fold every design runs.
+  virtual std::vector<OpKind> op_kinds() const = 0;
   // Where the keys of member `origin`'s lane `lane` start, in rows of the buffer a step reads.
   virtual std::int64_t key_row(const CompileContext& cx, int origin, int lane) const = 0;
 };

@@ -25,6 +25,8 @@ class BackwardFollow final : public BackwardDesign {
       for (const Buf b : {Buf::dkv_step0, Buf::dkv_step1}) p.buffers.push_back({b, rows, cx.row});
   }
 
+  std::vector<OpKind> op_kinds() const override { return {OpKind::exchange}; }
+
   std::int64_t key_row(const CompileContext& cx, int, int lane) const override {
     return cx.plan.schedule.k_row(lane);
   }

@@ -19,6 +19,8 @@ class BackwardGathered final : public BackwardDesign {
     if (cx.members > 1) p.buffers.push_back({Buf::dkv_step0, cx.plan.schedule.buffer_rows(), cx.row});
   }
 
+  std::vector<OpKind> op_kinds() const override { return {OpKind::gather, OpKind::reduce_scatter}; }
+
   std::int64_t key_row(const CompileContext& cx, int origin, int) const override { return cx.rows * origin; }
 
   void compile(const CompileContext& cx, RankProgram& p) const override {

@@ -26,6 +26,8 @@ class BackwardReverse final : public BackwardDesign {
       for (const Buf b : {Buf::dkv_step0, Buf::dkv_step1}) p.buffers.push_back({b, fused_rows(cx), cx.row});
   }
 
+  std::vector<OpKind> op_kinds() const override { return {OpKind::exchange}; }
+
   std::int64_t key_row(const CompileContext& cx, int, int lane) const override { return 4 * lane * cx.lane_rows; }
 
   void compile(const CompileContext& cx, RankProgram& p) const override {

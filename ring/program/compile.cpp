@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ring/plan/variant_scheme.hpp"
 #include "ring/program/backward_design.hpp"
 #include "ring/program/fault.hpp"
 #include "ring/program/forward.hpp"
@@ -71,6 +72,24 @@ RankProgram compile_program(const Plan& plan, int r, InjectedFault fault) {
   p.lanes = std::max(lanes, p.lanes);
   derive_dependencies(p);
   return p;
+}
+
+std::vector<OpKind> program_op_kinds(const Config& cfg) {
+  // The kinds do not depend on the sizes: two members of two rows say whether the schedule gathers
+  // and how the backward returns dK/dV.
+  const auto variant = make_variant_scheme(cfg.variant);
+  const KvSchedule sch = variant->schedule(2, 2);
+  std::vector<OpKind> out{sch.gathered ? OpKind::gather : OpKind::exchange, OpKind::attend, OpKind::merge,
+                          OpKind::mark};
+  if (variant->exchanges_heads()) out.push_back(OpKind::all_to_all);
+  if (times_backward(cfg.phase)) {
+    for (const OpKind k : {OpKind::delta, OpKind::attend_bwd, OpKind::fold}) out.push_back(k);
+    for (const OpKind k : make_backward_design(variant->backward(2, 2, cfg.dkv, cfg.dtype).grads)->op_kinds())
+      out.push_back(k);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 int program_lanes(const KvSchedule& forward, const BackwardSchedule* backward) {

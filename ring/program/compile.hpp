@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "ring/executor/injected_fault.hpp"
 #include "ring/plan/plan.hpp"
@@ -43,6 +44,10 @@ RankProgram compile_program(const Plan& plan, int r, InjectedFault fault = Injec
 
 // Only the buffers rank r's program declares (the memory estimate's; no ops are made).
 RankProgram program_buffers(const Plan& plan, int r);
+
+// The op kinds a configuration's programs hold, known from its variant, phase and dK/dV design
+// before any plan (what an interpreter must run to take it: check_backend_supports asks this).
+std::vector<OpKind> program_op_kinds(const Config& cfg);
 
 // The lanes (compute and comm) of every rank's program under `plan`'s schedules, known before any
 // program is compiled (the thread count and its estimate).

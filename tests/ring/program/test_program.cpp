@@ -120,6 +120,55 @@ TEST(StepProgram, ExchangesPairUpAcrossRanks) {
   }
 }
 
+// The forward's two double-buffer rules, which both executors once kept by hand (step_order.hpp),
+// fall out of the buffers: the transfer issued during step j >= 2 waits for step j - 1, the last to
+// read the buffer it fills (transfers 0 and 1 for nothing: step 0 reads the own block), and a step
+// waits for every lane's transfer that filled its block (gathered: the gather).
+TEST(StepProgram, TheForwardsDependenciesAreTheDoubleBufferRules) {
+  for (const int c : {1, 2, 3, 4, 5, 8})
+    for (const Variant v : {Variant::ring, Variant::ring_bidirectional, Variant::allgather})
+      for (const bool causal : {true, false}) {
+        Config cfg;
+        cfg.cp = c;
+        cfg.seq = 8LL * c;
+        cfg.variant = v;
+        cfg.causal = causal;
+        cfg.split = Split::striped;  // every step of every rank has unmasked pairs: no skipped step
+        SCOPED_TRACE(cfg.label());
+        const Plan plan = make_plan(cfg);
+        for (int r = 0; r < c; ++r) {
+          const RankProgram p = compile_program(plan, r);
+          auto op_at = [&](int d) -> const Op& { return p.ops.at(static_cast<std::size_t>(d)); };
+          for (const Op& op : p.ops) {
+            if (op.kind == OpKind::exchange) {
+              const int j = op.step - 1;  // the transfer issued during step j
+              std::vector<int> waited;
+              for (const int d : op.deps) {
+                ASSERT_EQ(op_at(d).kind, OpKind::attend);
+                waited.push_back(op_at(d).step);
+              }
+              EXPECT_EQ(waited, j >= 2 ? std::vector<int>{j - 1} : std::vector<int>{}) << "transfer " << j;
+            } else if (op.kind == OpKind::attend) {
+              std::vector<int> lanes;
+              for (const int d : op.deps) {
+                const Op& t = op_at(d);
+                if (plan.schedule.gathered) {
+                  EXPECT_EQ(t.kind, OpKind::gather);
+                } else {
+                  EXPECT_EQ(t.kind, OpKind::exchange);
+                  EXPECT_EQ(t.step, op.step) << "step " << op.step << " waits for the transfer that filled it";
+                }
+                lanes.push_back(t.lane);
+              }
+              const bool arrives = plan.schedule.gathered ? c > 1 && op.step == 0 : op.step > 0;
+              EXPECT_EQ(lanes.size(), arrives ? (plan.schedule.gathered ? 1u : plan.schedule.lanes.size()) : 0u)
+                  << "step " << op.step;
+            }
+          }
+        }
+      }
+}
+
 TEST(StepProgram, LanesAreTheThreadsTheExecutorStarts) {
   for (const Config& cfg : every_configuration()) {
     SCOPED_TRACE(cfg.label());
