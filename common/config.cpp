@@ -62,13 +62,15 @@ Phase parse_phase(std::string_view s, std::string_view w) { return parse_name<Ph
 std::string_view to_string(Dkv v) { return name_of(v, kDkv); }
 Dkv parse_dkv(std::string_view s, std::string_view w) { return parse_name<Dkv>(s, w, kDkv, "dkv"); }
 
+bool dkv_matters(Phase p, Variant v) { return times_backward(p) && info(v).dkv_choice; }
+bool exchanges_heads(Variant v) { return info(v).heads != HeadGroups::none; }
+bool ulysses_degree_matters(Variant v) { return info(v).heads == HeadGroups::ulysses_degree; }
+
 int exchange_degree(const Config& c) {
-  switch (c.variant) {
-    case Variant::ulysses: return c.cp;
-    case Variant::hybrid: return c.ulysses_degree;
-    case Variant::ring:
-    case Variant::allgather:
-    case Variant::ring_bidirectional: break;
+  switch (info(c.variant).heads) {
+    case HeadGroups::all_ranks: return c.cp;
+    case HeadGroups::ulysses_degree: return c.ulysses_degree;
+    case HeadGroups::none: break;
   }
   return 1;
 }

@@ -52,20 +52,19 @@ Dkv parse_dkv(std::string_view s, std::string_view where);
 // Whether a phase runs the forward or the backward timed.
 constexpr bool times_forward(Phase p) { return p != Phase::bwd; }
 constexpr bool times_backward(Phase p) { return p != Phase::fwd; }
-// Whether a configuration's dkv changes what it runs: only with a backward, of a rotating variant
-// (the all-gather's backward has one design). Elsewhere a sweep keeps one value and the id none.
-// Ulysses' ring has one member, so nothing moves K/V and the design changes nothing either.
-constexpr bool dkv_matters(Phase p, Variant v) {
-  return times_backward(p) && v != Variant::allgather && v != Variant::ulysses;
-}
-// Whether a configuration's ulysses_degree changes what it runs: only the hybrid's (Ulysses
-// exchanges over all c ranks, the ring variants over none). Elsewhere a sweep keeps one value, the
-// id none.
-constexpr bool ulysses_degree_matters(Variant v) { return v == Variant::hybrid; }
+// Whether a configuration's dkv changes what it runs: only with a backward, of a variant whose
+// design is a choice (common/scheme_table.hpp's dkv_choice: not the all-gather's one backward, nor
+// Ulysses' one-member ring). Elsewhere a sweep keeps one value and the id none.
+bool dkv_matters(Phase p, Variant v);
+// Whether a variant exchanges heads (scheme_table's HeadGroups), and whether a configuration's
+// ulysses_degree changes what it runs: only where the variant's groups are that degree. Elsewhere a
+// sweep keeps one value, the id none.
+bool exchanges_heads(Variant v);
+bool ulysses_degree_matters(Variant v);
 
 struct Config;
-// The ranks each all-to-all of heads spans (docs/design.md §3b): c for ulysses, the configuration's
-// ulysses_degree for hybrid, 1 (no exchange) for the ring variants.
+// The ranks each all-to-all of heads spans (docs/design.md §3b), by the variant's HeadGroups: c, the
+// configuration's ulysses_degree, or 1 (no exchange).
 int exchange_degree(const Config& c);
 
 // Bytes of one element as stored and moved between ranks.

@@ -1,6 +1,8 @@
 // The tables of split schemes and variants (see scheme_table.hpp).
 #include "common/scheme_table.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 
 #include "common/error.hpp"
@@ -33,26 +35,36 @@ constexpr std::array<VariantInfo, 5> kVariants{{
     {Variant::ring,
      "ring",
      "K/V blocks circulate one rank forward per step, hidden behind the step's compute",
-     {0, "circle", false}},
+     {0, "circle", false},
+     HeadGroups::none,
+     true},
     {Variant::allgather,
      "allgather",
      "every rank gathers all K/V first (Llama 3), then attends once",
-     {1, "square", true}},
+     {1, "square", true},
+     HeadGroups::none,
+     false},  // one backward: gather, then reduce-scatter
     {Variant::ring_bidirectional,
      "ring-bidirectional",
      "each block is cut in two halves that circulate in opposite directions, using both directions of every link "
      "(TokenRing)",
-     {4, "diamond", false}},
+     {4, "diamond", false},
+     HeadGroups::none,
+     true},
     {Variant::ulysses,
      "ulysses",
      "all-to-all of Q, K, V to whole-sequence heads, local attention, all-to-all of O back (DeepSpeed-Ulysses; "
      "Hq % c == 0)",
-     {2, "ring", false}},
+     {2, "ring", false},
+     HeadGroups::all_ranks,
+     false},  // its ring has one member: nothing moves K/V, so the design changes nothing
     {Variant::hybrid,
      "hybrid",
      "all-to-all inside groups of --ulysses-degree ranks, the K/V ring across the groups (TransformerEngine's "
      "a2a+p2p, USP)",
-     {3, "square", false}},
+     {3, "square", false},
+     HeadGroups::ulysses_degree,
+     true},
 }};
 
 template <typename Info, std::size_t N>
@@ -110,5 +122,12 @@ std::vector<Variant> every_variant() {
 
 std::string split_names(std::string_view sep) { return names(kSplits, sep); }
 std::string variant_names(std::string_view sep) { return names(kVariants, sep); }
+
+std::string strategy_label(std::string_view variant, std::optional<int> ulysses_degree) {
+  const VariantInfo* v = find_variant(variant);
+  if (v && v->heads == HeadGroups::ulysses_degree && ulysses_degree)
+    return fmt::format("{} U={}", variant, *ulysses_degree);
+  return std::string(variant);
+}
 
 }  // namespace rb

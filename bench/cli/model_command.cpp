@@ -235,10 +235,10 @@ void print_table(const json& rep) {
         print_quietly(stdout,
                       fmt::format("{:>10} {:>5} {:>11} {:>10} {:>10.3f} {:>10.3f} {:>10.3f} {:>9} {:>10.3f}\n",
                                   p["seq"].get<std::int64_t>(), p["cp"].get<int>(), s["split"].get<std::string>(),
-                                  s["variant"].get<std::string>() +
-                                      (s.contains("ulysses_degree") && s["variant"] == "hybrid"
-                                           ? fmt::format(" U={}", s["ulysses_degree"].get<int>())
-                                           : std::string()),
+                                  strategy_label(s["variant"].get<std::string>(),
+                                                 s.contains("ulysses_degree")
+                                                     ? std::optional<int>(s["ulysses_degree"].get<int>())
+                                                     : std::nullopt),
                                   s["pass_s"].get<double>() * 1e3, s["pass_without_comm_s"].get<double>() * 1e3,
                                   s["exposed_comm_max_s"].get<double>() * 1e3, fraction(s["overlap_fraction"]),
                                   s["idle_max_s"].get<double>() * 1e3));

@@ -160,7 +160,7 @@ json simulation_json(const model::Simulation& sim, Split split, int degree) {
            {"per_rank",
             {{"exposed_comm_s", exposed}, {"idle_s", idle}, {"overlap_fraction", overlap}, {"finish_s", finish}}}};
   // A head exchange's: its group, and its all-to-alls (the ranks above are then its groups).
-  if (sim.variant == Variant::ulysses || sim.variant == Variant::hybrid) {
+  if (exchanges_heads(sim.variant)) {
     out["ulysses_degree"] = degree;
     out["exchange_s"] = sim.exchange_in_s + sim.exchange_out_s;
   }

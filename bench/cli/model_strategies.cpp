@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/error.hpp"
+#include "common/scheme_table.hpp"
 #include "model/comm_compute.hpp"
 #include "model/ring_simulator.hpp"
 #include "model/strategy_pricing.hpp"
@@ -18,8 +19,6 @@ namespace rb::bench {
 namespace {
 
 using nlohmann::json;
-
-bool exchanges(Variant v) { return v == Variant::ulysses || v == Variant::hybrid; }
 
 // The traffic formula of a strategy, per device and layer, in the model's symbols (local heads: per
 // tensor-parallel rank; e the K/V element's bytes).
@@ -44,26 +43,30 @@ std::string formula(const Strategy& s) {
 }  // namespace
 
 std::string Strategy::name() const {
-  return variant == Variant::hybrid ? fmt::format("hybrid U={}", degree) : std::string(to_string(variant));
+  return strategy_label(to_string(variant), degree);
 }
 
 bool wants_strategies(const ModelRequest& req) {
-  return std::any_of(req.variants.begin(), req.variants.end(), exchanges);
+  return std::any_of(req.variants.begin(), req.variants.end(), [](Variant v) { return exchanges_heads(v); });
 }
 
 std::vector<Strategy> strategies_at(const ModelRequest& req, int cp) {
   std::vector<Strategy> out;
   for (const Variant v : req.variants) {
-    if (v == Variant::hybrid)
+    if (ulysses_degree_matters(v)) {
       for (const int u : req.ulysses_degrees) out.push_back({v, u});
-    else
-      out.push_back({v, v == Variant::ulysses ? cp : 1});
+    } else {
+      Config c;
+      c.variant = v;
+      c.cp = cp;
+      out.push_back({v, exchange_degree(c)});
+    }
   }
   return out;
 }
 
 std::optional<std::string> strategy_refusal(const model::ModelInputs& in, std::int64_t seq, int cp, const Strategy& s) {
-  if (!exchanges(s.variant)) return std::nullopt;
+  if (!exchanges_heads(s.variant)) return std::nullopt;
   try {
     // The head exchange's rules on this tensor-parallel rank's heads; any split makes them.
     (void)model_work_matrix(in, seq, cp, Split::striped, s.variant, s.degree);
@@ -88,7 +91,7 @@ json strategies_json(const ModelRequest& req, std::int64_t seq, int cp) {
   double best_pass = std::numeric_limits<double>::infinity(), best_bytes = best_pass;
   for (const Strategy& st : strategies_at(req, cp)) {
     json j{{"name", st.name()}, {"variant", to_string(st.variant)}, {"formula", formula(st)}};
-    if (exchanges(st.variant)) j["ulysses_degree"] = st.degree;
+    if (exchanges_heads(st.variant)) j["ulysses_degree"] = st.degree;
     if (const auto why = strategy_refusal(in, seq, cp, st)) {
       j["possible"] = false;
       j["reason"] = *why;

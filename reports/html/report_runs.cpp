@@ -1,6 +1,8 @@
 // The report's per-run values, from each run's RunRecord.
 #include "reports/html/report_runs.hpp"
 
+#include "common/scheme_table.hpp"
+
 #include <algorithm>
 #include <set>
 #include <utility>
@@ -52,8 +54,7 @@ RunView view_run(RunRecord record, std::size_t index, std::optional<int> host_cp
   v.head_dim = cfg.head_dim;
   v.split = cfg.split;
   // The strategy: the hybrid with its all-to-all group (docs/design.md §3b).
-  v.variant = cfg.variant == "hybrid" && cfg.ulysses_degree ? fmt::format("hybrid U={}", *cfg.ulysses_degree)
-                                                            : cfg.variant;
+  v.variant = strategy_label(cfg.variant, cfg.ulysses_degree);
   v.dtype = cfg.dtype;
   v.backend = cfg.backend;
   v.transport = cfg.transport;

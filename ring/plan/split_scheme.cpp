@@ -13,6 +13,7 @@
 #include "ring/plan/split_doc_zigzag.hpp"
 #include "ring/plan/split_striped.hpp"
 #include "ring/plan/split_zigzag.hpp"
+#include "ring/plan/variant_scheme.hpp"
 
 namespace rb::ring {
 
@@ -61,10 +62,12 @@ PlanSize plan_size_estimate(const Config& cfg) {
   if (!cfg.documents.given()) return out;
   const double c = cfg.cp, docs = static_cast<double>(cfg.documents.lengths.size());
   const double per_rank = cfg.split == Split::doc_zigzag ? 2.0 * docs : cfg.split == Split::zigzag ? 2.0 : 1.0;
-  const double degree = cfg.variant == Variant::ulysses ? c : cfg.variant == Variant::hybrid ? cfg.ulysses_degree : 1.0;
-  const double lanes = cfg.variant == Variant::ring_bidirectional ? 2.0 : 1.0;
+  const double degree = exchange_degree(cfg);
+  // Whether the variant gathers and how many lanes it rotates do not depend on the sizes.
+  const KvSchedule shape = make_variant_scheme(cfg.variant)->schedule(2, 2);
+  const double lanes = shape.gathered ? 1.0 : static_cast<double>(shape.lanes.size());
   const double passes = times_backward(cfg.phase) ? 2.0 : 1.0;
-  const double steps = cfg.variant == Variant::allgather ? 1.0 : c / std::max(degree, 1.0);
+  const double steps = shape.gathered ? 1.0 : c / std::max(degree, 1.0);
   out.segments = c * per_rank;
   out.pieces = plan_piece_bound(cfg) * lanes * degree * passes;
   // A rank keeps its shard and its attention rows (its group's); each pass's StepKeys index the

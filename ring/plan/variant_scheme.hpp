@@ -27,8 +27,8 @@ class VariantScheme {
   // heads. Throws InputError naming the rule cfg breaks.
   virtual HeadExchange head_exchange(const Config& cfg, std::int64_t shard_rows) const;
   // Whether head_exchange() ever gives an exchange (degree > 1 where cfg allows one): the variant
-  // moves heads by all-to-all, whatever its size.
-  virtual bool exchanges_heads() const { return false; }
+  // moves heads by all-to-all, whatever its size (its row of common/scheme_table.hpp).
+  bool exchanges_heads() const { return rb::exchanges_heads(kind()); }
 };
 
 // Rotating variants' backward, one rule for every lane (docs/design.md §3a): `reverse` turns each

@@ -11,7 +11,6 @@ class VariantUlysses final : public VariantScheme {
   KvSchedule schedule(int c, std::int64_t rows) const override;
   BackwardSchedule backward(int c, std::int64_t rows, Dkv dkv, DType dtype) const override;
   HeadExchange head_exchange(const Config& cfg, std::int64_t shard_rows) const override;
-  bool exchanges_heads() const override { return true; }
 };
 
 }  // namespace rb::ring
