@@ -58,22 +58,6 @@ class CudnnSdpa {
 // only the library (kernels/cudnn_library); so the CPU tests hold every graph a profile needs to it.
 std::string validate_sdpa_graph(const SdpaGraphKey& key, int sm_version);
 
-// The layout of a backward graph's Stats input, dims [1, Hq, rows, 1] in fp32: packed BHSD (strides
-// {Hq·rows, rows, 1, 1}: a piece's LSE rows copied out first), or the forward's own (rows, Hq) rows
-// (strides {rows·Hq, 1, Hq, 1}, read in place at stats_offset), which the frontend refuses below
-// cuDNN 9.26 ("a non-ragged Stats input of sdpa_backward must be a packed BHSD tensor").
-enum class SdpaStatsLayout { packed_bhsd, forward_rows };
-
-// The frontend's validate() of the SDPA backward graph of one piece shape (Graph::sdpa_backward; no
-// executor runs it yet, issue 54): Q, K, V, O and dO bf16 in the forward's (rows, H, D) layout, Stats
-// in `stats`, dQ/dK/dV written in `gradients` (bfloat16 or float32) in Q's and K/V's layout, scale
-// 1/√D, top-left causal for a causal key; "" when the frontend accepts it, else its message. Where
-// `padding_workaround` is given, it is set to whether the frontend added its own padding mask (cuDNN
-// ≤ 9.15 with keys % 128 != 0: seq_len tensors copied into the workspace at every execute), read
-// from the validated graph. Host only, as validate_sdpa_graph.
-std::string validate_sdpa_backward_graph(const SdpaGraphKey& key, SdpaStatsLayout stats, DType gradients,
-                                         int sm_version, bool* padding_workaround = nullptr);
-
 // What this build and process use: cuDNN's library version (cudnnGetVersion; "unavailable: why"
 // where no libcudnn opens), the version its headers declared, and the frontend's, e.g. {"library":
 // "9.14.0", "headers": "9.19.0", "frontend": "1.32.0"}; empty without cuDNN. Never throws.
