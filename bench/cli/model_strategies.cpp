@@ -42,9 +42,7 @@ std::string formula(const Strategy& s) {
 
 }  // namespace
 
-std::string Strategy::name() const {
-  return strategy_label(to_string(variant), degree);
-}
+std::string Strategy::name() const { return strategy_label(to_string(variant), degree); }
 
 bool wants_strategies(const ModelRequest& req) {
   return std::any_of(req.variants.begin(), req.variants.end(), [](Variant v) { return exchanges_heads(v); });

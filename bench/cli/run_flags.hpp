@@ -45,7 +45,7 @@ struct RunFlags {
   // clang-format on
   std::string out = "results";
   std::string dump;
-  bool list = false;  // --list, --dry-run: print the configurations, run nothing
+  bool list = false;     // --list, --dry-run: print the configurations, run nothing
   bool explain = false;  // --explain (with --list): each rank's step program too
   // nccl-tests' -b, -e, -f: the seq axis as the range B:E:xF.
   std::int64_t seq_begin = 0, seq_end = 0, seq_factor = 2;

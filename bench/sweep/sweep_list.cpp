@@ -130,9 +130,10 @@ std::string format_sweep_programs(const SweepList& list) {
     const ring::Plan plan = ring::make_plan(r.config);
     // Bytes in the run's dtype, as the cpu backend holds every buffer; the cuda backend keeps the
     // accumulators in fp32 (ring/program/program.hpp's BufInfo).
-    out += fmt::format("\n#{} {}: the step program of each rank (ops in reference order; `waits` names ops of other "
-                       "lanes; bytes in {})\n",
-                       i, r.id, to_string(r.config.dtype));
+    out += fmt::format(
+        "\n#{} {}: the step program of each rank (ops in reference order; `waits` names ops of other "
+        "lanes; bytes in {})\n",
+        i, r.id, to_string(r.config.dtype));
     for (int rank = 0; rank < r.config.cp; ++rank)
       out += ring::explain_program(ring::compile_program(plan, rank), dtype_bytes(r.config.dtype));
   }

@@ -24,8 +24,7 @@ RecordConfig record_config(const Config& c) {
                    .link_gbps = c.link_gbps,
                    .phase = std::string(to_string(c.phase)),
                    .dkv = dkv_matters(c.phase, c.variant) ? std::string(to_string(c.dkv)) : std::string(),
-                   .ulysses_degree = exchanges_heads(c.variant) ? std::optional<int>(exchange_degree(c))
-                                                                : std::nullopt,
+                   .ulysses_degree = exchanges_heads(c.variant) ? std::optional<int>(exchange_degree(c)) : std::nullopt,
                    .documents = c.documents.spec,
                    .document_lengths = c.documents.lengths,
                    .padding_tokens = std::nullopt,

@@ -14,10 +14,10 @@
 // of the other stream its program's dependencies name: a transfer for the step that last read the
 // buffer it fills, a step for the transfers that filled its block; the same rules the CPU
 // interpreter keeps, from the same program. An op kind this executor does not interpret refuses the
-// configuration before anything is made (ring/executor/backend_support.hpp). Events around each transfer give its time in flight
-// (comm_in_flight); a transport that sees its data move adds when it executed (comm). The same
-// enqueue() runs eagerly or under stream capture; timing events become event-record nodes in the
-// graph (cudaEventRecordExternal), so each replay leaves per-step times behind for the timeline.
+// configuration before anything is made (ring/executor/backend_support.hpp). Events around each transfer give its time
+// in flight (comm_in_flight); a transport that sees its data move adds when it executed (comm). The same enqueue() runs
+// eagerly or under stream capture; timing events become event-record nodes in the graph (cudaEventRecordExternal), so
+// each replay leaves per-step times behind for the timeline.
 //
 // Modes (ring/cuda/cuda_options.hpp): concurrent runs every hosted rank at once from one origin stream;
 // isolated (copy transport only) runs each rank's pass alone, from its own origin stream, and

@@ -26,8 +26,8 @@ constexpr const char* kNoBackward =
     "the cuda backend runs the forward only in this build (neither --kernel ringbench nor --kernel cudnn has a "
     "backward yet); the backward runs on --backend cpu";
 constexpr CudaLacks kCudaLacks[] = {
-    {OpKind::all_to_all, true, kNoHeadExchange}, {OpKind::delta, false, kNoBackward},
-    {OpKind::attend_bwd, false, kNoBackward},    {OpKind::fold, false, kNoBackward},
+    {OpKind::all_to_all, true, kNoHeadExchange},  {OpKind::delta, false, kNoBackward},
+    {OpKind::attend_bwd, false, kNoBackward},     {OpKind::fold, false, kNoBackward},
     {OpKind::reduce_scatter, false, kNoBackward},
 };
 

@@ -62,8 +62,8 @@ template <typename T>
 TransferSpan merge(const CpuPass<T>& p, int r, CpuRank<T>& rk, const Op& op) {
   const Shape s = shape_of(p, r);
   const std::int64_t t0 = steady_ns();
-  kref::merge_partials(kref::MergeParams<T>{rk.at(op.runs[0]), rk.at(op.runs[1]), rk.at(op.runs[2]),
-                                            rk.at(op.runs[3]), s.rows, s.hq, s.d});
+  kref::merge_partials(kref::MergeParams<T>{rk.at(op.runs[0]), rk.at(op.runs[1]), rk.at(op.runs[2]), rk.at(op.runs[3]),
+                                            s.rows, s.hq, s.d});
   return {t0, steady_ns(), 0};
 }
 

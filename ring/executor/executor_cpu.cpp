@@ -74,7 +74,8 @@ class CpuExecutor final : public Executor {
       throw_if_cancelled();  // thousands of ranks take seconds to set up
       Rank& rk = ranks_[r];
       rk.program = compile_program(plan_, r, opts_.fault);
-      for (const BufferDecl& b : rk.program.buffers) rk.buffer(b.buf).assign(static_cast<std::size_t>(b.elements()), T(0));
+      for (const BufferDecl& b : rk.program.buffers)
+        rk.buffer(b.buf).assign(static_cast<std::size_t>(b.elements()), T(0));
       rk.fill_inputs(plan_, r, cfg.dtype, shape_, fill);
       if (plan_.backward) rk.bwd.fill_d_o(plan_, r, cfg.dtype, fill);
       if (sch.gathered) {
@@ -268,8 +269,8 @@ class CpuExecutor final : public Executor {
       }
       try {
         // The compute thread is lane 0 of the program, comm thread l lane l + 1.
-        run_cpu_lane(CpuPass<T>{plan_, *transport_, ranks_, aborting_, shape_, record_, run_forward_, run_backward_},
-                     r, lane + 1);
+        run_cpu_lane(CpuPass<T>{plan_, *transport_, ranks_, aborting_, shape_, record_, run_forward_, run_backward_}, r,
+                     lane + 1);
       } catch (...) {
         {
           std::lock_guard lk(gate_mu_);

@@ -8,9 +8,9 @@
 #include "common/error.hpp"
 
 namespace rb::ring {
-std::vector<std::vector<kernels::BlockPair>> block_pairs_on(
-    const Plan& plan, int rank, const KvSchedule& sch, const std::vector<StepPlan>& steps,
-    const std::function<std::int64_t(int, int)>& key_base) {
+std::vector<std::vector<kernels::BlockPair>> block_pairs_on(const Plan& plan, int rank, const KvSchedule& sch,
+                                                            const std::vector<StepPlan>& steps,
+                                                            const std::function<std::int64_t(int, int)>& key_base) {
   const auto& rp = plan.ranks.at(rank);
   const auto q_off = row_offsets(rp.attention);
   // The key segments a pair indexes, and where their rows start: per (origin rank, lane).
@@ -52,12 +52,11 @@ std::vector<std::vector<kernels::BlockPair>> block_pairs_on(
   return out;
 }
 
-
 std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, int rank) {
   const KvSchedule& sch = plan.schedule;
   const std::int64_t rows = plan.ranks.at(rank).attention_tokens;  // every rank holds as many (the splits divide S)
   return block_pairs_on(plan, rank, sch, plan.ranks.at(rank).steps,
-                     [&](int k_rank, int lane) { return sch.gathered ? rows * k_rank : sch.k_row(lane); });
+                        [&](int k_rank, int lane) { return sch.gathered ? rows * k_rank : sch.k_row(lane); });
 }
 
 std::vector<kernels::BlockPair> masked_block_pairs(const SegmentList& qs, const SegmentList& ks, bool causal,

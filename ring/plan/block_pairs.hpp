@@ -18,9 +18,9 @@ std::vector<std::vector<kernels::BlockPair>> step_block_pairs(const Plan& plan, 
 // `steps` of `rank` under schedule `sch` as BlockPairs, the keys of (origin member, lane) starting at
 // row key_base(origin, lane) of the buffer the step reads (the step program's compilers say where
 // their layouts put them, ring/program/).
-std::vector<std::vector<kernels::BlockPair>> block_pairs_on(
-    const Plan& plan, int rank, const KvSchedule& sch, const std::vector<StepPlan>& steps,
-    const std::function<std::int64_t(int, int)>& key_base);
+std::vector<std::vector<kernels::BlockPair>> block_pairs_on(const Plan& plan, int rank, const KvSchedule& sch,
+                                                            const std::vector<StepPlan>& steps,
+                                                            const std::function<std::int64_t(int, int)>& key_base);
 // The BlockPairs of query rows `qs` against key rows `ks` (each list's rows in its order, from 0):
 // every segment pair (§3), or under documents their within-document pieces (docs/design.md §3c).
 // The float64 references build their pairs with this, by the plan's own rule.

@@ -55,7 +55,7 @@ int add_attend_bwd(const CompileContext& cx, RankProgram& p, int j, Run k, Run v
   a.skip = cx.plan.ranks.at(cx.rank).backward.steps.at(j).unmasked == 0;
   a.name = a.skip ? "step_skipped" : "attention_bwd";
   a.sk = sk;
-  a.runs = {{Buf::q, 0, cx.q}, k, v, {Buf::d_o, 0, cx.q}, {Buf::lse_acc, 0, cx.lse}, {Buf::delta, 0, cx.lse},
+  a.runs = {{Buf::q, 0, cx.q},  k,  v, {Buf::d_o, 0, cx.q}, {Buf::lse_acc, 0, cx.lse}, {Buf::delta, 0, cx.lse},
             {Buf::dq, 0, cx.q}, dk, dv};
   for (const Run& c : clear) a.runs.push_back(c);
   a.pairs = std::move(pairs);

@@ -27,9 +27,7 @@ class BackwardFollow final : public BackwardDesign {
 
   std::vector<OpKind> op_kinds() const override { return {OpKind::exchange}; }
 
-  std::int64_t key_row(const CompileContext& cx, int, int lane) const override {
-    return cx.plan.schedule.k_row(lane);
-  }
+  std::int64_t key_row(const CompileContext& cx, int, int lane) const override { return cx.plan.schedule.k_row(lane); }
 
   void compile(const CompileContext& cx, RankProgram& p) const override {
     const KvSchedule& sch = cx.plan.backward->kv;
@@ -50,7 +48,8 @@ class BackwardFollow final : public BackwardDesign {
       std::vector<FoldRun> runs;
       for (int l = 0; l < cx.lanes; ++l)
         runs.push_back({{c == 1 ? Buf::d_own : trail(j), cx.piece_at(l), cx.piece},
-                        {Buf::dkv_scratch, cx.piece_at(l), cx.piece}, c > 1 && j > 0});
+                        {Buf::dkv_scratch, cx.piece_at(l), cx.piece},
+                        c > 1 && j > 0});
       add_fold(p, j, 0, runs);
       if (c > 1)
         for (int l = 0; l < cx.lanes; ++l)

@@ -31,8 +31,9 @@ class BackwardGathered final : public BackwardDesign {
     add_attend_bwd(cx, p, 0, {Buf::all_k, 0, all}, {Buf::all_v, 0, all}, cx.rows * c, {Buf::all_dk, 0, all},
                    {Buf::all_dv, 0, all}, {{Buf::all_dk, 0, all}, {Buf::all_dv, 0, all}}, pairs.at(0));
     if (c == 1) {
-      add_fold(p, 0, 0, {{{Buf::d_own, 0, cx.half}, {Buf::all_dk, 0, cx.half}, false},
-                         {{Buf::d_own, cx.half, cx.half}, {Buf::all_dv, 0, cx.half}, false}});
+      add_fold(p, 0, 0,
+               {{{Buf::d_own, 0, cx.half}, {Buf::all_dk, 0, cx.half}, false},
+                {{Buf::d_own, cx.half, cx.half}, {Buf::all_dv, 0, cx.half}, false}});
       return;
     }
     add_fold(p, 0, 0, {});  // nothing to fold here: the reduce-scatter sums at the owners
@@ -42,7 +43,9 @@ class BackwardGathered final : public BackwardDesign {
     rs.lane = 1;
     rs.step = -1;
     rs.name = "dkv_reduce_scatter";
-    rs.runs = {{Buf::all_dk, 0, all}, {Buf::all_dv, 0, all}, {Buf::d_own, 0, 2 * cx.half},
+    rs.runs = {{Buf::all_dk, 0, all},
+               {Buf::all_dv, 0, all},
+               {Buf::d_own, 0, 2 * cx.half},
                {Buf::dkv_step0, 0, 2 * cx.half}};
     rs.at = cx.member * cx.half;
     for (int i = 1; i < c; ++i) {

@@ -44,19 +44,21 @@ class BackwardReverse final : public BackwardDesign {
         for (int l = 0; l < cx.lanes; ++l) {
           const std::int64_t run = 4 * l * lr;  // the lane's [K | V | dK | dV]
           Run send{dkv_step_buffer(j), run, cx.piece}, recv{dkv_step_buffer(j + 1), run, cx.piece};
-          if (j == 0) send = {kv_step_buffer(c - 1), cx.piece_at(l), cx.piece};
-          else if (j < c - 1) send.len = recv.len = 2 * cx.piece;
-          else send.at = recv.at = run + cx.piece;
-          add_kv_exchange(cx, p, Part::backward, sch, l, 1 + l, send, recv, kFusedTag + j * cx.lanes + l,
-                          "kv_dkv_recv", std::min(j + 1, c - 1));
+          if (j == 0)
+            send = {kv_step_buffer(c - 1), cx.piece_at(l), cx.piece};
+          else if (j < c - 1)
+            send.len = recv.len = 2 * cx.piece;
+          else
+            send.at = recv.at = run + cx.piece;
+          add_kv_exchange(cx, p, Part::backward, sch, l, 1 + l, send, recv, kFusedTag + j * cx.lanes + l, "kv_dkv_recv",
+                          std::min(j + 1, c - 1));
         }
       const bool fused_step = j > 0;
       if (!fused_step) {
         const Buf kv = kv_step_buffer(c - 1);
         add_attend_bwd(cx, p, j, {kv, 0, sk_forward * cx.row}, {kv, cx.v_offset, sk_forward * cx.row}, sk_forward,
-                       {Buf::dkv_scratch, 0, sk_forward * cx.row},
-                       {Buf::dkv_scratch, cx.v_offset, sk_forward * cx.row}, {{Buf::dkv_scratch, 0, cx.block}},
-                       on_forward.at(j));
+                       {Buf::dkv_scratch, 0, sk_forward * cx.row}, {Buf::dkv_scratch, cx.v_offset, sk_forward * cx.row},
+                       {{Buf::dkv_scratch, 0, cx.block}}, on_forward.at(j));
       } else {
         const Buf kv = dkv_step_buffer(j);
         add_attend_bwd(cx, p, j, {kv, 0, sk_fused * cx.row}, {kv, lr, sk_fused * cx.row}, sk_fused,
@@ -64,15 +66,20 @@ class BackwardReverse final : public BackwardDesign {
                        {{Buf::dkv_scratch, 0, fused}}, on_fused.at(j));
       }
       // The scratch's [dK | dV] of lane l: fused from step 1, the forward's layout at step 0.
-      auto scratch = [&](int l) { return Run{Buf::dkv_scratch, fused_step ? (4 * l + 2) * lr : cx.piece_at(l), cx.piece}; };
+      auto scratch = [&](int l) {
+        return Run{Buf::dkv_scratch, fused_step ? (4 * l + 2) * lr : cx.piece_at(l), cx.piece};
+      };
       std::vector<FoldRun> runs;
       for (int l = 0; l < cx.lanes; ++l) {
-        if (c == 1) runs.push_back({{Buf::d_own, cx.piece_at(l), cx.piece}, scratch(l), false});
-        else runs.push_back({{dkv_step_buffer(j + 1), (4 * l + 2) * lr, cx.piece}, scratch(l), j > 0});
+        if (c == 1)
+          runs.push_back({{Buf::d_own, cx.piece_at(l), cx.piece}, scratch(l), false});
+        else
+          runs.push_back({{dkv_step_buffer(j + 1), (4 * l + 2) * lr, cx.piece}, scratch(l), j > 0});
       }
       if (c > 1 && j == c - 1)  // the own block's sum is complete
         for (int l = 0; l < cx.lanes; ++l)
-          runs.push_back({{Buf::d_own, cx.piece_at(l), cx.piece}, {dkv_step_buffer(j + 1), (4 * l + 2) * lr, cx.piece},
+          runs.push_back({{Buf::d_own, cx.piece_at(l), cx.piece},
+                          {dkv_step_buffer(j + 1), (4 * l + 2) * lr, cx.piece},
                           false});
       add_fold(p, j, 0, runs);
     }

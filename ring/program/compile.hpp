@@ -18,12 +18,12 @@ namespace rb::ring {
 struct CompileContext {
   const Plan& plan;
   int rank = 0;
-  int members = 1;  // the K/V schedule's
-  int member = 0;   // this rank's
-  std::int64_t rows = 0;      // attention rows
-  std::int64_t row = 0;       // one K or V row: kv_heads · D
-  std::int64_t q = 0;         // Q, O, dO, dQ: rows · q_heads · D
-  std::int64_t lse = 0;       // LSE, Δ: rows · q_heads
+  int members = 1;        // the K/V schedule's
+  int member = 0;         // this rank's
+  std::int64_t rows = 0;  // attention rows
+  std::int64_t row = 0;   // one K or V row: kv_heads · D
+  std::int64_t q = 0;     // Q, O, dO, dQ: rows · q_heads · D
+  std::int64_t lse = 0;   // LSE, Δ: rows · q_heads
   std::int64_t lane_rows = 0;
   int lanes = 1;
   std::int64_t piece = 0;     // one lane's [K | V] (or [dK | dV]) run

@@ -74,8 +74,8 @@ std::string explain_program(const RankProgram& p, int element_bytes) {
     std::string deps;
     for (const int d : op.deps) deps += fmt::format("{}#{}", deps.empty() ? "" : ",", d);
     out += fmt::format("  #{:<4} {:<8} {:<3} step {:>3}  {:<14} {:<18} {}{}\n", i, lane_text(op.lane),
-                       op.part == Part::forward ? "fwd" : "bwd", op.step, to_string(op.kind),
-                       op.name ? op.name : "-", what(op, element_bytes), deps.empty() ? "" : "  waits " + deps);
+                       op.part == Part::forward ? "fwd" : "bwd", op.step, to_string(op.kind), op.name ? op.name : "-",
+                       what(op, element_bytes), deps.empty() ? "" : "  waits " + deps);
   }
   return out;
 }

@@ -87,7 +87,10 @@ void compile_forward(const CompileContext& cx, RankProgram& p) {
     a.sk = sl.sk;
     const Run k = sch.gathered ? Run{Buf::all_k, 0, all} : Run{kv_step_buffer(j), 0, sl.sk * cx.row};
     const Run v = sch.gathered ? Run{Buf::all_v, 0, all} : Run{kv_step_buffer(j), cx.v_offset, sl.sk * cx.row};
-    a.runs = {{Buf::q, 0, cx.q}, k, v, {a.first ? Buf::o_acc : Buf::o_part, 0, cx.q},
+    a.runs = {{Buf::q, 0, cx.q},
+              k,
+              v,
+              {a.first ? Buf::o_acc : Buf::o_part, 0, cx.q},
               {a.first ? Buf::lse_acc : Buf::lse_part, 0, cx.lse}};
     a.pairs = sl.pairs;
     p.add(std::move(a));

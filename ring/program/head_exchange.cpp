@@ -73,14 +73,16 @@ void insert(RankProgram& p, Op op, bool after) {
 
 void wrap_head_exchange(const CompileContext& cx, RankProgram& p) {
   if (!cx.plan.exchange.active()) return;
-  insert(p, all_to_all(p, HeadMove::forward_in, Part::forward, {Buf::q_shard, Buf::k_shard, Buf::v_shard},
-                       {Buf::q, Buf::own}),
+  insert(p,
+         all_to_all(p, HeadMove::forward_in, Part::forward, {Buf::q_shard, Buf::k_shard, Buf::v_shard},
+                    {Buf::q, Buf::own}),
          false);
   insert(p, all_to_all(p, HeadMove::forward_out, Part::forward, {Buf::o_acc}, {Buf::o_shard}), true);
   if (!cx.plan.backward) return;
   insert(p, all_to_all(p, HeadMove::backward_in, Part::backward, {Buf::d_o_shard}, {Buf::d_o}), false);
-  insert(p, all_to_all(p, HeadMove::backward_out, Part::backward, {Buf::dq, Buf::d_own},
-                       {Buf::dq_shard, Buf::dk_shard, Buf::dv_shard}),
+  insert(p,
+         all_to_all(p, HeadMove::backward_out, Part::backward, {Buf::dq, Buf::d_own},
+                    {Buf::dq_shard, Buf::dk_shard, Buf::dv_shard}),
          true);
 }
 

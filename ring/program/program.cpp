@@ -44,9 +44,7 @@ constexpr std::array<BufInfo, kBufCount> kBufs{{
     {"dv_shard", BufRole::shard, true},
 }};
 
-bool overlaps(const Run& a, const Run& b) {
-  return a.buf == b.buf && a.at < b.at + b.len && b.at < a.at + a.len;
-}
+bool overlaps(const Run& a, const Run& b) { return a.buf == b.buf && a.at < b.at + b.len && b.at < a.at + a.len; }
 bool covers(const Run& outer, const Run& inner) {
   return outer.buf == inner.buf && outer.at <= inner.at && inner.at + inner.len <= outer.at + outer.len;
 }
@@ -167,10 +165,11 @@ void derive_dependencies(RankProgram& p) {
     for (const Access& a : acc) {
       const BufferDecl* decl = p.find(a.run.buf);
       if (!decl || a.run.at < 0 || a.run.len < 0 || a.run.at + a.run.len > decl->elements())
-        throw Error(fmt::format("step program of rank {}: op {} ({}) touches {} [{}, {}) outside the buffer's {} "
-                                "elements",
-                                p.rank, i, to_string(op.kind), buf_info(a.run.buf).name, a.run.at,
-                                a.run.at + a.run.len, decl ? decl->elements() : 0));
+        throw Error(
+            fmt::format("step program of rank {}: op {} ({}) touches {} [{}, {}) outside the buffer's {} "
+                        "elements",
+                        p.rank, i, to_string(op.kind), buf_info(a.run.buf).name, a.run.at, a.run.at + a.run.len,
+                        decl ? decl->elements() : 0));
       for (const Seen& s : seen[static_cast<std::size_t>(a.run.buf)])
         if ((a.write || s.write) && s.lane != op.lane && overlaps(a.run, s.run))
           latest[s.lane] = std::max(latest[s.lane], s.op);

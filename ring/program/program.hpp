@@ -27,10 +27,35 @@ namespace rb::ring {
 // dO, dQ, Δ, the own block's dK/dV, one step's block gradients, two buffers the design carries dK/dV
 // in (fused [K | V | dK | dV] or trailing), the gathered dK and dV; a head exchange's shard gradients.
 enum class Buf : std::uint8_t {
-  q, own, kv_step0, kv_step1, all_k, all_v, o_part, o_acc, lse_part, lse_acc,
-  q_shard, k_shard, v_shard, o_shard, stage_send, stage_recv,
-  d_o, dq, delta, d_own, dkv_scratch, dkv_step0, dkv_step1, all_dk, all_dv,
-  d_o_shard, dq_shard, dk_shard, dv_shard,
+  q,
+  own,
+  kv_step0,
+  kv_step1,
+  all_k,
+  all_v,
+  o_part,
+  o_acc,
+  lse_part,
+  lse_acc,
+  q_shard,
+  k_shard,
+  v_shard,
+  o_shard,
+  stage_send,
+  stage_recv,
+  d_o,
+  dq,
+  delta,
+  d_own,
+  dkv_scratch,
+  dkv_step0,
+  dkv_step1,
+  all_dk,
+  all_dv,
+  d_o_shard,
+  dq_shard,
+  dk_shard,
+  dv_shard,
 };
 inline constexpr int kBufCount = static_cast<int>(Buf::dv_shard) + 1;
 
@@ -85,9 +110,9 @@ struct Op {
   Part part = Part::forward;
   int lane = 0;  // 0: compute; 1..: comm lane
   int step = -1;
-  const char* name = nullptr;  // the timeline's name; nullptr: not recorded
-  std::vector<Run> runs;       // by kind, above
-  std::vector<Run> reads;        // all_to_all: what it reads
+  const char* name = nullptr;       // the timeline's name; nullptr: not recorded
+  std::vector<Run> runs;            // by kind, above
+  std::vector<Run> reads;           // all_to_all: what it reads
   int to = -1, from = -1, tag = 0;  // exchange: the peers (ring ranks) and the message
   // reduce_scatter: per round the peer sent to, the peer received from, the round's first tag and
   // where the slice sent starts in the gathered gradients; `at`: where the own slice starts.
@@ -98,12 +123,12 @@ struct Op {
   std::vector<Round> rounds;
   std::int64_t at = 0;
   HeadMove move = HeadMove::forward_in;
-  bool first = false;          // attend: writes the accumulators (else the partials)
-  bool skip = false;           // attend_bwd: no unmasked pair (the outputs are cleared, no kernel runs)
-  std::uint32_t add = 0;       // fold
-  std::int64_t sk = 0;         // attend, attend_bwd: key rows the pairs may index
+  bool first = false;                     // attend: writes the accumulators (else the partials)
+  bool skip = false;                      // attend_bwd: no unmasked pair (the outputs are cleared, no kernel runs)
+  std::uint32_t add = 0;                  // fold
+  std::int64_t sk = 0;                    // attend, attend_bwd: key rows the pairs may index
   std::vector<kernels::BlockPair> pairs;  // attend, attend_bwd
-  std::vector<int> deps;  // ops of other lanes this op waits for (derive_dependencies)
+  std::vector<int> deps;                  // ops of other lanes this op waits for (derive_dependencies)
 };
 
 struct RankProgram {

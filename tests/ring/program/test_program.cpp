@@ -241,8 +241,8 @@ TEST(StepProgram, GoldenProgramPerVariant) {
     if (v == Variant::ulysses) cfg.ulysses_degree = 4;
     if (v == Variant::hybrid) cfg.ulysses_degree = 2;
     const std::string text = explain_program(compile_program(make_plan(cfg), 1), 4);
-    const std::string path =
-        std::string(RINGBENCH_SOURCE_DIR) + "/tests/data/golden/programs/" + std::string(to_string(v)) + ".txt";
+    const std::string path = std::string(RINGBENCH_SOURCE_DIR) + "/tests/data/golden/programs/" +
+                             std::string(to_string(v)) + ".txt";
     const char* update = std::getenv("RINGBENCH_UPDATE_GOLDEN");
     if (update && std::string(update) == "1") {
       std::ofstream(path) << text;
