@@ -18,9 +18,9 @@ namespace rb::ring {
 // iteration 0's K/V: the forward is right, the gradients are not).
 enum class InjectedFault { none, throw_in_pass, hang, wrong_kv_block };
 
-// Why `fault` cannot act on a pass of `plan` ("" where it can), read from the plan's schedule
-// alone: wrong_kv_block needs a backward step after the first with unmasked pairs, the steps where
-// the program reads the wrong block (ring/program/fault.cpp rewrites them). Which executors take pass
+// Why `fault` cannot act on a pass of `plan` ("" where it can), asked of each rank's step program
+// (ring/program/fault.hpp's fault_can_act): wrong_kv_block needs a backward step after the first
+// that computes, the ops its rewrite points at the first step's block. Which executors take pass
 // faults at all is the backend table's (bench/sweep/backend_table.hpp, pass_faults).
 std::string injected_fault_cannot_act(InjectedFault fault, const Plan& plan);
 

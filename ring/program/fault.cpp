@@ -43,6 +43,13 @@ void wrong_kv_block(const CompileContext& cx, RankProgram& p) {
 
 }  // namespace
 
+bool fault_can_act(const RankProgram& clean, InjectedFault fault) {
+  if (fault != InjectedFault::wrong_kv_block) return fault != InjectedFault::none;
+  return std::any_of(clean.ops.begin(), clean.ops.end(), [](const Op& op) {
+    return op.kind == OpKind::attend_bwd && op.part == Part::backward && op.step > 0 && !op.skip;
+  });
+}
+
 void apply_fault(const CompileContext& cx, RankProgram& p, InjectedFault fault) {
   switch (fault) {
     case InjectedFault::none: return;

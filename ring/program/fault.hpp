@@ -11,4 +11,8 @@ namespace rb::ring {
 
 void apply_fault(const CompileContext& cx, RankProgram& p, InjectedFault fault);
 
+// Whether `fault` finds an op of `clean` (a program compiled without it) that its rewrite changes the
+// result of: wrong_kv_block, a backward step after the first that computes; the pass faults, always.
+bool fault_can_act(const RankProgram& clean, InjectedFault fault);
+
 }  // namespace rb::ring
