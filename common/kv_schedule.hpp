@@ -112,6 +112,9 @@ struct BackwardSchedule {
   KvSchedule kv;  // how K/V reach each backward step
   GradFlow grads = GradFlow::with_kv;
   int grad_element_bytes = 4;  // one dK or dV element on the wire
+  // After the last step the own block's summed dK/dV take one more hop home (follow's trailing
+  // ring; the plan counts it as the tail, with a peer).
+  bool grads_hop_home = false;
 };
 
 }  // namespace rb

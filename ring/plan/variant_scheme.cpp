@@ -40,6 +40,7 @@ BackwardSchedule rotating_backward(const KvSchedule& forward, Dkv dkv, DType dty
   } else {
     b.grads = GradFlow::trailing;
     b.grad_element_bytes = std::max(4, dtype_bytes(dtype));
+    b.grads_hop_home = true;
   }
   return b;
 }
@@ -154,7 +155,7 @@ BackwardRankPlan backward_steps(const BackwardSchedule& b, int r, const std::vec
         st.send_bytes += bytes;
       }
     }
-    if (b.grads == GradFlow::trailing && c > 1) {
+    if (b.grads_hop_home && c > 1) {
       out.tail_recv_bytes = total_count(segs[r]) * gradb;  // the own block's dK/dV, summed over the ring
       out.tail_send_bytes = out.tail_recv_bytes;
     }
