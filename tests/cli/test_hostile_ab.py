@@ -41,6 +41,21 @@ def alive(pid):
         return f.read().rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def processes_naming(path):
+    """The pids of live processes whose command line names something under `path`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if path.encode() in f.read() and alive(int(entry)):
+                    found.append(int(entry))
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            pass
+    return found
+
+
 class HostileAb(unittest.TestCase):
     def one_line(self, p, code, *parts):
         self.assertEqual(p.returncode, code, p.stdout + p.stderr)
@@ -161,6 +176,13 @@ class HostileAb(unittest.TestCase):
                     time.sleep(0.02)
                 self.assertEqual([p for p in started if alive(p)], [],
                                  "a process of the base build outlived the driver")
+                # The new build was waiting for its first turn: it sees its pacing socket closed and
+                # writes what it has into ab/new, or its guard ends it (kGuardLeaderGrace, twice).
+                # Until it has, the folder is still being written (the tempdir's removal raced it).
+                deadline = time.time() + 90
+                while processes_naming(d) and time.time() < deadline:
+                    time.sleep(0.05)
+                self.assertEqual(processes_naming(d), [], "a process of the new build outlived its guard")
             finally:
                 if proc.poll() is None:
                     proc.kill()
