@@ -96,6 +96,26 @@ Schedule make_schedule(const StepTable& t, bool with_comm, bool keep_steps) {
 
 }  // namespace
 
+void PassTotals::total() {
+  const auto c = static_cast<double>(per_rank.size());
+  double comm_sum = 0, overlap_sum = 0;
+  exposed_comm_max_s = exposed_comm_mean_s = idle_max_s = idle_mean_s = 0;
+  for (RankSimulation& rs : per_rank) {
+    rs.exposed_comm_s = rs.comm_s - rs.overlap_s;
+    rs.overlap_fraction.reset();
+    if (rs.comm_s > 0) rs.overlap_fraction = rs.overlap_s / rs.comm_s;
+    rs.idle_s = pass_s - rs.compute_s;
+    comm_sum += rs.comm_s;
+    overlap_sum += rs.overlap_s;
+    exposed_comm_max_s = std::max(exposed_comm_max_s, rs.exposed_comm_s);
+    exposed_comm_mean_s += rs.exposed_comm_s / c;
+    idle_max_s = std::max(idle_max_s, rs.idle_s);
+    idle_mean_s += rs.idle_s / c;
+  }
+  overlap_fraction.reset();
+  if (comm_sum > 0) overlap_fraction = overlap_sum / comm_sum;
+}
+
 Simulation simulate(const StepTable& table, SimOptions options) {
   table.check();
   Schedule s = make_schedule(table, true, options.keep_steps);
@@ -121,24 +141,14 @@ Simulation simulate(const StepTable& table, SimOptions options) {
   sim.exchange_out_s = out;
   sim.pass_without_comm_s = make_schedule(table, false, false).pass_s;
   sim.per_rank.resize(table.ranks);
-  double comm_sum = 0, overlap_sum = 0;
   for (int r = 0; r < table.ranks; ++r) {
     RankSimulation& rs = sim.per_rank[r];
     rs.compute_s = s.compute_s[r];
     rs.comm_s = s.comm_s[r];
     rs.overlap_s = s.overlap_s[r];
-    rs.exposed_comm_s = rs.comm_s - rs.overlap_s;
-    if (rs.comm_s > 0) rs.overlap_fraction = rs.overlap_s / rs.comm_s;
     rs.finish_s = s.finish_s[r];
-    rs.idle_s = sim.pass_s - rs.compute_s;
-    comm_sum += rs.comm_s;
-    overlap_sum += rs.overlap_s;
-    sim.exposed_comm_max_s = std::max(sim.exposed_comm_max_s, rs.exposed_comm_s);
-    sim.exposed_comm_mean_s += rs.exposed_comm_s / table.ranks;
-    sim.idle_max_s = std::max(sim.idle_max_s, rs.idle_s);
-    sim.idle_mean_s += rs.idle_s / table.ranks;
   }
-  if (comm_sum > 0) sim.overlap_fraction = overlap_sum / comm_sum;
+  sim.total();
   sim.compute_begin_s = std::move(s.cb);
   sim.compute_end_s = std::move(s.ce);
   sim.comm_begin_s = std::move(s.xb);

@@ -41,20 +41,28 @@ struct RankSimulation {
   double idle_s = 0;                       // pass_s - compute_s: waiting for K/V, or for the slowest rank
 };
 
-struct Simulation {
-  Variant variant = Variant::ring;  // its name in outputs
-  bool gathered = false;            // the schedule gathered every block before one step
+// What both simulators (this one and op_simulator.hpp) report of a pass.
+struct PassTotals {
   int ranks = 0;
-  int steps = 0;
-  double pass_s = 0;                             // the last rank's last step ends
-  double pass_without_comm_s = 0;                // the same table with every transfer at zero: compute critical path
-  double exchange_in_s = 0, exchange_out_s = 0;  // a head exchange's all-to-alls, as the table gave them
+  double pass_s = 0;               // the last rank's last step ends
+  double pass_without_comm_s = 0;  // every transfer at zero: the compute critical path
   double exposed_comm_max_s = 0;
   double exposed_comm_mean_s = 0;
   std::optional<double> overlap_fraction;  // sum over ranks of overlap / sum of comm; empty without comm
   double idle_max_s = 0;
   double idle_mean_s = 0;
   std::vector<RankSimulation> per_rank;
+
+  // From per_rank's compute, comm, overlap and pass_s: each rank's exposed comm, overlap fraction
+  // and idle time, and the totals over ranks.
+  void total();
+};
+
+struct Simulation : PassTotals {
+  Variant variant = Variant::ring;  // its name in outputs
+  bool gathered = false;            // the schedule gathered every block before one step
+  int steps = 0;
+  double exchange_in_s = 0, exchange_out_s = 0;  // a head exchange's all-to-alls, as the table gave them
   // Row-major [r * steps + j], filled only with SimOptions::keep_steps. Compute of step j; comm is
   // the copy that feeds step j (begin == end when there is none, e.g. ring step 0).
   std::vector<double> compute_begin_s, compute_end_s, comm_begin_s, comm_end_s;

@@ -5,8 +5,8 @@
 
 #include "bench/sweep/distributed.hpp"
 #include "bench/sweep/environment.hpp"
-#include "model/ring_simulator.hpp"
-#include "model/step_table.hpp"
+#include "bench/sweep/program_costs.hpp"
+#include "model/op_simulator.hpp"
 
 namespace rb::bench {
 
@@ -169,23 +169,19 @@ reports::RecordTimeline timeline_record(const Timeline& tl) {
   return out;
 }
 
-// The ring simulator fed with this pass's own per-step compute and transfer times: if the executor
-// schedules as the model assumes (double buffering, rendezvous, neighbour waits), the simulated
-// pass matches the measured one; the ratio shows scheduling overhead (thread wake-ups, copies
-// contending with compute) that the model leaves out.
+// The program simulator fed with this pass's own op times (bench/sweep/program_costs.hpp): every
+// op of the timed parts, forward and backward, transfers and all-to-alls, ordered as the program
+// orders them. If the executor schedules as its program says (double buffering, rendezvous, the
+// dK/dV designs' waits), the simulated pass matches the measured one; the ratio shows scheduling
+// overhead (thread wake-ups, copies contending with compute, launch gaps) that the model leaves out.
 reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
-  // The forward's steps only: a pass with a backward has its intervals too (phase 1).
-  Timeline forward = pass.timeline;
-  std::erase_if(forward.intervals, [](const Interval& iv) { return iv.phase != 0; });
-  // Under a head exchange the schedule's members are the groups, and the all-to-alls come before and after.
-  const auto table = plan.exchange.active()
-                         ? model::step_table_from_timeline(forward, plan.exchange, plan.config.variant, plan.schedule)
-                         : model::step_table_from_timeline(forward, plan.config.cp, plan.config.variant, plan.schedule);
-  const auto sim = model::simulate(table);
-  const double measured_ms = static_cast<double>(pass.fwd_ns > 0 ? pass.fwd_ns : pass.wall_ns) / 1e6;
+  std::vector<model::RankOps> ops = program_sim_ops(plan);
+  (void)cost_from_timeline(ops, pass.timeline);
+  const model::OpSimulation sim = model::simulate_ops(ops);
+  const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
   reports::RecordModel out;
-  out.kind = "ring_simulator";
-  out.basis = "the median pass's measured per-step compute and transfer times, rescheduled by the simulator";
+  out.kind = "program_simulator";
+  out.basis = "the median pass's measured op times, rescheduled as its step program orders them";
   out.pass_ms = sim.pass_s * 1e3;
   out.measured_pass_ms = measured_ms;
   if (sim.pass_s > 0) out.measured_over_model = measured_ms / (sim.pass_s * 1e3);

@@ -33,7 +33,7 @@ reports::RecordCorrectness correctness_record(const ring::Correctness& c,
                                               const std::optional<ring::GradientCorrectness>& gradients = {});
 // The median pass's intervals, for the report's per-rank timeline, capped in number.
 reports::RecordTimeline timeline_record(const Timeline& tl);
-// The ring simulator rerun on the median pass's own step times (the record's `model`).
+// The program simulator rerun on the median pass's own op times (the record's `model`).
 reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRecord& pass);
 
 }  // namespace rb::bench

@@ -75,8 +75,9 @@ std::optional<double> noise_pct(const RunView& r) {
   return r.noise_pct;
 }
 
-// The record's own model (runs[].model): the ring simulator replaying the median pass's forward
-// steps, so a pass with a backward is replayed on its forward part only, and phase bwd not at all.
+// The record's own model (runs[].model): the program simulator replaying every op of the median
+// pass (2.15.0), or, in an older file, the ring simulator replaying its forward steps, so a pass
+// with a backward is replayed on its forward part only, and phase bwd not at all.
 struct Replay {
   std::optional<double> ms;
   bool forward_part = false;  // the replay is the forward of a longer pass
@@ -88,11 +89,13 @@ Replay replay(const RunView& r) {
   if (!r.record.model || !r.record.model->pass_ms || !(*r.record.model->pass_ms > 0) ||
       !std::isfinite(*r.record.model->pass_ms))
     return m;
+  m.ms = r.record.model->pass_ms;
+  if (r.record.model->kind != "ring_simulator") return m;  // the whole timed pass
   if (phase_of(r) == "bwd") {
+    m.ms.reset();
     m.not_modelled = true;
     return m;
   }
-  m.ms = r.record.model->pass_ms;
   m.forward_part = phase_of(r) != "fwd";
   return m;
 }
@@ -257,12 +260,16 @@ std::string model_note(const std::vector<const RunView*>& shown, const std::vect
   for (const RunView* r : shown)
     if (r->record.model && r->record.model->pass_ms) kinds.emplace(r->record.model->kind, r->record.model->basis);
   for (const auto& [kind, basis] : kinds) {
-    if (kind == "ring_simulator")
-      s += "Replay ms is the record's own model (runs[].model.pass_ms): the same simulator fed with the median "
-           "pass's measured per-step compute and transfer times, no link or rate; a gap between it and the "
-           "measurement is scheduling the simulator leaves out (thread wake-ups, copies contending with compute), "
-           "one between it and model ms the link or rate. It replays the forward only (fwd: the forward part of a "
-           "longer pass; phase bwd none). ";
+    if (kind == "program_simulator")
+      s += "Replay ms is the record's own model (runs[].model.pass_ms): the program simulator fed with the "
+           "median pass's measured time of every op of its step program, forward and backward, transfers and "
+           "all-to-alls, no link or rate; a gap between it and the measurement is scheduling the simulator "
+           "leaves out (thread wake-ups, copies contending with compute), one between it and model ms the link "
+           "or rate. ";
+    else if (kind == "ring_simulator")
+      s += "Replay ms is the record's own model (runs[].model.pass_ms), from a file before 2.15.0: the ring "
+           "simulator fed with the median pass's measured per-step compute and transfer times, no link or rate. "
+           "It replays the forward only (fwd: the forward part of a longer pass; phase bwd none). ";
     else
       s += fmt::format(
           "Replay ms is the record's model of kind \u201c{}\u201d, which the record says is based on: "

@@ -18,7 +18,7 @@ namespace rb::reports {
 
 inline constexpr const char* kResultsSchema = "ringbench.results";
 // MAJOR changes break readers; MINOR adds fields; PATCH fixes. docs/formats.md keeps the history.
-inline constexpr const char* kResultsSchemaVersion = "2.14.0";
+inline constexpr const char* kResultsSchemaVersion = "2.15.0";
 // The oldest major version readers still take, converted on read (reports/results/results_upgrade.hpp).
 inline constexpr int kResultsOldestMajor = 0;
 

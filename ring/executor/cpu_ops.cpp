@@ -197,18 +197,6 @@ TransferSpan run_op(const CpuPass<T>& p, int r, CpuRank<T>& rk, const Op& op) {
   throw Error("cpu executor: an op kind it does not run");
 }
 
-IntervalKind interval_kind(const Op& op) {
-  switch (op.kind) {
-    case OpKind::exchange:
-    case OpKind::gather:
-    case OpKind::reduce_scatter:
-    case OpKind::all_to_all: return IntervalKind::comm;
-    case OpKind::mark: return IntervalKind::other;
-    case OpKind::attend_bwd: return op.skip ? IntervalKind::other : IntervalKind::compute;
-    default: return IntervalKind::compute;
-  }
-}
-
 }  // namespace
 
 template <typename T>
@@ -231,7 +219,7 @@ void run_cpu_lane(const CpuPass<T>& p, int r, int lane) {
     }
     const TransferSpan span = run_op(p, r, rk, op);
     if (p.record && op.name)
-      log.push_back(Interval{r, interval_kind(op), lane == 0 ? "compute" : "comm", op.name, op.step, span.bytes,
+      log.push_back(Interval{r, timeline_kind(op), lane == 0 ? "compute" : "comm", op.name, op.step, span.bytes,
                              span.begin_ns, span.end_ns, 0, op.part == Part::backward ? 1 : 0});
     std::lock_guard lk(rk.mu);
     rk.done[i] = 1;

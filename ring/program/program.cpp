@@ -108,6 +108,18 @@ int RankProgram::add(Op op) {
   return static_cast<int>(ops.size()) - 1;
 }
 
+IntervalKind timeline_kind(const Op& op) {
+  switch (op.kind) {
+    case OpKind::exchange:
+    case OpKind::gather:
+    case OpKind::reduce_scatter:
+    case OpKind::all_to_all: return IntervalKind::comm;
+    case OpKind::mark: return IntervalKind::other;
+    case OpKind::attend_bwd: return op.skip ? IntervalKind::other : IntervalKind::compute;
+    default: return IntervalKind::compute;
+  }
+}
+
 std::vector<Access> accesses(const Op& op) {
   std::vector<Access> out;
   auto read = [&](std::size_t i) { out.push_back({op.runs.at(i), false}); };

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/timeline.hpp"
 #include "kernels/block_pair.hpp"
 
 namespace rb::ring {
@@ -142,6 +143,10 @@ struct RankProgram {
   std::int64_t total_elements() const;
   int add(Op op);  // appends, returns its index
 };
+
+// How a timeline records `op` (the executors' and the simulator's intervals): a transfer is comm, a
+// marked or skipped step other, the rest compute.
+IntervalKind timeline_kind(const Op& op);
 
 // What `op` reads and writes, from its runs (fold: each dst is read too where it adds).
 struct Access {

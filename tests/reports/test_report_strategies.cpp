@@ -236,6 +236,32 @@ TEST(ReportStrategies, ShowsTheRecordsReplayBesideTheModel) {
   EXPECT_FALSE(c4.empty());
 }
 
+// A 2.15.0 record's model is the program simulator over every op of the timed pass: a fwd+bwd row's
+// replay is the whole pass (no fwd mark), a bwd row has one, and the note says what it replays.
+TEST(ReportStrategies, AProgramSimulatorReplaysTheWholePass) {
+  std::vector<Spec> ss = specs();
+  json runs = runs_of(ss);
+  for (json& r : runs)
+    if (r["model"].is_object()) {
+      r["model"]["kind"] = "program_simulator";
+      r["model"]["basis"] = "the median pass's measured op times, rescheduled as its step program orders them";
+    }
+  const std::string sec = part(render(runs), "<section id=\"strategies\">", "</section>");
+  const std::string follow = row_of(table_of(sec, 4096, 2), ss[4]);
+  EXPECT_NE(follow.find("<td class=\"n replay\">8.4</td>"), std::string::npos) << follow;
+  EXPECT_EQ(follow.find("class=\"within\""), std::string::npos) << follow;
+  EXPECT_NE(sec.find("the program simulator fed with the median pass's measured time of every op"), std::string::npos)
+      << sec;
+  EXPECT_EQ(sec.find("It replays the forward only"), std::string::npos);
+  Spec bwd = ss[4], other = ss[5];
+  bwd.phase = other.phase = "bwd";
+  json only = runs_of({bwd, other});
+  for (json& r : only)
+    if (r["model"].is_object()) r["model"]["kind"] = "program_simulator";
+  const std::string b = part(render(only), "<section id=\"strategies\">", "</section>");
+  EXPECT_NE(row_of(table_of(b, 4096, 2), bwd).find("<td class=\"n replay\">8.4</td>"), std::string::npos) << b;
+}
+
 TEST(ReportStrategies, AGroupOfOneStrategyGetsOneLine) {
   const std::string sec = part(render(runs_of(specs())), "<section id=\"strategies\">", "</section>");
   EXPECT_TRUE(table_of(sec, 2048, 2).empty()) << "a table of one strategy";

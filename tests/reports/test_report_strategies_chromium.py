@@ -166,8 +166,10 @@ class StrategiesInChromium(unittest.TestCase):
                     continue
                 got = float(row["replay"].split()[0])
                 self.assertAlmostEqual(got, want, delta=abs(want) * 1e-3, msg=row["name"])
-                if row["phase"] == "fwd+bwd":
-                    self.assertIn("fwd", row["replay"].split()[1:], "the replay of a fwd+bwd pass is its forward's")
+                # The program simulator (results 2.15.0) replays every op of the timed pass: a fwd+bwd
+                # row's replay is the whole pass's, not marked as its forward's.
+                if row["phase"] != "fwd":
+                    self.assertNotIn("fwd", row["replay"].split()[1:], "a replay of the whole pass marked as a part")
                 shown += 1
         self.assertEqual(shown, len(model))
 
