@@ -236,8 +236,8 @@ OpSimulation simulate_ops(std::span<const RankOps> ranks, OpSimOptions options) 
       else if (o.kind == IntervalKind::compute)
         compute.emplace_back(b, e);
       if (options.keep_timeline && !o.name.empty())
-        sim.timeline.intervals.push_back(Interval{r, o.kind, o.lane == 0 ? "compute" : "comm", o.name, o.step, 0, ns(b),
-                                                  ns(e), 0, o.phase});
+        sim.timeline.intervals.push_back(Interval{r, o.kind, o.lane == 0 ? "compute" : "comm", o.name, o.step, o.bytes,
+                                                  ns(b), ns(e), 0, o.phase});
     }
     compute = merged(std::move(compute));
     comm = merged(std::move(comm));

@@ -21,6 +21,7 @@
 // Cost: O(ops) time and memory, plus a sweep over the ranks per round of transfers.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -43,7 +44,8 @@ struct SimOp {
   IntervalKind kind = IntervalKind::compute;
   std::string name;
   int step = -1;
-  int phase = 0;  // 0: the forward, 1: the backward
+  int phase = 0;           // 0: the forward, 1: the backward
+  std::int64_t bytes = 0;  // what a transfer moved, for the timeline (its time is `seconds`)
 
   bool meets() const { return from >= 0 || to >= 0 || !group.empty(); }
 };

@@ -77,6 +77,7 @@ int cost_from_timeline(std::vector<model::RankOps>& ranks, const Timeline& tl) {
   using Key = std::tuple<int, bool, std::string, int, int>;
   struct Recorded {
     std::vector<double> seconds;
+    std::vector<std::int64_t> bytes;
     std::vector<std::pair<std::int64_t, std::int64_t>> spans;
   };
   std::map<Key, Recorded> comm, in_flight, compute;
@@ -88,6 +89,7 @@ int cost_from_timeline(std::vector<model::RankOps>& ranks, const Timeline& tl) {
     if (!table) continue;
     Recorded& rec = (*table)[Key{iv.rank, table != &compute, iv.name, iv.step, iv.phase}];
     rec.seconds.push_back(static_cast<double>(iv.end_ns - iv.begin_ns) / 1e9);
+    rec.bytes.push_back(iv.bytes);
     rec.spans.emplace_back(iv.begin_ns, iv.end_ns);
   }
   std::vector<bool> copies(ranks.size(), false);  // a rank that recorded its copies executing
@@ -98,6 +100,7 @@ int cost_from_timeline(std::vector<model::RankOps>& ranks, const Timeline& tl) {
   for (std::size_t r = 0; r < ranks.size(); ++r)
     for (model::SimOp& op : ranks[r].ops) {
       op.seconds = 0;
+      op.bytes = 0;
       if (op.name.empty() || op.kind == IntervalKind::other) continue;
       ops[Key{static_cast<int>(r), op.kind == IntervalKind::comm, op.name, op.step, op.phase}].push_back(&op);
     }
@@ -112,7 +115,10 @@ int cost_from_timeline(std::vector<model::RankOps>& ranks, const Timeline& tl) {
     }
     const Recorded& rec = it->second;
     if (rec.seconds.size() == list.size()) {
-      for (std::size_t i = 0; i < list.size(); ++i) list[i]->seconds = rec.seconds[i];
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        list[i]->seconds = rec.seconds[i];
+        list[i]->bytes = rec.bytes[i];
+      }
       continue;
     }
     // Several copies for one op (a transfer the cuda backend makes piece by piece), or one
@@ -124,7 +130,12 @@ int cost_from_timeline(std::vector<model::RankOps>& ranks, const Timeline& tl) {
       total += std::max<std::int64_t>(0, e - std::max(b, reach));
       reach = std::max(reach, e);
     }
-    for (model::SimOp* op : list) op->seconds = static_cast<double>(total) / 1e9 / static_cast<double>(list.size());
+    std::int64_t moved = 0;
+    for (const std::int64_t b : rec.bytes) moved += b;
+    for (model::SimOp* op : list) {
+      op->seconds = static_cast<double>(total) / 1e9 / static_cast<double>(list.size());
+      op->bytes = moved / static_cast<std::int64_t>(list.size());
+    }
   }
   return missing;
 }

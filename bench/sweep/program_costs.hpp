@@ -18,7 +18,7 @@ namespace rb::bench {
 // schedule members, an all-to-all's group), timeline kind, name, step and phase. Seconds are 0.
 std::vector<model::RankOps> program_sim_ops(const ring::Plan& plan);
 
-// Costs each op with the length of the interval `tl` recorded for it: the intervals of one rank,
+// Costs each op with the length (and bytes) of the interval `tl` recorded for it: the intervals of one rank,
 // lane kind (compute, or comm: copies executing, or in flight where the rank recorded no copy),
 // name, step and phase are the ops of that key in order, one each where the counts agree, else
 // their union shared equally. An op nothing was recorded for costs 0. Returns how many ops found

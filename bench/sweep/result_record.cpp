@@ -148,10 +148,12 @@ reports::RunRecord with_failure(reports::RunRecord rec, const std::string& reaso
 
 // Capped so a results file of hundreds of large-c configurations stays small; `truncated` says when
 // intervals were left out.
-reports::RecordTimeline timeline_record(const Timeline& tl) {
+namespace {
+
+reports::RecordTimeline capped_timeline(const Timeline& tl, std::string clock) {
   constexpr std::size_t kMaxIntervals = 4096;
   reports::RecordTimeline out;
-  out.clock = "steady_clock, relative to the pass start";
+  out.clock = std::move(clock);
   out.window_ms = static_cast<double>(tl.window_end_ns - tl.window_begin_ns) / 1e6;
   out.truncated = tl.intervals.size() > kMaxIntervals;
   for (std::size_t i = 0; i < tl.intervals.size() && i < kMaxIntervals; ++i) {
@@ -169,6 +171,12 @@ reports::RecordTimeline timeline_record(const Timeline& tl) {
   return out;
 }
 
+}  // namespace
+
+reports::RecordTimeline timeline_record(const Timeline& tl) {
+  return capped_timeline(tl, "steady_clock, relative to the pass start");
+}
+
 // The program simulator fed with this pass's own op times (bench/sweep/program_costs.hpp): every
 // op of the timed parts, forward and backward, transfers and all-to-alls, ordered as the program
 // orders them. If the executor schedules as its program says (double buffering, rendezvous, the
@@ -177,7 +185,7 @@ reports::RecordTimeline timeline_record(const Timeline& tl) {
 reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRecord& pass) {
   std::vector<model::RankOps> ops = program_sim_ops(plan);
   (void)cost_from_timeline(ops, pass.timeline);
-  const model::OpSimulation sim = model::simulate_ops(ops);
+  const model::OpSimulation sim = model::simulate_ops(ops, {.keep_timeline = true});
   const double measured_ms = static_cast<double>(pass.wall_ns) / 1e6;
   reports::RecordModel out;
   out.kind = "program_simulator";
@@ -190,6 +198,9 @@ reports::RecordModel simulator_check(const ring::Plan& plan, const ring::PassRec
   out.exposed_comm_ms_max = sim.exposed_comm_max_s * 1e3;
   out.overlap_fraction = sim.overlap_fraction;
   out.idle_ms_max = sim.idle_max_s * 1e3;
+  out.timeline = capped_timeline(sim.timeline,
+                                 "program simulator: the median pass's op times, scheduled as its "
+                                 "step program orders them, relative to the pass start");
   return out;
 }
 

@@ -43,7 +43,7 @@ figcaption{font-weight:600;font-size:13px;margin:4px 0}
 .axis text{font-size:11px;fill:var(--muted)}.axis .label{font-size:12px;fill:var(--fg)}
 .axis .gl{stroke:#eceff1}.axis .frame,.axis .tick{stroke:#90a4ae}
 .ln{fill:none;stroke:var(--k);stroke-width:1.8}.ln.dash{stroke-dasharray:6 3}.mk{fill:var(--k)}.mk.ring{fill:none;stroke:var(--k);stroke-width:2}
-.bar{fill:var(--k)}.ref{stroke:#37474f;stroke-dasharray:4 3}
+.bar{fill:var(--k)}.planned .bar{fill-opacity:.45}.ref{stroke:#37474f;stroke-dasharray:4 3}
 .legend{list-style:none;padding:0;margin:4px 0 0 58px;display:flex;flex-wrap:wrap;gap:2px 14px;font-size:12px;max-width:520px}
 .sw{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:-1px;background:var(--k)}.sw.ring{background:none;border:2px solid var(--k);border-radius:50%}.sw.dash{height:4px;vertical-align:3px;background:repeating-linear-gradient(90deg,var(--k) 0 5px,transparent 5px 8px)}
 .c0{--k:#4e79a7}.c1{--k:#f28e2b}.c2{--k:#e15759}.c3{--k:#76b7b2}.c4{--k:#59a14f}.c5{--k:#edc948}.c6{--k:#b07aa1}.c7{--k:#ff9da7}.c8{--k:#9c755f}.c9{--k:#3b3b3b}

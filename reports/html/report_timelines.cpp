@@ -48,7 +48,10 @@ std::string section_timelines(const std::vector<RunView>& runs, const ReportOpti
       "<section id=\"timelines\"><h2>Per-rank timelines</h2><p class=\"note\">The median timed pass of "
       "each configuration: one row per rank and lane (compute, comm), one bar per interval, times from "
       "the pass start. Gaps on the compute lane are waits; comm bars with no compute above them are "
-      "exposed communication. Hover a bar for its step and duration.</p>";
+      "exposed communication. Where the record's model scheduled the pass (results 2.15.0), each rank's "
+      "pale \u00b7program rows show the same ops where its step program puts them with their measured "
+      "lengths: a measured bar that starts later than its pale one waited on more than the program "
+      "requires. Hover a bar for its step and duration.</p>";
   const auto order = timeline_order(runs, opt);
   if (order.empty())
     return s + not_measured("No run carries a per-pass timeline (runs[].timeline with intervals).") + "</section>";

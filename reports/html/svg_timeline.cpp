@@ -101,10 +101,10 @@ std::string render_timeline_chart(const TimelineChart& c) {
   }
   s += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">time in the pass (ms)</text></g>",
                    timeline_px((x0 + x1) / 2), timeline_px(kTop + plot_h + 32));
-  std::map<int, std::vector<const TimelineBar*>> by_color;
-  for (const auto& b : c.bars) by_color[b.color].push_back(&b);
-  for (const auto& [color, bars] : by_color) {
-    s += fmt::format("<g class=\"c{}\">", color % 10);
+  std::map<std::pair<int, bool>, std::vector<const TimelineBar*>> by_color;
+  for (const auto& b : c.bars) by_color[{b.color, b.planned}].push_back(&b);
+  for (const auto& [key, bars] : by_color) {
+    s += fmt::format("<g class=\"c{}{}\">", key.first % 10, key.second ? " planned" : "");
     for (const auto* b : bars) {
       // A short interval still gets a bar one can see and hover; one near the end grows leftwards.
       const double xa = xmap(b->begin_ms), xb = xmap(b->end_ms);
@@ -142,25 +142,40 @@ bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
     end_max = std::max(end_max, iv.end_ms);
   }
   if (ivs.empty()) return false;
-  std::set<std::tuple<int, int, std::string>> lanes;
-  for (const auto& x : ivs) lanes.emplace(x.rank, lane_rank(x.lane), x.lane);
-  std::map<std::pair<int, std::string>, int> row_of;
+  // The program's schedule of the same pass, for the ranks the measured timeline shows.
+  std::set<int> ranks;
+  for (const auto& x : ivs) ranks.insert(x.rank);
+  std::vector<Iv> planned;
+  if (run.model && run.model->timeline)
+    for (const RecordInterval& iv : run.model->timeline->intervals)
+      if (ranks.count(iv.rank) && planned.size() < kMaxTimelineBars) {
+        planned.push_back({iv.rank, iv.step.value_or(-1), clipped(iv.lane), clipped(iv.name), clipped(iv.kind),
+                           iv.bytes, iv.begin_ms, iv.end_ms});
+        end_max = std::max(end_max, iv.end_ms);
+      }
+  // Rows: per rank its measured lanes, then its program lanes.
+  std::set<std::tuple<int, bool, int, std::string>> lanes;
+  for (const auto& x : ivs) lanes.emplace(x.rank, false, lane_rank(x.lane), x.lane);
+  for (const auto& x : planned) lanes.emplace(x.rank, true, lane_rank(x.lane), x.lane);
+  std::map<std::tuple<int, bool, std::string>, int> row_of;
   TimelineChart c;
   int prev_rank = -1;
-  for (const auto& [rank, order, lane] : lanes) {
-    row_of[{rank, lane}] = static_cast<int>(c.rows.size());
-    c.rows.push_back(fmt::format("r{} {}", rank, lane));
+  for (const auto& [rank, program, order, lane] : lanes) {
+    row_of[{rank, program, lane}] = static_cast<int>(c.rows.size());
+    c.rows.push_back(fmt::format("r{} {}{}", rank, lane, program ? "\u00b7program" : ""));
     c.row_starts_group.push_back(rank != prev_rank);
     prev_rank = rank;
   }
   std::map<std::string, int> extra;
   std::map<int, std::string> legend;
-  for (const auto& x : ivs) {
-    const int color = name_color(x.name, extra);
-    legend.emplace(color, x.name);
-    c.bars.push_back({row_of[{x.rank, x.lane}], x.b, x.e, color,
-                      bar_title(x.rank, x.name, x.kind, x.step, x.bytes, x.b, x.e)});
-  }
+  for (const bool program : {false, true})
+    for (const auto& x : program ? planned : ivs) {
+      const int color = name_color(x.name, extra);
+      legend.emplace(color, x.name);
+      std::string title = bar_title(x.rank, x.name, x.kind, x.step, x.bytes, x.b, x.e);
+      if (program) title.insert(title.find('\n'), ", as the program schedules it");
+      c.bars.push_back({row_of[{x.rank, program, x.lane}], x.b, x.e, color, std::move(title), program});
+    }
   for (const auto& [color, name] : legend) c.legend.emplace_back(color, name);
   c.window_ms = std::max(tl.window_ms.value_or(0), end_max);
   if (usable > kMaxTimelineBars)
@@ -168,6 +183,11 @@ bool timeline_from_run(const RunRecord& run, TimelineChart& out) {
                          kMaxTimelineBars, usable, kMaxTimelineBars);
   else if (tl.truncated)
     c.note = "The record keeps the first intervals of this pass only (truncated); the rest are not drawn.";
+  if (!planned.empty())
+    c.note += std::string(c.note.empty() ? "" : " ") +
+              "Pale rows (\u00b7program): the same ops where the step program puts them with their measured "
+              "lengths (runs[].model.timeline); a measured bar later than its pale one waited on more than the "
+              "program requires.";
   out = std::move(c);
   return true;
 }

@@ -428,9 +428,12 @@ RecordModel read_model(const json& m) {
   out.overlap_fraction = number(m, "overlap_fraction");
   out.idle_ms_max = number(m, "idle_ms_max");
   // The simulator's own fields are typed above; every other number is kept by its path.
+  out.timeline = read_timeline(member(m, "timeline"));
   RecordModel typed = out;
   typed.other_numbers.clear();
-  numeric_fields(m, "", 0, out.other_numbers, typed.numbers());
+  json rest = m;
+  if (rest.is_object()) rest.erase("timeline");  // typed above, not a model number
+  numeric_fields(rest, "", 0, out.other_numbers, typed.numbers());
   return out;
 }
 

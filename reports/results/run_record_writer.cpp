@@ -219,6 +219,7 @@ json to_json(const std::optional<RecordModel>& m) {
          {"exposed_comm_ms_max", or_null(m->exposed_comm_ms_max)},
          {"overlap_fraction", or_null(m->overlap_fraction)},
          {"idle_ms_max", or_null(m->idle_ms_max)}};
+  if (m->timeline) j["timeline"] = to_json(m->timeline);
   // An older model's numbers, back at their path ("memory.gb_per_device" under "memory").
   for (const auto& [path, value] : m->other_numbers) {
     std::string pointer = "/" + path;

@@ -53,8 +53,8 @@ METRICS_MEASURED = {
     "tail_ms", "timeline_pass_ms", "window_ms",
 }
 
-# model: the ring simulator reschedules the median pass's measured step times, so every number it
-# gives is measured (kind and basis are kept).
+# model: the program simulator reschedules the median pass's measured op times, so every number it
+# gives is measured (kind and basis are kept; its timeline's times are masked as the run's).
 MODEL_MEASURED = {"compute_critical_path_ms", "exposed_comm_ms_max", "exposed_comm_ms_mean", "idle_ms_max",
                   "measured_over_model", "measured_pass_ms", "overlap_fraction", "pass_ms"}
 
@@ -86,13 +86,14 @@ def mask_record(r):
     if isinstance(r.get("model"), dict):
         for k in MODEL_MEASURED & r["model"].keys():
             r["model"][k] = MEASURED
-    tl = r.get("timeline")
-    if isinstance(tl, dict):
-        # The median pass's intervals: their times are measured; which intervals there are (rank,
-        # kind, lane, name, step, bytes, in this order) is fixed by the plan, as two sweeps show.
-        tl["window_ms"] = MEASURED
-        for iv in tl.get("intervals") or []:
-            iv["begin_ms"] = iv["end_ms"] = MEASURED
+    # The median pass's intervals, and (2.15.0) where the program simulator scheduled them: their
+    # times are measured; which intervals there are (rank, kind, lane, name, step, bytes, in this
+    # order) is fixed by the plan, as two sweeps show.
+    for tl in (r.get("timeline"), (r.get("model") or {}).get("timeline")):
+        if isinstance(tl, dict):
+            tl["window_ms"] = MEASURED
+            for iv in tl.get("intervals") or []:
+                iv["begin_ms"] = iv["end_ms"] = MEASURED
     if isinstance(r.get("sm_clock"), dict):
         # On the cpu backend the clock is the one --inject-fault throttle plants (constants); the
         # times of its samples are measured.

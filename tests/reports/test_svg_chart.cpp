@@ -1,5 +1,6 @@
 // The SVG charts: nice ticks on linear and log axes, one marker per plottable point, one bar per
 // value, and timelines that skip malformed intervals instead of failing the whole report.
+#include <algorithm>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -162,6 +163,57 @@ TEST(Timeline, SkipsMalformedIntervals) {
   EXPECT_EQ(occurrences(render_timeline_chart(c), "<rect class=\"bar\""), 2u);
   TimelineChart none;
   EXPECT_FALSE(timeline_from_run(read_run_record(nlohmann::json{{"timeline", nullptr}}), none));
+}
+
+// A 2.15.0 record's model timeline: each rank's measured lanes, then its pale program lanes, with
+// the program's bars where the simulator put them; a rank the measured timeline does not show is
+// left out of the program's too.
+TEST(Timeline, DrawsTheProgramsScheduleBesideTheMeasuredLanes) {
+  auto iv = [](int rank, const char* lane, const char* name, int step, double b, double e) {
+    return nlohmann::json{{"rank", rank}, {"kind", std::string(lane) == "comm" ? "comm" : "compute"},
+                          {"lane", lane}, {"name", name},
+                          {"step", step}, {"begin_ms", b},
+                          {"end_ms", e}};
+  };
+  const nlohmann::json run = {{"timeline",
+                               {{"window_ms", 3.0},
+                                {"intervals",
+                                 {iv(0, "compute", "attention", 0, 0.0, 1.0), iv(0, "comm", "kv_recv", 1, 0.0, 0.5),
+                                  iv(0, "compute", "attention", 1, 2.0, 3.0)}}}},
+                              {"model",
+                               {{"kind", "program_simulator"},
+                                {"pass_ms", 2.0},
+                                {"timeline",
+                                 {{"window_ms", 2.0},
+                                  {"intervals",
+                                   {iv(0, "compute", "attention", 0, 0.0, 1.0), iv(0, "comm", "kv_recv", 1, 0.0, 0.5),
+                                    iv(0, "compute", "attention", 1, 1.0, 2.0),
+                                    iv(1, "compute", "attention", 0, 0.0, 1.0)}}}}}}};
+  const RunRecord rec = read_run_record(run);
+  ASSERT_TRUE(rec.model && rec.model->timeline);
+  EXPECT_EQ(rec.model->timeline->intervals.size(), 4u);
+  EXPECT_EQ(rec.model->other_numbers.count("timeline.window_ms"), 0u) << "the timeline is no model number";
+  TimelineChart c;
+  ASSERT_TRUE(timeline_from_run(rec, c));
+  EXPECT_EQ(c.rows,
+            (std::vector<std::string>{"r0 compute", "r0 comm", "r0 compute\u00b7program", "r0 comm\u00b7program"}));
+  ASSERT_EQ(c.bars.size(), 6u);
+  EXPECT_EQ(std::count_if(c.bars.begin(), c.bars.end(), [](const TimelineBar& b) { return b.planned; }), 3);
+  const TimelineBar& last = c.bars.back();
+  EXPECT_TRUE(last.planned);
+  EXPECT_EQ(last.row, 2);
+  EXPECT_DOUBLE_EQ(last.begin_ms, 1.0);  // measured at 2.0: it waited a millisecond the program does not
+  EXPECT_NE(last.title.find("as the program schedules it"), std::string::npos) << last.title;
+  EXPECT_NE(c.note.find("\u00b7program"), std::string::npos) << c.note;
+  const std::string svg = render_timeline_chart(c);
+  EXPECT_EQ(occurrences(svg, " planned\">"), 2u);  // two colours of program bars, each one pale group
+  EXPECT_EQ(occurrences(svg, "<rect class=\"bar\""), 6u);
+  // An older record (no model timeline) draws as before.
+  nlohmann::json old = run;
+  old["model"].erase("timeline");
+  TimelineChart plain;
+  ASSERT_TRUE(timeline_from_run(read_run_record(old), plain));
+  EXPECT_EQ(plain.rows.size(), 2u);
 }
 
 // What a regular report chart sets none of draws nothing new: no band, rule or bar, the default

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -189,6 +190,18 @@ TEST(ProgramCosts, TheRecordsModelReschedulesARealPassForwardAndBackward) {
       backward_ms += static_cast<double>(iv.end_ns - iv.begin_ns) / 1e6;
   EXPECT_GT(backward_ms, 0);
   EXPECT_GE(*m.pass_ms, backward_ms - 1e-9) << "the model's pass holds rank 0's backward compute";
+  // Its timeline is the measured one's intervals (what, where, how many bytes), rescheduled.
+  ASSERT_TRUE(m.timeline);
+  auto key = [](int rank, const std::string& lane, const std::string& name, std::optional<int> step, int phase,
+                std::int64_t bytes) {
+    return fmt::format("r{} {} {} s{} p{} {}B", rank, lane, name, step.value_or(-1), phase, bytes);
+  };
+  std::multiset<std::string> measured, planned;
+  for (const reports::RecordInterval& iv : timeline_record(pass.timeline).intervals)
+    measured.insert(key(iv.rank, iv.lane, iv.name, iv.step, iv.phase, iv.bytes));
+  for (const reports::RecordInterval& iv : m.timeline->intervals)
+    planned.insert(key(iv.rank, iv.lane, iv.name, iv.step, iv.phase, iv.bytes));
+  EXPECT_EQ(planned, measured);
 }
 
 }  // namespace
