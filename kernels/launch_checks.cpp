@@ -1,4 +1,4 @@
-// The preconditions of the merge, fold and fill launchers, host code shared by the device kernels
+// The preconditions of the merge, fold, fill and backward piece launchers, host code shared by the device kernels
 // (kernels/*.cu) and the emulated device's launchers (emu/kernels/), so both refuse alike, with one
 // message. The attention launcher's are in attention_block_work.cpp.
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include "common/error.hpp"
 #include "kernels/fill_inputs.cuh"
 #include "kernels/fold_piece.cuh"
+#include "kernels/grad_piece.cuh"
 #include "kernels/merge_partials.cuh"
 
 namespace rb::kernels {
@@ -33,6 +34,47 @@ bool check_fold_launch(const FoldPieceParams& p) {
   if (lines == 0) return false;
   if (reinterpret_cast<std::uintptr_t>(p.o_acc) % 16 != 0 || reinterpret_cast<std::uintptr_t>(p.o_piece) % 8 != 0)
     throw Error("fold_piece (cuda): O buffers must be 16-byte (fp32) and 8-byte (bf16) aligned");
+  return true;
+}
+
+namespace {
+
+// Whether [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool overlap(const void* a, std::int64_t a_bytes, const void* b, std::int64_t b_bytes) {
+  const auto x = reinterpret_cast<std::uintptr_t>(a), y = reinterpret_cast<std::uintptr_t>(b);
+  return x < y + static_cast<std::uintptr_t>(b_bytes) && y < x + static_cast<std::uintptr_t>(a_bytes);
+}
+
+}  // namespace
+
+bool check_cast_launch(const CastBf16Params& p) {
+  if (p.n < 0) throw Error("cast_bf16 (cuda): n = " + std::to_string(p.n) + " is negative");
+  if (p.n == 0) return false;
+  if (p.src == nullptr || p.dst == nullptr) throw Error("cast_bf16 (cuda): null buffer");
+  if (overlap(p.src, p.n * 4, p.dst, p.n * 2)) throw Error("cast_bf16 (cuda): source and destination overlap");
+  return true;
+}
+
+bool check_pack_stats_launch(const PackStatsParams& p) {
+  if (p.rows < 0 || p.row0 < 0 || p.hq <= 0)
+    throw Error("pack_stats (cuda): rows from " + std::to_string(p.row0) + " (" + std::to_string(p.rows) +
+                "), hq = " + std::to_string(p.hq));
+  if (p.rows == 0) return false;
+  if (p.lse == nullptr || p.stats == nullptr) throw Error("pack_stats (cuda): null buffer");
+  if (overlap(p.lse, (p.row0 + p.rows) * p.hq * 4, p.stats, p.rows * p.hq * 4))
+    throw Error("pack_stats (cuda): the log-sum-exp and the packed stats overlap");
+  return true;
+}
+
+bool check_add_rows_launch(const AddRowsParams& p) {
+  if (p.rows < 0 || p.width < 0 || p.dst_stride < p.width || p.src_stride < p.width)
+    throw Error("add_rows (cuda): " + std::to_string(p.rows) + " rows of " + std::to_string(p.width) + ", strides " +
+                std::to_string(p.dst_stride) + " and " + std::to_string(p.src_stride) + " (each at least the width)");
+  if (p.rows == 0 || p.width == 0) return false;
+  if (p.dst == nullptr || p.src == nullptr) throw Error("add_rows (cuda): null buffer");
+  const std::int64_t dst_bytes = ((p.rows - 1) * p.dst_stride + p.width) * 4,
+                     src_bytes = ((p.rows - 1) * p.src_stride + p.width) * 4;
+  if (overlap(p.dst, dst_bytes, p.src, src_bytes)) throw Error("add_rows (cuda): source and destination overlap");
   return true;
 }
 

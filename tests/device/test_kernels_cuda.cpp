@@ -1,9 +1,11 @@
 // Each device kernel against its CPU twin on random shapes: attention (D = 64, 128; GQA groups;
 // several strided, odd-length segments per side; causal and not) against the float64 twin on the
 // same bf16 inputs, within the bound of ring/check/reference.cpp's bf16 branch; the merge against the
-// float32 twin; the fill bit for bit against the twin's bf16 rounding.
+// float32 twin; the fill bit for bit against the twin's bf16 rounding; the backward piece's cast,
+// stats packing and row adds bit for bit against theirs.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,6 +21,8 @@
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/fold_piece.cuh"
 #include "kernels/fold_piece_ref.hpp"
+#include "kernels/grad_piece.cuh"
+#include "kernels/grad_piece_ref.hpp"
 #include "kernels/merge_partials.cuh"
 #include "kernels/merge_partials_ref.hpp"
 #include "kernels/stamped_copy.cuh"
@@ -194,6 +198,51 @@ TEST(KernelsCuda, FoldPieceMatchesTwin) {
       }
     }
   }
+}
+
+// The backward piece's kernels against their twins, bit for bit: the cast over random bit patterns
+// (ties and overflow among them), the stats packing, and row adds through strides.
+TEST(KernelsCuda, GradPieceKernelsMatchTwinsBitForBit) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937 g(3);
+  std::uniform_int_distribution<std::uint32_t> bits;
+  std::vector<float> src(1 << 16);
+  for (auto& x : src) {
+    x = std::bit_cast<float>(bits(g));
+    if (std::isnan(x)) x = 1.0f;
+  }
+  for (std::size_t i = 0; i < src.size(); i += 4)  // ties: the dropped half exactly 0x8000
+    if (std::isfinite(src[i]))
+      src[i] = std::bit_cast<float>((std::bit_cast<std::uint32_t>(src[i]) & 0xFFFF0000u) | 0x8000u);
+  DeviceBuffer<float> dsrc{std::span<const float>(src)};
+  DeviceBuffer<__nv_bfloat16> dcast(src.size());
+  cast_bf16(CastBf16Params{dsrc.get(), dcast.get(), static_cast<std::int64_t>(src.size())}, nullptr);
+  std::vector<float> twin(src.size());
+  ref::cast_bf16({src.data(), twin.data(), static_cast<std::int64_t>(src.size())});
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto cast = download(dcast);
+  for (std::size_t i = 0; i < src.size(); ++i) ASSERT_EQ(__bfloat162float(cast[i]), twin[i]) << src[i];
+
+  std::uniform_real_distribution<float> u(-3, 30);
+  const int hq = 16;
+  const std::int64_t sq = 4099, row0 = 1000, rows = 2049;
+  std::vector<float> lse(static_cast<std::size_t>(sq * hq)), stats(static_cast<std::size_t>(rows * hq));
+  for (auto& x : lse) x = u(g);
+  DeviceBuffer<float> dlse{std::span<const float>(lse)}, dstats(stats.size());
+  pack_stats(PackStatsParams{dlse.get(), dstats.get(), row0, rows, hq}, nullptr);
+  ref::pack_stats({lse.data(), stats.data(), row0, rows, hq});
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_EQ(download(dstats), stats);
+
+  const std::int64_t width = 2 * 128, n_rows = 3001;
+  std::vector<float> acc(static_cast<std::size_t>(n_rows * 2 * width)), piece(static_cast<std::size_t>(n_rows * width));
+  for (auto& x : acc) x = u(g);
+  for (auto& x : piece) x = u(g);
+  DeviceBuffer<float> dacc{std::span<const float>(acc)}, dpiece{std::span<const float>(piece)};
+  add_rows(AddRowsParams{dacc.get() + width, dpiece.get(), n_rows, width, 2 * width, width}, nullptr);
+  ref::add_rows({acc.data() + width, piece.data(), n_rows, width, 2 * width, width});
+  RB_CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_EQ(download(dacc), acc);
 }
 
 TEST(KernelsCuda, FillMatchesTwinBitForBit) {

@@ -3,8 +3,9 @@
 // random segment lists (GQA, causal and not, D = 64 and 128, several row tiles a launch) within fp32
 // rounding of the float twin over the whole step, every row written; the fill bit for bit against
 // the device's __double2bfloat16; merge and fold equal to their twins; the stamped copy, clock probe
-// and link pace leave the stamps their kernels leave. Every launch declares accesses the emulator
-// accepts (no violation), and one reading past an allocation's end is refused as "bounds".
+// and link pace leave the stamps their kernels leave; the backward piece's cast bit for bit against
+// CUDA's own __float2bfloat16_rn, its stats packing and row adds equal to their twins. Every launch declares accesses
+// the emulator accepts (no violation), and one reading past an allocation's end is refused as "bounds".
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -32,6 +33,8 @@
 #include "kernels/fill_inputs_ref.hpp"
 #include "kernels/fold_piece.cuh"
 #include "kernels/fold_piece_ref.hpp"
+#include "kernels/grad_piece.cuh"
+#include "kernels/grad_piece_ref.hpp"
 #include "kernels/link_pace.cuh"
 #include "kernels/merge_partials.cuh"
 #include "kernels/merge_partials_ref.hpp"
@@ -241,6 +244,65 @@ TEST_F(EmuLaunchers, FoldPieceEqualsTwin) {
       EXPECT_EQ(launchers_download(dla), la) << "d " << d << " mode " << static_cast<int>(mode);
     }
   }
+}
+
+// --- the backward piece's kernels
+
+TEST_F(EmuLaunchers, CastBf16IsCudasRoundingBitForBit) {
+  std::mt19937 g(3);
+  std::uniform_int_distribution<std::uint32_t> bits;
+  std::vector<float> src(4099);
+  for (auto& x : src) {
+    x = std::bit_cast<float>(bits(g));
+    if (std::isnan(x)) x = 1.0f;  // NaN payloads are the one thing neither side promises
+  }
+  // Every fourth a tie (the dropped half exactly 0x8000): half of them round up, to the even bf16.
+  for (std::size_t i = 0; i < src.size(); i += 4)
+    if (std::isfinite(src[i]))
+      src[i] = std::bit_cast<float>((std::bit_cast<std::uint32_t>(src[i]) & 0xFFFF0000u) | 0x8000u);
+  const auto dsrc = launchers_upload(src);
+  DeviceBuffer<bf16> dst(src.size());
+  cast_bf16(CastBf16Params{dsrc.get(), dst.get(), static_cast<std::int64_t>(src.size())}, stream_);
+  sync();
+  const auto got = launchers_download(dst);
+  for (std::size_t i = 0; i < src.size(); ++i)
+    ASSERT_EQ(std::bit_cast<std::uint16_t>(got[i]), std::bit_cast<std::uint16_t>(__float2bfloat16_rn(src[i])))
+        << src[i];
+}
+
+TEST_F(EmuLaunchers, PackStatsAndAddRowsEqualTwins) {
+  std::mt19937_64 g(17);
+  std::uniform_real_distribution<float> u(-3, 30);
+  const int hq = 5;
+  const std::int64_t sq = 67, row0 = 9, rows = 41;
+  std::vector<float> lse(static_cast<std::size_t>(sq * hq)), stats(static_cast<std::size_t>(rows * hq));
+  for (auto& x : lse) x = u(g);
+  const auto dlse = launchers_upload(lse);
+  DeviceBuffer<float> dstats(stats.size());
+  pack_stats(PackStatsParams{dlse.get(), dstats.get(), row0, rows, hq}, stream_);
+  sync();
+  ref::pack_stats({lse.data(), stats.data(), row0, rows, hq});
+  EXPECT_EQ(launchers_download(dstats), stats);
+  // A piece's dK rows (keys × Hkv·D, contiguous) into a step's [K | V] gradients (row stride 2·Hkv·D),
+  // then a strided source too.
+  const std::int64_t width = 24, n_rows = 13;
+  for (const std::int64_t src_stride : {width, width + 5}) {
+    std::vector<float> acc(static_cast<std::size_t>(n_rows * 2 * width)),
+        piece(static_cast<std::size_t>(n_rows * src_stride));
+    for (auto& x : acc) x = u(g);
+    for (auto& x : piece) x = u(g);
+    auto dacc = launchers_upload(acc);
+    const auto dpiece = launchers_upload(piece);
+    add_rows(AddRowsParams{dacc.get() + width, dpiece.get(), n_rows, width, 2 * width, src_stride}, stream_);
+    sync();
+    ref::add_rows({acc.data() + width, piece.data(), n_rows, width, 2 * width, src_stride});
+    EXPECT_EQ(launchers_download(dacc), acc) << "source stride " << src_stride;
+  }
+  // The launchers refuse as the device's: overlapping blocks, a stride shorter than the width.
+  DeviceBuffer<float> same(64);
+  EXPECT_THROW(add_rows(AddRowsParams{same.get(), same.get() + 4, 2, 8, 8, 8}, stream_), Error);
+  EXPECT_THROW(add_rows(AddRowsParams{same.get(), same.get() + 32, 2, 8, 4, 8}, stream_), Error);
+  EXPECT_THROW(cast_bf16(CastBf16Params{same.get(), reinterpret_cast<bf16*>(same.get()), 8}, stream_), Error);
 }
 
 // --- fill
