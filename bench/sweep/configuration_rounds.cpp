@@ -286,8 +286,8 @@ void ConfigurationRounds::add_timing(reports::RunRecord& rec) const {
     if (times_forward(cfg_.phase)) rec.metrics_fwd = part(0, begin, begin + median_pass.fwd_ns, f);
     rec.metrics_bwd = part(1, 0, 0, ring::Plan::kBackwardFlopsFactor * f);
   }
-  // The simulator replays the forward's steps; a backward-only pass has none to replay.
-  if (times_forward(cfg_.phase)) rec.model = simulator_check(plan_, median_pass);
+  // The program simulator replays every op the timed parts ran: a backward-only pass's too.
+  rec.model = simulator_check(plan_, median_pass);
   rec.cupti = cupti_;
 }
 

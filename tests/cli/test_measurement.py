@@ -1,5 +1,5 @@
 """Measurement on the CPU backend: with comm pacing, overlap and exposed comm move as the ring
-simulator predicts; a trace written by `run --trace` gives, through `ringbench analyze`, the same
+simulator predicts; the record's model replays a backward's ops too; a trace written by `run --trace` gives, through `ringbench analyze`, the same
 metrics the run reported. Assertions are loose enough for a noisy 2-core machine."""
 import glob
 import json
@@ -67,6 +67,26 @@ class Measurement(unittest.TestCase):
         self.assertGreaterEqual(model["exposed_comm_ms_mean"], 0)
         self.assertLessEqual(model["exposed_comm_ms_mean"], m["exposed_comm_ms"] + 0.05 * m["comm_time_ms"])
         self.assertGreater(model["measured_over_model"], 0.8)
+
+    def test_the_model_replays_the_backward_too(self):
+        # Results 2.15.0: the record's model is the program simulator over every op of the timed
+        # pass, so a backward-only pass has one (the ring simulator had none to replay), its
+        # timeline holds the backward's ops only, on the measured ones' lanes, and no scheduling of
+        # them beats their compute critical path. With 0.5 Gbit/s pacing the backward's dK/dV
+        # transfers (32 KiB a step) take ~0.5 ms each: the model's comm is not empty.
+        for phase, dkv in (("bwd", "follow"), ("fwd+bwd", "reverse")):
+            with self.subTest(phase=phase, dkv=dkv):
+                r = one_run("--seq", "256", "--phase", phase, "--dkv", dkv, "--link-gbps", "0.5")
+                model = r["model"]
+                self.assertEqual(model["kind"], "program_simulator")
+                self.assertGreaterEqual(model["pass_ms"], model["compute_critical_path_ms"] - 1e-9)
+                planned = model["timeline"]["intervals"]
+                measured = r["timeline"]["intervals"]
+                key = lambda iv: (iv["rank"], iv["lane"], iv["name"], iv["step"], iv.get("phase", 0))
+                self.assertEqual(sorted(map(key, planned)), sorted(map(key, measured)))
+                self.assertEqual({iv.get("phase", 0) for iv in planned}, {1} if phase == "bwd" else {0, 1})
+                self.assertTrue(any(iv["name"] == ("dkv_recv" if dkv == "follow" else "kv_dkv_recv")
+                                    for iv in planned), [iv["name"] for iv in planned])
 
     def test_trace_round_trip_through_analyze(self):
         with tempdir() as d:
