@@ -99,8 +99,12 @@ class Scheduler {
   int partner(int r, int i, int p, bool as_sender) const {
     const SimOp& mine = op(r, i);
     const int k = m_.ordinal[static_cast<std::size_t>(r)][static_cast<std::size_t>(i)];
-    const auto& lane = m_.by_lane[static_cast<std::size_t>(p)][static_cast<std::size_t>(mine.lane)];
-    const int q = static_cast<std::size_t>(k) < lane.size() ? lane[static_cast<std::size_t>(k)] : -1;
+    const auto& lanes = m_.by_lane[static_cast<std::size_t>(p)];
+    int q = -1;  // none: the peer has no such lane, or fewer transfers on it
+    if (static_cast<std::size_t>(mine.lane) < lanes.size()) {
+      const auto& lane = lanes[static_cast<std::size_t>(mine.lane)];
+      if (static_cast<std::size_t>(k) < lane.size()) q = lane[static_cast<std::size_t>(k)];
+    }
     const SimOp* theirs = q >= 0 ? &op(p, q) : nullptr;
     const bool pairs = theirs && (mine.group.empty() ? (as_sender ? theirs->to == r : theirs->from == r)
                                                      : theirs->group == mine.group);

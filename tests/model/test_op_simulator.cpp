@@ -162,6 +162,12 @@ TEST(OpSimulator, RefusesWhatTheProgramRulesExclude) {
       EXPECT_NE(std::string(e.what()).find("every rank waits on another"), std::string::npos) << e.what();
     }
   }
+  {  // a transfer on a lane its peer does not have
+    std::vector<RankOps> ranks = {ring_rank(0, 1, 1, 1), ring_rank(1, 1, 1, 1)};
+    ranks[0].lanes = 3;
+    ranks[0].ops[1].lane = 2;
+    EXPECT_THROW(simulate_ops(ranks), Error);
+  }
   {  // a negative time
     std::vector<RankOps> ranks(1);
     ranks[0].ops = {compute(-1)};
