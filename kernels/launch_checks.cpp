@@ -1,6 +1,6 @@
-// The preconditions of the merge, fold, fill and backward piece launchers, host code shared by the device kernels
-// (kernels/*.cu) and the emulated device's launchers (emu/kernels/), so both refuse alike, with one
-// message. The attention launcher's are in attention_block_work.cpp.
+// The preconditions of the merge, fold, fill, backward piece and 2-D copy launchers, host code shared by the device
+// kernels (kernels/*.cu) and the emulated device's launchers (emu/kernels/), so both refuse alike, with one message.
+// The attention launcher's are in attention_block_work.cpp.
 #include <cstdint>
 #include <string>
 
@@ -9,6 +9,7 @@
 #include "kernels/fold_piece.cuh"
 #include "kernels/grad_piece.cuh"
 #include "kernels/merge_partials.cuh"
+#include "kernels/stamped_copy.cuh"
 
 namespace rb::kernels {
 
@@ -76,6 +77,16 @@ bool check_add_rows_launch(const AddRowsParams& p) {
                      src_bytes = ((p.rows - 1) * p.src_stride + p.width) * 4;
   if (overlap(p.dst, dst_bytes, p.src, src_bytes)) throw Error("add_rows (cuda): source and destination overlap");
   return true;
+}
+
+void check_stamped_copy_2d_launch(const StampedCopy2dParams& p) {
+  if (p.width < 0 || p.rows < 0 || p.dst_pitch < p.width || p.src_pitch < p.width)
+    throw Error("stamped_copy_2d (cuda): " + std::to_string(p.rows) + " rows of " + std::to_string(p.width) +
+                " bytes, pitches " + std::to_string(p.dst_pitch) + " and " + std::to_string(p.src_pitch) +
+                " (each at least the width)");
+  if (p.stamp == nullptr) throw Error("stamped_copy_2d (cuda): no stamp");
+  if (p.width > 0 && p.rows > 0 && (p.dst == nullptr || p.src == nullptr))
+    throw Error("stamped_copy_2d (cuda): null pointer");
 }
 
 void check_fill_launch(const ref::FillParams& p) {

@@ -302,6 +302,35 @@ TEST(KernelsCuda, StampedCopyMatchesTwinAndStampsItsWindow) {
 
 // The two clocks agree for a copy that runs alone: its execution window (stamps) is its in-flight
 // span (events) up to the timer's steps and the launch latency inside the events.
+// The 2-D copy against its twin: vectorised (aligned pitches and width) and bytewise (odd ones),
+// rows packed out of a wider tensor, the gaps untouched, the stamp a window.
+TEST(KernelsCuda, StampedCopy2dMatchesTwin) {
+  RB_SKIP_WITHOUT_GPU();
+  std::mt19937_64 g(5);
+  std::uniform_int_distribution<int> byte(0, 255);
+  struct Case {
+    std::int64_t rows, width, src_pitch, dst_pitch, at;
+  };
+  for (const Case& c : {Case{4096, 256, 2048, 256, 512}, Case{1001, 37, 129, 41, 3}}) {
+    std::vector<std::uint8_t> src(static_cast<std::size_t>(c.rows * c.src_pitch)),
+        want(static_cast<std::size_t>(c.rows * c.dst_pitch));
+    for (auto& b : src) b = static_cast<std::uint8_t>(byte(g));
+    for (auto& b : want) b = static_cast<std::uint8_t>(byte(g));
+    DeviceBuffer<std::uint8_t> dsrc{std::span<const std::uint8_t>(src)}, ddst{std::span<const std::uint8_t>(want)};
+    DeviceBuffer<ExecStamp> stamp(1);
+    RB_CUDA_CHECK(cudaMemset(stamp.get(), 0, stamp.bytes()));
+    stamped_copy_2d(StampedCopy2dParams{ddst.get(), c.dst_pitch, dsrc.get() + c.at, c.src_pitch, c.width, c.rows,
+                                        stamp.get()},
+                    nullptr);
+    ExecStamp host_stamp;
+    ref::stamped_copy_2d(ref::StampedCopy2dParams{want.data(), c.dst_pitch, src.data() + c.at, c.src_pitch, c.width,
+                                                  c.rows, &host_stamp});
+    RB_CUDA_CHECK(cudaDeviceSynchronize());
+    ASSERT_EQ(download(ddst), want) << "width " << c.width;
+    EXPECT_TRUE(stamp_valid(download(stamp)[0]));
+  }
+}
+
 TEST(KernelsCuda, StampedCopyAloneAgreesWithEvents) {
   RB_SKIP_WITHOUT_GPU();
   RB_SKIP_ON_EMULATED_DEVICE("a copy's speed");

@@ -351,6 +351,37 @@ TEST_F(EmuLaunchers, StampedCopyMovesBytesAndStamps) {
   for (const ExecStamp& s : launchers_download(stamps)) EXPECT_TRUE(stamp_valid(s));
 }
 
+// The 2-D copy packs one member's heads of every row; another stream writing the bytes between
+// those rows at the same time is no race (each row is declared where it lies), and the gaps keep
+// what that stream wrote.
+TEST_F(EmuLaunchers, StampedCopy2dMovesStridedRowsAndDeclaresOnlyThem) {
+  const std::int64_t rows = 7, row_bytes = 96, slice = 32, at = 32;
+  std::vector<std::uint8_t> in(static_cast<std::size_t>(rows * row_bytes));
+  for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<std::uint8_t>(i * 7 + 3);
+  const auto src = launchers_upload(in);
+  DeviceBuffer<std::uint8_t> dst(in.size());
+  DeviceBuffer<ExecStamp> stamp(1);
+  RB_CUDA_CHECK(cudaMemsetAsync(stamp.get(), 0, stamp.bytes(), stream_));
+  RB_CUDA_CHECK(cudaMemsetAsync(dst.get(), 0, dst.bytes(), stream_));
+  sync();
+  cudaStream_t other = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
+  stamped_copy_2d(StampedCopy2dParams{dst.get() + at, row_bytes, src.get() + at, row_bytes, slice, rows, stamp.get()},
+                  stream_);
+  RB_CUDA_CHECK(cudaMemsetAsync(dst.get(), 0x5A, static_cast<std::size_t>(at), other));  // row 0's first bytes
+  sync();
+  RB_CUDA_CHECK(cudaStreamSynchronize(other));
+  EXPECT_EQ(cudaStreamDestroy(other), cudaSuccess);
+  const auto out = launchers_download(dst);
+  for (std::int64_t i = 0; i < rows * row_bytes; ++i) {
+    const std::int64_t col = i % row_bytes;
+    const std::uint8_t want = col >= at && col < at + slice ? in[static_cast<std::size_t>(i)] : (i < at ? 0x5A : 0);
+    ASSERT_EQ(out[static_cast<std::size_t>(i)], want) << "byte " << i;
+  }
+  EXPECT_TRUE(stamp_valid(launchers_download(stamp)[0]));
+  EXPECT_THROW(stamped_copy_2d(StampedCopy2dParams{dst.get(), 8, src.get(), 8, 16, 1, stamp.get()}, stream_), Error);
+}
+
 TEST_F(EmuLaunchers, ClockProbeWritesOnceFromTheProbeSm) {
   DeviceBuffer<ClockStamp> stamps(2);
   RB_CUDA_CHECK(cudaMemsetAsync(stamps.get(), 0xFF, stamps.bytes(), stream_));  // sm == kNoSm

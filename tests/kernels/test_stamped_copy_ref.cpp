@@ -31,6 +31,32 @@ TEST(StampedCopyRef, CopiesTheBytesAndStampsAnOrderedWindow) {
   EXPECT_THROW(ref::stamped_copy({dst.data(), src.data(), 4, nullptr}), Error);
 }
 
+// The 2-D form: a member's heads of every row packed into a message (source pitch a whole row,
+// destination pitch the slice) and back; the bytes between rows untouched; the refusals.
+TEST(StampedCopyRef, Copies2dRowsThroughTheirPitchesAndStamps) {
+  const std::int64_t rows = 5, row_bytes = 24, slice = 8, at = 16;
+  std::vector<unsigned char> tensor(static_cast<std::size_t>(rows * row_bytes));
+  std::iota(tensor.begin(), tensor.end(), static_cast<unsigned char>(1));
+  std::vector<unsigned char> message(static_cast<std::size_t>(rows * slice), 0);
+  ExecStamp s;
+  ref::stamped_copy_2d({message.data(), slice, tensor.data() + at, row_bytes, slice, rows, &s});
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t b = 0; b < slice; ++b)
+      EXPECT_EQ(message[static_cast<std::size_t>(r * slice + b)],
+                tensor[static_cast<std::size_t>(r * row_bytes + at + b)]);
+  EXPECT_TRUE(stamp_valid(s));
+  std::vector<unsigned char> back(tensor.size(), 0);
+  ref::stamped_copy_2d({back.data() + at, row_bytes, message.data(), slice, slice, rows, &s});
+  for (std::size_t i = 0; i < back.size(); ++i)
+    EXPECT_EQ(back[i], static_cast<std::int64_t>(i) % row_bytes >= at ? tensor[i] : 0) << i;
+  EXPECT_THROW(ref::stamped_copy_2d({back.data(), 4, message.data(), slice, slice, rows, &s}), Error);  // pitch < width
+  EXPECT_THROW(ref::stamped_copy_2d({back.data(), slice, message.data(), slice, slice, -1, &s}), Error);
+  EXPECT_THROW(ref::stamped_copy_2d({back.data(), slice, message.data(), slice, slice, rows, nullptr}), Error);
+  ExecStamp only;
+  ref::stamped_copy_2d({nullptr, 0, nullptr, 0, 0, 0, &only});  // nothing to move still stamps
+  EXPECT_TRUE(stamp_valid(only));
+}
+
 // What two atomicMax calls per CTA leave behind, whatever the order the CTAs ran in.
 TEST(ExecStamp, FoldingKeepsTheEarliestStartAndTheLatestEnd) {
   ExecStamp s;
