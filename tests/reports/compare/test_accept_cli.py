@@ -265,6 +265,12 @@ class AcceptOfAFailedRun(unittest.TestCase):
         cls.tmp = tempdir()
         d = cls.tmp.name
         checks = read_json(os.path.join(SOURCE_DIR, "profiles", "acceptance-cpu.json"))["checks"]
+        # The floor's figure is not what this class tests (test_cpu_acceptance_profile_passes is):
+        # under ASan on a loaded 2-core VM a tiny run measured 1.5x the profile's 20 MFLOP/s idle and
+        # fell under it beside a parallel test. Here the floor only has to need a measurement.
+        for c in checks:
+            if c["metric"] == "attention_tflops":
+                c["min"] = 1e-12
         cls.profile = profile(d, "fault", checks, FAULT_SWEEP)
         out = os.path.join(d, "res")
         # accept takes no --inject-fault: run the profile's sweep with it, then accept --results.
